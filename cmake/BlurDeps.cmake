@@ -1,0 +1,55 @@
+# nanopb and mbedTLS, compiled for the current target from the Debian source
+# packages that toolchains/setup.sh unpacks into BLUR_DEPS_DIR. Every target
+# (host included) builds the same sources with the same configuration, so the
+# code the host tests exercise is the code that ships on the device.
+
+set(BLUR_DEPS_DIR "${PROJECT_SOURCE_DIR}/.deps" CACHE PATH
+    "Where toolchains/setup.sh unpacked the nanopb and mbedTLS sources")
+
+foreach(_dep nanopb mbedtls)
+  if(NOT EXISTS "${BLUR_DEPS_DIR}/${_dep}/.blur-extracted")
+    message(FATAL_ERROR
+      "${_dep} sources not found in ${BLUR_DEPS_DIR}/${_dep}.\n"
+      "Run toolchains/setup.sh (as root) first; it fetches Debian's source packages.")
+  endif()
+endforeach()
+
+# --- mbedTLS: entropy + CTR_DRBG + AES + SHA-256, nothing else -------------
+set(_mbed "${BLUR_DEPS_DIR}/mbedtls")
+add_library(blur_mbedtls STATIC
+  ${_mbed}/library/aes.c
+  ${_mbed}/library/ctr_drbg.c
+  ${_mbed}/library/entropy.c
+  ${_mbed}/library/sha256.c
+  ${_mbed}/library/platform_util.c)
+target_include_directories(blur_mbedtls SYSTEM PUBLIC
+  ${_mbed}/include ${PROJECT_SOURCE_DIR}/sdk/config)
+# mbedTLS 2.28.3 has no MBEDTLS_CONFIG_FILE cache variable: pass the define.
+target_compile_definitions(blur_mbedtls PUBLIC
+  MBEDTLS_CONFIG_FILE="blur_mbedtls_config.h")
+set_target_properties(blur_mbedtls PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+# --- nanopb runtime ---------------------------------------------------------
+set(_pb "${BLUR_DEPS_DIR}/nanopb")
+add_library(blur_nanopb STATIC
+  ${_pb}/pb_common.c ${_pb}/pb_encode.c ${_pb}/pb_decode.c)
+target_include_directories(blur_nanopb SYSTEM PUBLIC ${_pb})
+set_target_properties(blur_nanopb PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+# --- the wire schema, generated with Debian's nanopb generator -------------
+find_program(BLUR_NANOPB_GENERATOR nanopb_generator.py REQUIRED)
+find_program(BLUR_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH REQUIRED)
+set(_proto_dir "${PROJECT_SOURCE_DIR}/sdk/proto")
+set(_gen_dir "${PROJECT_BINARY_DIR}/generated")
+add_custom_command(
+  OUTPUT ${_gen_dir}/blur.pb.c ${_gen_dir}/blur.pb.h
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${_gen_dir}
+  COMMAND ${BLUR_PYTHON3} ${BLUR_NANOPB_GENERATOR} -q
+          -I ${_proto_dir} -f ${_proto_dir}/blur.options -D ${_gen_dir}
+          ${_proto_dir}/blur.proto
+  DEPENDS ${_proto_dir}/blur.proto ${_proto_dir}/blur.options
+  COMMENT "nanopb: generating the wire schema")
+add_library(blur_proto STATIC ${_gen_dir}/blur.pb.c)
+target_include_directories(blur_proto PUBLIC ${_gen_dir})
+target_link_libraries(blur_proto PUBLIC blur_nanopb)
+set_target_properties(blur_proto PROPERTIES POSITION_INDEPENDENT_CODE ON)

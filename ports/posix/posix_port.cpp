@@ -1,0 +1,123 @@
+#include "posix_port.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace blur {
+namespace posix {
+
+namespace {
+
+bool write_all(int fd, const uint8_t* data, size_t size, off_t offset) {
+  while (size > 0) {
+    const ssize_t n = pwrite(fd, data, size, offset);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+    offset += n;
+  }
+  return true;
+}
+
+bool fill_erased(int fd, off_t offset, size_t size) {
+  uint8_t erased[256];
+  memset(erased, 0xFF, sizeof erased);
+  while (size > 0) {
+    const size_t chunk = size < sizeof erased ? size : sizeof erased;
+    if (!write_all(fd, erased, chunk, offset)) return false;
+    offset += static_cast<off_t>(chunk);
+    size -= chunk;
+  }
+  return true;
+}
+
+}  // namespace
+
+PosixPort::~PosixPort() { close(); }
+
+void PosixPort::close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+Status PosixPort::open(const char* path, uint32_t block_size, uint32_t block_count) {
+  close();
+  if (path == nullptr || block_size == 0 || block_count == 0) return Status::kInvalidArgument;
+  const int fd = ::open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::kStorageFailure;
+  struct stat st;
+  const off_t size = static_cast<off_t>(block_size) * block_count;
+  if (fstat(fd, &st) != 0 || (st.st_size < size && !fill_erased(fd, st.st_size, static_cast<size_t>(size - st.st_size))) ||
+      fsync(fd) != 0) {
+    ::close(fd);
+    return Status::kStorageFailure;
+  }
+  fd_ = fd;
+  block_size_ = block_size;
+  block_count_ = block_count;
+  return Status::kOk;
+}
+
+Port PosixPort::port() {
+  return Port{this, &PosixPort::entropy, &PosixPort::read, &PosixPort::prog, &PosixPort::erase,
+              &PosixPort::sync, block_size_, block_count_};
+}
+
+bool PosixPort::in_range(uint32_t block, uint32_t offset, uint32_t size) const {
+  return fd_ >= 0 && block < block_count_ && offset <= block_size_ && size <= block_size_ - offset;
+}
+
+Status PosixPort::entropy(void*, uint8_t* out, size_t length) {
+  while (length > 0) {
+    const ssize_t n = getrandom(out, length, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Status::kEntropyFailure;
+    out += n;
+    length -= static_cast<size_t>(n);
+  }
+  return Status::kOk;
+}
+
+Status PosixPort::read(void* context, uint32_t block, uint32_t offset, uint8_t* out,
+                       uint32_t size) {
+  PosixPort* self = static_cast<PosixPort*>(context);
+  if (!self->in_range(block, offset, size)) return Status::kStorageFailure;
+  off_t at = static_cast<off_t>(block) * self->block_size_ + offset;
+  while (size > 0) {
+    const ssize_t n = pread(self->fd_, out, size, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Status::kStorageFailure;
+    out += n;
+    size -= static_cast<uint32_t>(n);
+    at += n;
+  }
+  return Status::kOk;
+}
+
+Status PosixPort::prog(void* context, uint32_t block, uint32_t offset, const uint8_t* data,
+                       uint32_t size) {
+  PosixPort* self = static_cast<PosixPort*>(context);
+  if (!self->in_range(block, offset, size)) return Status::kStorageFailure;
+  const off_t at = static_cast<off_t>(block) * self->block_size_ + offset;
+  return write_all(self->fd_, data, size, at) ? Status::kOk : Status::kStorageFailure;
+}
+
+Status PosixPort::erase(void* context, uint32_t block) {
+  PosixPort* self = static_cast<PosixPort*>(context);
+  if (!self->in_range(block, 0, self->block_size_)) return Status::kStorageFailure;
+  const off_t at = static_cast<off_t>(block) * self->block_size_;
+  return fill_erased(self->fd_, at, self->block_size_) ? Status::kOk : Status::kStorageFailure;
+}
+
+Status PosixPort::sync(void* context) {
+  PosixPort* self = static_cast<PosixPort*>(context);
+  return self->fd_ >= 0 && fsync(self->fd_) == 0 ? Status::kOk : Status::kStorageFailure;
+}
+
+}  // namespace posix
+}  // namespace blur

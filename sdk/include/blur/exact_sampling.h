@@ -1,0 +1,70 @@
+// Exact samplers from integer arithmetic only (Canonne, Kamath, Steinke,
+// "The Discrete Gaussian for Differential Privacy", NeurIPS 2020, Alg. 1-2).
+// No floating point, no modulo bias; every loop is capped and fails closed.
+//
+// `Random` is any type with `Status uniform(uint64_t bound, uint64_t* out)`:
+// blur::Rng in production, a scripted source in fault-injection tests.
+#ifndef BLUR_EXACT_SAMPLING_H
+#define BLUR_EXACT_SAMPLING_H
+
+#include <stdint.h>
+
+#include "blur/status.h"
+
+namespace blur {
+
+// Caps: exceeding one has probability below 2^-60 for valid parameters.
+inline constexpr uint32_t kMaxBernoulliExpTerms = 64;
+
+// Bern(numerator / denominator) = [Unif(denominator) < numerator].
+// Requires numerator <= denominator, denominator > 0.
+template <typename Random>
+Status sample_bernoulli(Random& random, uint64_t numerator, uint64_t denominator, bool* out) {
+  if (denominator == 0 || numerator > denominator) return Status::kInvalidArgument;
+  uint64_t u = 0;
+  BLUR_TRY(random.uniform(denominator, &u));
+  *out = u < numerator;
+  return Status::kOk;
+}
+
+// Bern(exp(-n/d)) for 0 <= n <= d (CKS20 Algorithm 1, first part):
+// k = 1; while Bern(n / (d k)) do k++; return k odd.
+// P(k odd) = sum_j (-1)^j (n/d)^j / j! = exp(-n/d).
+// Requires d * kMaxBernoulliExpTerms to fit in 64 bits.
+template <typename Random>
+Status sample_bernoulli_exp_at_most_one(Random& random, uint64_t n, uint64_t d, bool* out) {
+  if (d == 0 || n > d || d > (UINT64_MAX / kMaxBernoulliExpTerms)) {
+    return Status::kInvalidArgument;
+  }
+  for (uint64_t k = 1; k <= kMaxBernoulliExpTerms; ++k) {
+    bool next = false;
+    BLUR_TRY(sample_bernoulli(random, n, d * k, &next));
+    if (!next) {
+      *out = (k % 2) == 1;
+      return Status::kOk;
+    }
+  }
+  return Status::kIterationCap;  // needs 64 successes in a row: P < 1/64!
+}
+
+// Bern(exp(-n/d)) for any n >= 0 (CKS20 Algorithm 1): exp(-n/d) is
+// exp(-1)^floor(n/d) * exp(-(n mod d)/d), each factor an independent coin.
+// The loop runs at most floor(n/d) times: callers bound n/d.
+template <typename Random>
+Status sample_bernoulli_exp(Random& random, uint64_t n, uint64_t d, bool* out) {
+  if (d == 0) return Status::kInvalidArgument;
+  while (n >= d) {
+    bool factor = false;
+    BLUR_TRY(sample_bernoulli_exp_at_most_one(random, 1, 1, &factor));
+    if (!factor) {
+      *out = false;
+      return Status::kOk;
+    }
+    n -= d;
+  }
+  return sample_bernoulli_exp_at_most_one(random, n, d, out);
+}
+
+}  // namespace blur
+
+#endif  // BLUR_EXACT_SAMPLING_H

@@ -1,0 +1,16 @@
+// Mechanism identifiers, shared by the device and the wire schema
+// (values equal blur.proto's Mechanism enum).
+#ifndef BLUR_MECHANISM_H
+#define BLUR_MECHANISM_H
+
+#include <stdint.h>
+
+namespace blur {
+
+enum class MechanismId : uint8_t {
+  kBinaryRandomizedResponse = 1,
+};
+
+}  // namespace blur
+
+#endif  // BLUR_MECHANISM_H

@@ -1,0 +1,32 @@
+// Encodes reports into a ReportBatch (sdk/proto/blur.proto) in a buffer the
+// caller owns. The batch message is written field by field, so no batch
+// struct is ever materialized: stack use is one report at a time.
+#ifndef BLUR_REPORT_ENCODING_H
+#define BLUR_REPORT_ENCODING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blur/report.h"
+#include "blur/status.h"
+
+namespace blur {
+
+// The collector's decoder accepts at most this many reports per batch
+// (blur.options: ReportBatch.reports max_count).
+inline constexpr size_t kMaxReportsPerBatch = 64;
+
+// Upper bound of one encoded binary report inside a batch, in bytes.
+inline constexpr size_t kMaxEncodedBinaryReportSize = 48;
+// Batch header: sdk_version (tag + varint32) + device_nonce (tag + fixed64).
+inline constexpr size_t kBatchHeaderSize = 1 + 5 + 1 + 8;
+
+// Writes a batch of `count` reports (1..kMaxReportsPerBatch) into
+// buffer[0..capacity); *written gets the encoded length.
+// kBufferTooSmall if it does not fit; kInvalidArgument for a bad count.
+Status encode_batch(uint64_t device_nonce, const Report* reports, size_t count, uint8_t* buffer,
+                    size_t capacity, size_t* written);
+
+}  // namespace blur
+
+#endif  // BLUR_REPORT_ENCODING_H

@@ -1,0 +1,69 @@
+#include "blur/report_encoding.h"
+
+#include "blur.pb.h"
+#include "blur/version.h"
+#include "pb_encode.h"
+
+namespace blur {
+
+namespace {
+
+static_assert(static_cast<int>(MechanismId::kBinaryRandomizedResponse) ==
+                  blur_Mechanism_MECHANISM_BINARY_RR,
+              "MechanismId must match the wire enum");
+static_assert(kMaxReportsPerBatch == sizeof(blur_ReportBatch::reports) / sizeof(blur_Report),
+              "kMaxReportsPerBatch must match blur.options");
+
+bool to_wire(const Report& report, blur_Report* wire) {
+  *wire = blur_Report_init_zero;
+  wire->report_id = report.report_id;
+  wire->metric_id = report.metric_id;
+  wire->params.mechanism = static_cast<blur_Mechanism>(report.mechanism);
+  wire->params.epsilon_micros = report.epsilon_micros;
+  wire->params.domain_size = report.domain_size;
+  switch (report.mechanism) {
+    case MechanismId::kBinaryRandomizedResponse:
+      wire->which_payload = blur_Report_bit_tag;
+      wire->payload.bit = report.bit;
+      return true;
+  }
+  return false;
+}
+
+// Writes the batch field by field: header, then one submessage per report.
+bool encode(pb_ostream_t* stream, uint64_t device_nonce, const Report* reports, size_t count) {
+  if (!pb_encode_tag(stream, PB_WT_VARINT, blur_ReportBatch_sdk_version_tag) ||
+      !pb_encode_varint(stream, kSdkVersion) ||
+      !pb_encode_tag(stream, PB_WT_64BIT, blur_ReportBatch_device_nonce_tag) ||
+      !pb_encode_fixed64(stream, &device_nonce)) {
+    return false;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    blur_Report wire;
+    if (!to_wire(reports[i], &wire) ||
+        !pb_encode_tag(stream, PB_WT_STRING, blur_ReportBatch_reports_tag) ||
+        !pb_encode_submessage(stream, blur_Report_fields, &wire)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Status encode_batch(uint64_t device_nonce, const Report* reports, size_t count, uint8_t* buffer,
+                    size_t capacity, size_t* written) {
+  if (reports == nullptr || count == 0 || count > kMaxReportsPerBatch || written == nullptr ||
+      (buffer == nullptr && capacity > 0)) {
+    return Status::kInvalidArgument;
+  }
+  pb_ostream_t sizing = PB_OSTREAM_SIZING;
+  if (!encode(&sizing, device_nonce, reports, count)) return Status::kEncodingFailure;
+  if (sizing.bytes_written > capacity) return Status::kBufferTooSmall;
+  pb_ostream_t stream = pb_ostream_from_buffer(buffer, capacity);
+  if (!encode(&stream, device_nonce, reports, count)) return Status::kEncodingFailure;
+  *written = stream.bytes_written;
+  return Status::kOk;
+}
+
+}  // namespace blur

@@ -1,0 +1,126 @@
+#include "blur/rng.h"
+
+#include <string.h>
+
+namespace blur {
+
+namespace {
+// Bytes the accumulator must collect from the port before it may seed
+// (32 = the SHA-256 accumulator's output, full entropy assumed).
+constexpr size_t kEntropyThreshold = 32;
+}  // namespace
+
+Rng::Rng() : port_(), seeded_(false), pool_(), pool_used_(kPoolSize) {
+  mbedtls_entropy_init(&entropy_);
+  mbedtls_ctr_drbg_init(&drbg_);
+}
+
+Rng::~Rng() {
+  mbedtls_ctr_drbg_free(&drbg_);
+  mbedtls_entropy_free(&entropy_);
+  mbedtls_platform_zeroize(pool_, sizeof pool_);
+}
+
+int Rng::poll_port(void* rng, unsigned char* out, size_t length, size_t* produced) {
+  Rng* self = static_cast<Rng*>(rng);
+  if (self->port_.entropy == nullptr ||
+      self->port_.entropy(self->port_.context, out, length) != Status::kOk) {
+    *produced = 0;
+    return MBEDTLS_ERR_ENTROPY_SOURCE_FAILED;
+  }
+  *produced = length;
+  return 0;
+}
+
+Status Rng::seed(const Port& port, const uint8_t* personalization,
+                 size_t personalization_length) {
+  if (port.entropy == nullptr) return Status::kInvalidArgument;
+  seeded_ = false;
+  pool_used_ = kPoolSize;
+  mbedtls_ctr_drbg_free(&drbg_);
+  mbedtls_entropy_free(&entropy_);
+  mbedtls_entropy_init(&entropy_);
+  mbedtls_ctr_drbg_init(&drbg_);
+  port_ = port;
+  if (mbedtls_entropy_add_source(&entropy_, &Rng::poll_port, this, kEntropyThreshold,
+                                 MBEDTLS_ENTROPY_SOURCE_STRONG) != 0) {
+    return Status::kEntropyFailure;
+  }
+  if (mbedtls_ctr_drbg_seed(&drbg_, mbedtls_entropy_func, &entropy_, personalization,
+                            personalization_length) != 0) {
+    return Status::kEntropyFailure;
+  }
+  seeded_ = true;
+  return Status::kOk;
+}
+
+Status Rng::refill() {
+  if (!seeded_) return Status::kEntropyFailure;
+  if (mbedtls_ctr_drbg_random(&drbg_, pool_, kPoolSize) != 0) {
+    seeded_ = false;  // a failed reseed: fail closed until seed() succeeds
+    return Status::kEntropyFailure;
+  }
+  pool_used_ = 0;
+  return Status::kOk;
+}
+
+Status Rng::fill(uint8_t* out, size_t length) {
+  while (length > 0) {
+    if (pool_used_ == kPoolSize) BLUR_TRY(refill());
+    size_t take = kPoolSize - pool_used_;
+    if (take > length) take = length;
+    memcpy(out, pool_ + pool_used_, take);
+    mbedtls_platform_zeroize(pool_ + pool_used_, take);  // used bytes never linger
+    pool_used_ += take;
+    out += take;
+    length -= take;
+  }
+  return Status::kOk;
+}
+
+Status Rng::next_u32(uint32_t* out) {
+  uint8_t bytes[4];
+  BLUR_TRY(fill(bytes, sizeof bytes));
+  *out = static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
+         static_cast<uint32_t>(bytes[2]) << 16 | static_cast<uint32_t>(bytes[3]) << 24;
+  return Status::kOk;
+}
+
+Status Rng::next_u64(uint64_t* out) {
+  uint32_t low = 0;
+  uint32_t high = 0;
+  BLUR_TRY(next_u32(&low));
+  BLUR_TRY(next_u32(&high));
+  *out = static_cast<uint64_t>(high) << 32 | low;
+  return Status::kOk;
+}
+
+Status Rng::uniform(uint64_t bound, uint64_t* out) {
+  if (bound == 0) return Status::kInvalidArgument;
+  if (bound <= UINT32_MAX) {
+    // 32-bit draws: reject the lowest (2^32 mod bound) values.
+    const uint32_t b = static_cast<uint32_t>(bound);
+    const uint32_t reject_below = (0u - b) % b;
+    for (int i = 0; i < kMaxRejections; ++i) {
+      uint32_t x = 0;
+      BLUR_TRY(next_u32(&x));
+      if (x >= reject_below) {
+        *out = x % b;
+        return Status::kOk;
+      }
+    }
+  } else {
+    const uint64_t reject_below = (0u - bound) % bound;
+    for (int i = 0; i < kMaxRejections; ++i) {
+      uint64_t x = 0;
+      BLUR_TRY(next_u64(&x));
+      if (x >= reject_below) {
+        *out = x % bound;
+        return Status::kOk;
+      }
+    }
+  }
+  return Status::kIterationCap;
+}
+
+}  // namespace blur

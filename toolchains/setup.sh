@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Installs what Blur's build needs on Debian 12 and fetches the nanopb and
+# mbedTLS sources (Debian source packages) that every target is built from.
+# Idempotent: with everything present it only checks and returns.
+#
+#   toolchains/setup.sh            # packages + sources
+#   BLUR_DEPS_DIR=/path toolchains/setup.sh
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/.." && pwd)
+deps_dir=${BLUR_DEPS_DIR:-$root/.deps}
+
+packages=(
+  # host build and tests
+  cmake ninja-build g++ pkg-config clang libclang-rt-14-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # wire format: nanopb generator (python) and its protobuf module
+  nanopb python3 python3-protobuf
+  # collector
+  libsqlite3-dev libcpp-httplib-dev libssl-dev nlohmann-json3-dev libcli11-dev curl
+  # Cortex-M4: bare-metal gcc + picolibc, run on the mps2-an386 board
+  gcc-arm-none-eabi binutils-arm-none-eabi picolibc-arm-none-eabi
+  libstdc++-arm-none-eabi-picolibc qemu-system-arm
+  # aarch64 Linux, run with qemu-user
+  g++-aarch64-linux-gnu qemu-user
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+need_sources=0
+for s in nanopb mbedtls; do
+  [ -f "$deps_dir/$s/.blur-extracted" ] || need_sources=1
+done
+
+if [ ${#missing[@]} -eq 0 ] && [ $need_sources -eq 0 ]; then
+  echo "setup: all packages and sources present ($deps_dir)"
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "setup: missing: ${missing[*]:-}${need_sources:+ (and nanopb/mbedtls sources)}" >&2
+  echo "setup: run as root (e.g. sudo $0) to install them" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+
+# deb-src for Debian's archive: same URIs and suites as the existing deb entry.
+if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  echo "setup: adding a deb-src entry for Debian's archive"
+  src=/etc/apt/sources.list.d/debian.sources
+  if [ -f "$src" ]; then
+    awk 'BEGIN{RS="";ORS="\n\n"} /URIs: *http[^\n]*debian\/?(\n|$)/ && !/security/ {sub(/Types: *deb/,"Types: deb-src"); print}' \
+      "$src" > /etc/apt/sources.list.d/blur-deb-src.sources
+  fi
+  if [ ! -s /etc/apt/sources.list.d/blur-deb-src.sources ]; then
+    cat > /etc/apt/sources.list.d/blur-deb-src.sources <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  fi
+  apt_updated=0
+else
+  apt_updated=1
+fi
+
+if [ ${#missing[@]} -gt 0 ] || [ $apt_updated -eq 0 ]; then
+  echo "setup: apt-get update"
+  apt-get update -qq
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+mkdir -p "$deps_dir"
+for s in nanopb mbedtls; do
+  [ -f "$deps_dir/$s/.blur-extracted" ] && continue
+  echo "setup: fetching Debian source package $s"
+  (cd "$deps_dir" && apt-get source --download-only -qq "$s" >/dev/null)
+  orig=$(ls "$deps_dir"/${s}_*.orig.tar.* | head -n1)
+  rm -rf "$deps_dir/$s" && mkdir -p "$deps_dir/$s"
+  tar -xf "$orig" -C "$deps_dir/$s" --strip-components=1
+  basename "$orig" > "$deps_dir/$s/.blur-extracted"
+done
+echo "setup: done (sources in $deps_dir)"
