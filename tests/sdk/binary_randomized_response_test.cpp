@@ -30,7 +30,7 @@ TEST(BinaryRandomizedResponse, MarginalsMatchTheMechanism) {
   blur::sim::SimPort port(21);
   blur::Rng rng;
   ASSERT_EQ(rng.seed(port.port(), nullptr, 0), Status::kOk);
-  const uint64_t n = blur_test::samples(200000);
+  const uint64_t n = 200000;
   for (uint32_t epsilon_micros : {250000u, 1000000u, 3000000u}) {
     const auto rr = BinaryRandomizedResponse::create(epsilon_micros);
     ASSERT_TRUE(rr.ok());

@@ -19,7 +19,7 @@ TEST(ExactSampling, BernoulliExpMatchesExp) {
   blur::sim::SimPort port(11);
   blur::Rng rng;
   ASSERT_EQ(rng.seed(port.port(), nullptr, 0), Status::kOk);
-  const uint64_t n = blur_test::samples(200000);
+  const uint64_t n = 200000;
   const struct {
     uint64_t num, den;
   } cases[] = {{0, 1}, {3, 10}, {1, 1}, {5, 2}, {1234567, 1000000}};
@@ -44,7 +44,7 @@ TEST(ExactSampling, BernoulliMatchesRational) {
   blur::sim::SimPort port(12);
   blur::Rng rng;
   ASSERT_EQ(rng.seed(port.port(), nullptr, 0), Status::kOk);
-  const uint64_t n = blur_test::samples(200000);
+  const uint64_t n = 200000;
   uint64_t ones = 0;
   for (uint64_t i = 0; i < n; ++i) {
     bool b = false;

@@ -91,7 +91,7 @@ TEST(Rng, UniformHasNoModuloBias) {
   SimPort port(4);
   Rng rng;
   ASSERT_EQ(rng.seed(port.port(), nullptr, 0), Status::kOk);
-  const uint64_t n = blur_test::samples(60000);
+  const uint64_t n = 60000;
   const struct {
     uint64_t bound, low_part;
   } cases[] = {{3ull << 30, 1ull << 30}, {3ull << 62, 1ull << 62}};
@@ -114,7 +114,7 @@ TEST(Rng, UniformSmallBoundChiSquare) {
   SimPort port(5);
   Rng rng;
   ASSERT_EQ(rng.seed(port.port(), nullptr, 0), Status::kOk);
-  const uint64_t n = blur_test::samples(100000);
+  const uint64_t n = 100000;
   uint64_t counts[10] = {};
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t x = 0;

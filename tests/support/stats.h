@@ -18,13 +18,6 @@ inline double binomial_z(uint64_t k, uint64_t n, double p) {
   return (static_cast<double>(k) - nd * p) / sqrt(nd * p * (1.0 - p));
 }
 
-// Sample sizes are divided by this on slow emulated targets (QEMU), keeping
-// the same false-alarm rate with less power; the host runs full size.
-#ifndef BLUR_TEST_SAMPLE_DIVISOR
-#define BLUR_TEST_SAMPLE_DIVISOR 1
-#endif
-constexpr uint64_t samples(uint64_t host_samples) { return host_samples / BLUR_TEST_SAMPLE_DIVISOR; }
-
 }  // namespace blur_test
 
 #endif  // BLUR_TESTS_STATS_H

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <initializer_list>
 #include <type_traits>
 
 namespace testing {
@@ -78,12 +79,29 @@ struct Voidify {
   void operator=(const Message&) const {}
 };
 
-template <typename A, typename B>
-bool report_compare(bool ok, const char* op, const char* a_text, const char* b_text, const A& a,
-                    const B& b, const char* file, int line) {
-  if (ok) return true;
+// Each operand is evaluated exactly once (as in GoogleTest).
+#define MINI_GTEST_DEFINE_OP(name, op)                      \
+  struct name {                                             \
+    static constexpr const char* text = #op;                \
+    template <typename A, typename B>                       \
+    bool operator()(const A& a, const B& b) const {         \
+      return a op b;                                        \
+    }                                                       \
+  };
+MINI_GTEST_DEFINE_OP(OpEq, ==)
+MINI_GTEST_DEFINE_OP(OpNe, !=)
+MINI_GTEST_DEFINE_OP(OpLt, <)
+MINI_GTEST_DEFINE_OP(OpLe, <=)
+MINI_GTEST_DEFINE_OP(OpGt, >)
+MINI_GTEST_DEFINE_OP(OpGe, >=)
+#undef MINI_GTEST_DEFINE_OP
+
+template <typename Op, typename A, typename B>
+bool report_compare(Op op, const char* a_text, const char* b_text, const A& a, const B& b,
+                    const char* file, int line) {
+  if (op(a, b)) return true;
   current_test_failed() = true;
-  printf("%s:%d: Failure: expected %s %s %s, got ", file, line, a_text, op, b_text);
+  printf("%s:%d: Failure: expected %s %s %s, got ", file, line, a_text, Op::text, b_text);
   print_value(a);
   printf(" vs ");
   print_value(b);
@@ -117,22 +135,22 @@ inline bool report_bool(bool ok, const char* text, bool expected, const char* fi
   else                                     \
     on_fail ::testing::Message(true)
 
-#define MINI_GTEST_CMP(a, b, op, on_fail)                                                       \
-  MINI_GTEST_CHECK(::testing::report_compare(((a)op(b)), #op, #a, #b, (a), (b), __FILE__, __LINE__), \
+#define MINI_GTEST_CMP(a, b, op, on_fail)                                                 \
+  MINI_GTEST_CHECK(::testing::report_compare(::testing::op{}, #a, #b, a, b, __FILE__, __LINE__), \
                    on_fail)
 
-#define EXPECT_EQ(a, b) MINI_GTEST_CMP(a, b, ==, )
-#define EXPECT_NE(a, b) MINI_GTEST_CMP(a, b, !=, )
-#define EXPECT_LT(a, b) MINI_GTEST_CMP(a, b, <, )
-#define EXPECT_LE(a, b) MINI_GTEST_CMP(a, b, <=, )
-#define EXPECT_GT(a, b) MINI_GTEST_CMP(a, b, >, )
-#define EXPECT_GE(a, b) MINI_GTEST_CMP(a, b, >=, )
-#define ASSERT_EQ(a, b) MINI_GTEST_CMP(a, b, ==, return ::testing::Voidify() =)
-#define ASSERT_NE(a, b) MINI_GTEST_CMP(a, b, !=, return ::testing::Voidify() =)
-#define ASSERT_LT(a, b) MINI_GTEST_CMP(a, b, <, return ::testing::Voidify() =)
-#define ASSERT_LE(a, b) MINI_GTEST_CMP(a, b, <=, return ::testing::Voidify() =)
-#define ASSERT_GT(a, b) MINI_GTEST_CMP(a, b, >, return ::testing::Voidify() =)
-#define ASSERT_GE(a, b) MINI_GTEST_CMP(a, b, >=, return ::testing::Voidify() =)
+#define EXPECT_EQ(a, b) MINI_GTEST_CMP(a, b, OpEq, )
+#define EXPECT_NE(a, b) MINI_GTEST_CMP(a, b, OpNe, )
+#define EXPECT_LT(a, b) MINI_GTEST_CMP(a, b, OpLt, )
+#define EXPECT_LE(a, b) MINI_GTEST_CMP(a, b, OpLe, )
+#define EXPECT_GT(a, b) MINI_GTEST_CMP(a, b, OpGt, )
+#define EXPECT_GE(a, b) MINI_GTEST_CMP(a, b, OpGe, )
+#define ASSERT_EQ(a, b) MINI_GTEST_CMP(a, b, OpEq, return ::testing::Voidify() =)
+#define ASSERT_NE(a, b) MINI_GTEST_CMP(a, b, OpNe, return ::testing::Voidify() =)
+#define ASSERT_LT(a, b) MINI_GTEST_CMP(a, b, OpLt, return ::testing::Voidify() =)
+#define ASSERT_LE(a, b) MINI_GTEST_CMP(a, b, OpLe, return ::testing::Voidify() =)
+#define ASSERT_GT(a, b) MINI_GTEST_CMP(a, b, OpGt, return ::testing::Voidify() =)
+#define ASSERT_GE(a, b) MINI_GTEST_CMP(a, b, OpGe, return ::testing::Voidify() =)
 #define EXPECT_TRUE(c) \
   MINI_GTEST_CHECK(::testing::report_bool(static_cast<bool>(c), #c, true, __FILE__, __LINE__), )
 #define EXPECT_FALSE(c) \
