@@ -1,0 +1,141 @@
+// blur-collector: the collector server and its offline tools.
+//
+//   blur-collector serve --db blur.db --metric 1:rr:1.0 [--address 127.0.0.1] [--port 8080]
+//   blur-collector estimate --db blur.db [--metric 1]
+//   blur-collector metrics --db blur.db
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "estimate/metric_estimate.h"
+#include "server/http_server.h"
+#include "store/sqlite_store.h"
+
+namespace {
+
+using blur::collector::SqliteStore;
+
+std::unique_ptr<SqliteStore> open_store(const std::string& path) {
+  std::string error;
+  auto store = SqliteStore::open(path, &error);
+  if (!store) std::fprintf(stderr, "blur-collector: %s\n", error.c_str());
+  return store;
+}
+
+int serve(const std::string& db_path, const std::string& address, int port,
+          const std::vector<std::string>& metric_specs, int threads) {
+  auto store = open_store(db_path);
+  if (!store) return 1;
+  for (const std::string& spec : metric_specs) {
+    std::string error;
+    const auto metric = blur::collector::parse_metric_spec(spec, &error);
+    if (!metric || !store->register_metric(*metric, &error)) {
+      std::fprintf(stderr, "blur-collector: %s\n", error.c_str());
+      return 2;
+    }
+  }
+  if (store->metrics().empty()) {
+    std::fprintf(stderr,
+                 "blur-collector: no metrics registered; every report would be refused.\n"
+                 "  Register one with --metric ID:MECHANISM:EPSILON, e.g. --metric 1:rr:1.0\n");
+    return 2;
+  }
+
+  // Signals are handled by a waiting thread, not in a handler.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  blur::collector::HttpServer server(*store, threads);
+  const int bound = server.bind(address, port);
+  if (bound < 0) {
+    std::fprintf(stderr, "blur-collector: cannot listen on %s:%d\n", address.c_str(), port);
+    return 1;
+  }
+  std::printf("blur-collector: listening on http://%s:%d (database %s, %zu metrics)\n",
+              address.c_str(), bound, db_path.c_str(), store->metrics().size());
+  for (const auto& m : store->metrics()) std::printf("  %s\n", blur::collector::describe(m).c_str());
+  std::fflush(stdout);
+
+  std::thread waiter([&] {
+    int signal = 0;
+    sigwait(&signals, &signal);
+    std::printf("blur-collector: signal %d, stopping\n", signal);
+    server.stop();
+  });
+  const bool ok = server.serve();
+  if (!ok) kill(getpid(), SIGTERM);  // release the waiter
+  waiter.join();
+  return ok ? 0 : 1;
+}
+
+int estimate(const std::string& db_path, const std::vector<uint32_t>& metric_ids) {
+  auto store = open_store(db_path);
+  if (!store) return 1;
+  nlohmann::json out = nlohmann::json::array();
+  std::vector<blur::collector::MetricConfig> metrics;
+  if (metric_ids.empty()) {
+    metrics = store->metrics();
+  } else {
+    for (uint32_t id : metric_ids) {
+      const auto metric = store->metric(id);
+      if (!metric) {
+        std::fprintf(stderr, "blur-collector: unknown metric %u in %s\n", id, db_path.c_str());
+        return 2;
+      }
+      metrics.push_back(*metric);
+    }
+  }
+  for (const auto& metric : metrics) out.push_back(blur::collector::estimate_metric(metric, *store));
+  std::cout << (out.size() == 1 ? out[0] : out).dump(2) << "\n";
+  return 0;
+}
+
+int list_metrics(const std::string& db_path) {
+  auto store = open_store(db_path);
+  if (!store) return 1;
+  for (const auto& m : store->metrics()) std::printf("%s\n", blur::collector::describe(m).c_str());
+  std::printf("%llu reports stored\n", static_cast<unsigned long long>(store->report_count()));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"blur-collector: ingests Blur reports and debiases them into estimates"};
+  app.require_subcommand(1);
+
+  std::string db_path = "blur.db";
+  std::string address = "127.0.0.1";
+  int port = 8080;
+  int threads = 8;
+  std::vector<std::string> metric_specs;
+  auto* serve_cmd = app.add_subcommand("serve", "Run the HTTP collector");
+  serve_cmd->add_option("--db", db_path, "SQLite database (created if missing)")->capture_default_str();
+  serve_cmd->add_option("--address", address, "Address to listen on")->capture_default_str();
+  serve_cmd->add_option("--port", port, "Port to listen on (0: any free port)")
+      ->check(CLI::Range(0, 65535))
+      ->capture_default_str();
+  serve_cmd->add_option("--metric", metric_specs,
+                        "Register a metric ID:MECHANISM:EPSILON, e.g. 1:rr:1.0 (repeatable)");
+  serve_cmd->add_option("--threads", threads, "HTTP worker threads")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+
+  std::vector<uint32_t> metric_ids;
+  auto* estimate_cmd = app.add_subcommand("estimate", "Print estimates from a database, offline");
+  estimate_cmd->add_option("--db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
+  estimate_cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
+
+  auto* metrics_cmd = app.add_subcommand("metrics", "List the registered metrics");
+  metrics_cmd->add_option("--db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
+
+  CLI11_PARSE(app, argc, argv);
+  if (serve_cmd->parsed()) return serve(db_path, address, port, metric_specs, threads);
+  if (estimate_cmd->parsed()) return estimate(db_path, metric_ids);
+  return list_metrics(db_path);
+}

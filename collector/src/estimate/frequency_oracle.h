@@ -1,0 +1,42 @@
+// The one estimator core for "pure" frequency oracles (Wang, Blocki, Li,
+// Jha, USENIX Security 2017): a report of true value v supports v with
+// probability p and any other fixed value with probability q. From the
+// number I_v of n reports that support v:
+//
+//   c_hat   = (I_v - n q) / (p - q)                           (unbiased)
+//   Var     = n q (1 - q) / (p - q)^2 + c_v (1 - p - q) / (p - q)
+//
+// with c_v replaced by c_hat clipped to [0, n] (plug-in). Every oracle with
+// this p/q form (binary RR now; GRR, unary encodings, local hashing later)
+// only supplies p, q and its support counts.
+#ifndef BLUR_COLLECTOR_ESTIMATE_FREQUENCY_ORACLE_H
+#define BLUR_COLLECTOR_ESTIMATE_FREQUENCY_ORACLE_H
+
+#include <cstdint>
+
+namespace blur::collector {
+
+struct OracleParams {
+  double p;  // P(report supports its own true value)
+  double q;  // P(report supports a given other value)
+};
+
+// Binary randomized response at epsilon = epsilon_micros / 10^6:
+// p = e^eps / (1 + e^eps), q = 1 - p (the device's exact sampling).
+OracleParams binary_rr_params(uint32_t epsilon_micros);
+
+// Two-sided 95% standard-normal quantile.
+inline constexpr double kZ95 = 1.959963984540054;
+
+struct CountEstimate {
+  double count;       // unbiased estimate of how many reports had the value
+  double std_error;   // of `count`
+  double ci95_low;    // count -+ kZ95 * std_error (normal approximation)
+  double ci95_high;
+};
+
+CountEstimate estimate_count(uint64_t reports, uint64_t support, OracleParams params);
+
+}  // namespace blur::collector
+
+#endif  // BLUR_COLLECTOR_ESTIMATE_FREQUENCY_ORACLE_H

@@ -1,0 +1,46 @@
+#include "ingest/batch_decoder.h"
+
+#include <memory>
+
+#include "blur.pb.h"
+#include "pb_decode.h"
+
+namespace blur::collector {
+
+size_t max_encoded_batch_size() { return blur_ReportBatch_size; }
+
+bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* error) {
+  if (size > max_encoded_batch_size()) {
+    *error = "body of " + std::to_string(size) + " bytes exceeds the largest valid batch (" +
+             std::to_string(max_encoded_batch_size()) + " bytes)";
+    return false;
+  }
+  // ~35 KB: on the heap, not the server thread's stack.
+  auto wire = std::make_unique<blur_ReportBatch>();
+  *wire = blur_ReportBatch_init_zero;
+  pb_istream_t stream = pb_istream_from_buffer(data, size);
+  if (!pb_decode(&stream, blur_ReportBatch_fields, wire.get())) {
+    *error = std::string("malformed protobuf batch: ") + PB_GET_ERROR(&stream);
+    return false;
+  }
+  Batch decoded;
+  decoded.sdk_version = wire->sdk_version;
+  decoded.device_nonce = wire->device_nonce;
+  decoded.reports.reserve(wire->reports_count);
+  for (pb_size_t i = 0; i < wire->reports_count; ++i) {
+    const blur_Report& r = wire->reports[i];
+    IncomingReport report;
+    report.report_id = r.report_id;
+    report.metric_id = r.metric_id;
+    report.mechanism = static_cast<uint32_t>(r.params.mechanism);
+    report.epsilon_micros = r.params.epsilon_micros;
+    report.domain_size = r.params.domain_size;
+    report.has_bit = r.which_payload == blur_Report_bit_tag;
+    report.bit = report.has_bit && r.payload.bit;
+    decoded.reports.push_back(report);
+  }
+  *batch = std::move(decoded);
+  return true;
+}
+
+}  // namespace blur::collector

@@ -1,0 +1,36 @@
+#include "ingest/batch_validator.h"
+
+#include <unordered_set>
+
+namespace blur::collector {
+
+std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
+  if (batch.reports.empty()) return "batch has no reports";
+  std::unordered_set<uint64_t> ids;
+  for (size_t i = 0; i < batch.reports.size(); ++i) {
+    const IncomingReport& r = batch.reports[i];
+    const std::string where =
+        "report " + std::to_string(i) + " (id " + std::to_string(r.report_id) + "): ";
+    if (!ids.insert(r.report_id).second) return where + "report id repeats within the batch";
+    const auto metric = lookup(r.metric_id);
+    if (!metric) return where + "unknown metric " + std::to_string(r.metric_id);
+    if (r.mechanism != static_cast<uint32_t>(metric->mechanism)) {
+      return where + "mechanism " + std::to_string(r.mechanism) + " does not match " +
+             describe(*metric);
+    }
+    if (r.epsilon_micros != metric->epsilon_micros) {
+      return where + "epsilon_micros " + std::to_string(r.epsilon_micros) + " does not match " +
+             describe(*metric);
+    }
+    if (r.domain_size != mechanism_domain_size(metric->mechanism)) {
+      return where + "domain_size " + std::to_string(r.domain_size) + " does not match " +
+             describe(*metric);
+    }
+    if (metric->mechanism == Mechanism::kBinaryRandomizedResponse && !r.has_bit) {
+      return where + "payload must be `bit` for randomized response";
+    }
+  }
+  return {};
+}
+
+}  // namespace blur::collector
