@@ -1,0 +1,113 @@
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ingest/batch_decoder.h"
+#include "kat.h"
+#include "kat_report_batch.inc"  // kKatReportBatch: tests/vectors/report_batch.kat
+
+namespace {
+
+using blur::collector::Batch;
+using blur::collector::decode_batch;
+
+std::vector<uint8_t> first_vector() {
+  std::vector<uint8_t> bytes;
+  blur_test::for_each_kat(kKatReportBatch, [&](const blur_test::KatBatch& v) {
+    if (bytes.empty()) bytes.assign(v.encoding, v.encoding + v.encoding_size);
+  });
+  return bytes;
+}
+
+// The collector decodes exactly what Google's encoder produced.
+TEST(BatchDecoder, DecodesKnownAnswers) {
+  const size_t vectors = blur_test::for_each_kat(kKatReportBatch, [](const blur_test::KatBatch& v) {
+    Batch batch;
+    std::string error;
+    ASSERT_TRUE(decode_batch(v.encoding, v.encoding_size, &batch, &error)) << v.name << ": " << error;
+    EXPECT_EQ(batch.sdk_version, v.sdk_version);
+    EXPECT_EQ(batch.device_nonce, v.device_nonce);
+    ASSERT_EQ(batch.reports.size(), v.report_count);
+    for (size_t i = 0; i < v.report_count; ++i) {
+      EXPECT_EQ(batch.reports[i].report_id, v.reports[i].report_id);
+      EXPECT_EQ(batch.reports[i].metric_id, v.reports[i].metric_id);
+      EXPECT_EQ(batch.reports[i].mechanism, v.reports[i].mechanism);
+      EXPECT_EQ(batch.reports[i].epsilon_micros, v.reports[i].epsilon_micros);
+      EXPECT_EQ(batch.reports[i].domain_size, v.reports[i].domain_size);
+      EXPECT_TRUE(batch.reports[i].has_bit);
+      EXPECT_EQ(batch.reports[i].bit, v.reports[i].bit);
+    }
+  });
+  EXPECT_GE(vectors, 2u);
+}
+
+// Every proper prefix of a valid batch is either refused or (when it ends
+// exactly between top-level fields) decodes to fewer fields; none crashes,
+// and a prefix that cuts a report is always refused.
+TEST(BatchDecoder, TruncatedInputIsRefusedWithAMessage) {
+  const std::vector<uint8_t> bytes = first_vector();
+  ASSERT_FALSE(bytes.empty());
+  for (size_t length = 0; length < bytes.size(); ++length) {
+    Batch batch;
+    batch.sdk_version = 12345;  // must stay untouched on error
+    std::string error;
+    const bool decoded = decode_batch(bytes.data(), length, &batch, &error);
+    if (length < 12) {  // the header alone is incomplete: required fields missing
+      EXPECT_FALSE(decoded) << length;
+    }
+    if (length > 12) {  // inside the only report
+      EXPECT_FALSE(decoded) << length;
+    }
+    if (!decoded) {
+      EXPECT_FALSE(error.empty());
+      EXPECT_EQ(batch.sdk_version, 12345u);
+    }
+  }
+}
+
+TEST(BatchDecoder, WrongWireTypesAreRefused) {
+  // Field 1 (sdk_version, varint) sent as length-delimited.
+  const uint8_t wrong_type[] = {0x0A, 0x01, 0x00, 0x11, 1, 2, 3, 4, 5, 6, 7, 8};
+  // Field 3 (reports, message) sent as a varint.
+  const uint8_t report_as_varint[] = {0x08, 0x01, 0x11, 1, 2, 3, 4, 5, 6, 7, 8, 0x18, 0x05};
+  // A report whose length runs past the end of the body.
+  const uint8_t overlong[] = {0x08, 0x01, 0x11, 1, 2, 3, 4, 5, 6, 7, 8, 0x1A, 0x7F, 0x08};
+  for (const auto& input : {std::vector<uint8_t>(std::begin(wrong_type), std::end(wrong_type)),
+                            std::vector<uint8_t>(std::begin(report_as_varint), std::end(report_as_varint)),
+                            std::vector<uint8_t>(std::begin(overlong), std::end(overlong))}) {
+    Batch batch;
+    std::string error;
+    EXPECT_FALSE(decode_batch(input.data(), input.size(), &batch, &error));
+    EXPECT_NE(error.find("malformed protobuf"), std::string::npos) << error;
+  }
+}
+
+TEST(BatchDecoder, MissingRequiredFieldsAreRefused) {
+  // sdk_version only: device_nonce is required.
+  const uint8_t header_only[] = {0x08, 0x01};
+  Batch batch;
+  std::string error;
+  EXPECT_FALSE(decode_batch(header_only, sizeof header_only, &batch, &error));
+  EXPECT_NE(error.find("missing required field"), std::string::npos) << error;
+}
+
+TEST(BatchDecoder, TooManyReportsAreRefused) {
+  std::vector<uint8_t> bytes = first_vector();
+  const std::vector<uint8_t> report(bytes.begin() + 12, bytes.end());  // tag 0x1A + report
+  for (int i = 0; i < 64; ++i) bytes.insert(bytes.end(), report.begin(), report.end());
+  Batch batch;
+  std::string error;
+  EXPECT_FALSE(decode_batch(bytes.data(), bytes.size(), &batch, &error));  // 65 reports
+  EXPECT_NE(error.find("malformed protobuf"), std::string::npos) << error;
+}
+
+TEST(BatchDecoder, OversizedBodiesAreRefusedBeforeDecoding) {
+  std::vector<uint8_t> bytes(blur::collector::max_encoded_batch_size() + 1, 0);
+  Batch batch;
+  std::string error;
+  EXPECT_FALSE(decode_batch(bytes.data(), bytes.size(), &batch, &error));
+  EXPECT_NE(error.find("exceeds the largest valid batch"), std::string::npos) << error;
+}
+
+}  // namespace

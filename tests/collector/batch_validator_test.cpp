@@ -1,0 +1,55 @@
+#include <gtest/gtest.h>
+
+#include "ingest/batch_validator.h"
+
+namespace {
+
+using namespace blur::collector;
+
+std::optional<MetricConfig> lookup(uint32_t id) {
+  if (id != 1) return std::nullopt;
+  return MetricConfig{1, Mechanism::kBinaryRandomizedResponse, 1000000};
+}
+
+Batch valid_batch() {
+  Batch batch;
+  batch.sdk_version = 256;
+  batch.device_nonce = 9;
+  for (uint64_t id = 0; id < 3; ++id) {
+    IncomingReport r;
+    r.report_id = id;
+    r.metric_id = 1;
+    r.mechanism = 1;
+    r.epsilon_micros = 1000000;
+    r.domain_size = 2;
+    r.has_bit = true;
+    r.bit = id % 2 == 1;
+    batch.reports.push_back(r);
+  }
+  return batch;
+}
+
+TEST(BatchValidator, AcceptsConsistentBatches) { EXPECT_EQ(validate_batch(valid_batch(), lookup), ""); }
+
+TEST(BatchValidator, NamesTheFirstInconsistency) {
+  struct Case {
+    void (*mutate)(Batch&);
+    const char* expected;
+  } cases[] = {
+      {[](Batch& b) { b.reports.clear(); }, "no reports"},
+      {[](Batch& b) { b.reports[1].metric_id = 7; }, "report 1 (id 1): unknown metric 7"},
+      {[](Batch& b) { b.reports[2].mechanism = 2; }, "report 2 (id 2): mechanism 2"},
+      {[](Batch& b) { b.reports[0].epsilon_micros = 999999; }, "epsilon_micros 999999"},
+      {[](Batch& b) { b.reports[0].domain_size = 3; }, "domain_size 3"},
+      {[](Batch& b) { b.reports[0].has_bit = false; }, "payload must be `bit`"},
+      {[](Batch& b) { b.reports[2].report_id = 0; }, "report id repeats"},
+  };
+  for (const Case& c : cases) {
+    Batch batch = valid_batch();
+    c.mutate(batch);
+    const std::string error = validate_batch(batch, lookup);
+    EXPECT_NE(error.find(c.expected), std::string::npos) << "got: " << error;
+  }
+}
+
+}  // namespace

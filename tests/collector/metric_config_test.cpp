@@ -1,0 +1,44 @@
+#include <gtest/gtest.h>
+
+#include "metrics/metric_config.h"
+
+namespace {
+
+using namespace blur::collector;
+
+TEST(MetricConfig, ParsesEpsilonExactlyInMicroNats) {
+  EXPECT_EQ(parse_epsilon_micros("1"), 1000000u);
+  EXPECT_EQ(parse_epsilon_micros("1.0"), 1000000u);
+  EXPECT_EQ(parse_epsilon_micros("0.25"), 250000u);
+  EXPECT_EQ(parse_epsilon_micros(".5"), 500000u);
+  EXPECT_EQ(parse_epsilon_micros("0.1234569"), 123456u);  // truncated, never rounded up
+  EXPECT_EQ(parse_epsilon_micros("20"), 20000000u);
+  for (const char* bad : {"", ".", "0", "0.0000001", "20.000001", "-1", "1e0", "1,5", "abc", "99999999999"}) {
+    EXPECT_FALSE(parse_epsilon_micros(bad).has_value()) << bad;
+  }
+}
+
+TEST(MetricConfig, ParsesSpecsAndExplainsErrors) {
+  std::string error;
+  const auto metric = parse_metric_spec("7:rr:0.5", &error);
+  ASSERT_TRUE(metric.has_value()) << error;
+  EXPECT_EQ(metric->id, 7u);
+  EXPECT_EQ(metric->mechanism, Mechanism::kBinaryRandomizedResponse);
+  EXPECT_EQ(metric->epsilon_micros, 500000u);
+  EXPECT_EQ(describe(*metric), "metric 7 (rr, epsilon 0.500000)");
+
+  const struct {
+    const char* spec;
+    const char* message;
+  } bad[] = {{"7:rr", "expected ID:MECHANISM:EPSILON"},
+             {"x:rr:1", "id must be an integer"},
+             {"4294967296:rr:1", "id must be an integer"},
+             {"1:laplace9:1", "unknown mechanism 'laplace9'"},
+             {"1:rr:0", "epsilon must be"}};
+  for (const auto& b : bad) {
+    EXPECT_FALSE(parse_metric_spec(b.spec, &error).has_value()) << b.spec;
+    EXPECT_NE(error.find(b.message), std::string::npos) << error;
+  }
+}
+
+}  // namespace
