@@ -18,7 +18,7 @@ bool to_wire(const Report& report, blur_Report* wire) {
   *wire = blur_Report_init_zero;
   wire->report_id = report.report_id;
   wire->metric_id = report.metric_id;
-  wire->params.mechanism = static_cast<blur_Mechanism>(report.mechanism);
+  wire->params.mechanism = static_cast<uint32_t>(report.mechanism);
   wire->params.epsilon_micros = report.epsilon_micros;
   wire->params.domain_size = report.domain_size;
   switch (report.mechanism) {

@@ -32,7 +32,7 @@ bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* e
     IncomingReport report;
     report.report_id = r.report_id;
     report.metric_id = r.metric_id;
-    report.mechanism = static_cast<uint32_t>(r.params.mechanism);
+    report.mechanism = r.params.mechanism;
     report.epsilon_micros = r.params.epsilon_micros;
     report.domain_size = r.params.domain_size;
     report.has_bit = r.which_payload == blur_Report_bit_tag;

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The demo: a collector on loopback with a fresh SQLite database, a fleet of
+# simulated devices running the real SDK, and the estimate next to the truth.
+# Does its own set-up (Debian packages, sources, host build).
+#
+#   scripts/demo.sh [--devices N] [--true-rate R] [--epsilon E] [--seed S]
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+devices=20000 rate=0.3 epsilon=1 seed=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --devices) devices=$2; shift 2 ;;
+    --true-rate) rate=$2; shift 2 ;;
+    --epsilon) epsilon=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
+    *) echo "usage: $0 [--devices N] [--true-rate R] [--epsilon E] [--seed S]" >&2; exit 2 ;;
+  esac
+done
+
+toolchains/setup.sh
+echo "demo: building (host preset)"
+cmake --preset host > build-host-configure.log 2>&1 || { cat build-host-configure.log; exit 1; }
+rm -f build-host-configure.log
+cmake --build --preset host --target blur-collector blur-device-sim | tail -n 1
+
+work=$(mktemp -d)
+trap 'kill $server 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+build/host/collector/blur-collector serve --db "$work/blur.db" --port 0 \
+  --metric "1:rr:$epsilon" > "$work/server.log" 2>&1 &
+server=$!
+port=""
+for _ in $(seq 100); do
+  port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$work/server.log")
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || { cat "$work/server.log"; exit 1; }
+echo "demo: collector on http://127.0.0.1:$port, database $work/blur.db"
+
+build/host/examples/fleet-sim/blur-device-sim fleet --collector "http://127.0.0.1:$port" \
+  --devices "$devices" --true-rate "$rate" --epsilon "$epsilon" --metric 1 --seed "$seed" \
+  --threads 16 --table

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Every test, on every target: host, host with ASan+UBSan, Cortex-M4 on
+# QEMU (mps2-an386), aarch64 under qemu-user, and the libFuzzer fuzzers.
+# Does its own set-up (Debian packages, nanopb/mbedTLS sources).
+#
+#   scripts/test-all.sh [preset ...]      (default: all presets)
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+toolchains/setup.sh
+
+presets=("$@")
+[ ${#presets[@]} -gt 0 ] || presets=(host host-asan cortex-m4 aarch64 fuzz)
+jobs=$(nproc)
+declare -A results
+failed=0
+start_all=$(date +%s)
+for preset in "${presets[@]}"; do
+  start=$(date +%s)
+  echo "=== $preset: configure and build"
+  log=build/$preset-build.log
+  mkdir -p build
+  if ! { cmake --preset "$preset" && cmake --build --preset "$preset" -j "$jobs"; } > "$log" 2>&1; then
+    tail -n 40 "$log"
+    results[$preset]="BUILD FAILED"
+    failed=1
+    continue
+  fi
+  echo "=== $preset: test"
+  if ctest --preset "$preset" -j "$jobs" 2>&1 | tee "build/$preset-test.log" | grep -vE '^\s+Start |Test +#'; then
+    :
+  fi
+  summary=$(grep -E 'tests passed' "build/$preset-test.log" || echo "no test summary")
+  grep -qE '^100% tests passed' "build/$preset-test.log" || failed=1
+  results[$preset]="$summary ($(( $(date +%s) - start )) s)"
+  if [ "$preset" = cortex-m4 ]; then
+    cmake --build --preset cortex-m4 --target firmware-size 2>&1 | grep -vE '^\[' || true
+  fi
+done
+
+echo
+echo "=== summary ($(( $(date +%s) - start_all )) s)"
+for preset in "${presets[@]}"; do
+  printf '  %-10s %s\n' "$preset" "${results[$preset]}"
+done
+exit $failed

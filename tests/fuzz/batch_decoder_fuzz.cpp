@@ -1,0 +1,26 @@
+// libFuzzer: the collector's trust boundary. Any bytes must decode to a
+// batch or to an error message, never crash, overflow or leak; a decoded
+// batch must respect the schema's bounds and pass through validation.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ingest/batch_decoder.h"
+#include "ingest/batch_validator.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace blur::collector;
+  Batch batch;
+  std::string error;
+  if (!decode_batch(data, size, &batch, &error)) {
+    if (error.empty()) __builtin_trap();  // every refusal must say why
+    return 0;
+  }
+  if (batch.reports.size() > 64) __builtin_trap();
+  const std::string problem = validate_batch(batch, [](uint32_t id) -> std::optional<MetricConfig> {
+    if (id != 1) return std::nullopt;
+    return MetricConfig{1, Mechanism::kBinaryRandomizedResponse, 1000000};
+  });
+  (void)problem;
+  return 0;
+}
