@@ -42,7 +42,8 @@ if [ ${#missing[@]} -eq 0 ] && [ $need_sources -eq 0 ]; then
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-  echo "setup: missing: ${missing[*]:-}${need_sources:+ (and nanopb/mbedtls sources)}" >&2
+  [ ${#missing[@]} -eq 0 ] || echo "setup: missing Debian packages: ${missing[*]}" >&2
+  [ $need_sources -eq 0 ] || echo "setup: missing nanopb/mbedTLS sources in $deps_dir" >&2
   echo "setup: run as root (e.g. sudo $0) to install them" >&2
   exit 1
 fi
@@ -66,12 +67,12 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
   fi
-  apt_updated=0
+  added_deb_src=1
 else
-  apt_updated=1
+  added_deb_src=0
 fi
 
-if [ ${#missing[@]} -gt 0 ] || [ $apt_updated -eq 0 ]; then
+if [ ${#missing[@]} -gt 0 ] || [ $added_deb_src -eq 1 ]; then
   echo "setup: apt-get update"
   apt-get update -qq
 fi
@@ -84,7 +85,15 @@ mkdir -p "$deps_dir"
 for s in nanopb mbedtls; do
   [ -f "$deps_dir/$s/.blur-extracted" ] && continue
   echo "setup: fetching Debian source package $s"
-  (cd "$deps_dir" && apt-get source --download-only -qq "$s" >/dev/null)
+  # apt downloads as the unprivileged _apt user: give it a directory it may write.
+  download=$(mktemp -d)
+  chmod 0777 "$download"
+  if ! (cd "$download" && apt-get source --download-only -qq "$s" >/dev/null 2>&1); then
+    apt-get update -qq  # a deb-src entry whose lists were never fetched
+    (cd "$download" && apt-get source --download-only -qq "$s" >/dev/null)
+  fi
+  mv -f "$download"/* "$deps_dir"/
+  rmdir "$download"
   orig=$(ls "$deps_dir"/${s}_*.orig.tar.* | head -n1)
   rm -rf "$deps_dir/$s" && mkdir -p "$deps_dir/$s"
   tar -xf "$orig" -C "$deps_dir/$s" --strip-components=1

@@ -33,9 +33,21 @@ std::optional<uint32_t> parse_metric_id(const std::string& text) {
 HttpServer::HttpServer(SqliteStore& store, int threads)
     : store_(store), server_(std::make_unique<httplib::Server>()) {
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  // Bodies a little past the largest valid batch still reach the handler
-  // and get a 400 naming the limit; far larger ones are cut off with 413.
+  // Bodies past the largest valid batch are refused with 400 naming the
+  // limit. Up to 4x the limit the handler reads and refuses them; beyond,
+  // httplib stops reading (its 413) and the error handler turns that into
+  // the same 400, so a client sees one answer for one mistake.
   server_->set_payload_max_length(4 * max_encoded_batch_size());
+  server_->set_error_handler(httplib::Server::HandlerWithResponse(
+      [](const httplib::Request& request, httplib::Response& response) {
+    if (response.status != 413) return httplib::Server::HandlerResponse::Unhandled;
+    const std::string length = request.get_header_value("Content-Length");
+    reply_error(response, 400,
+                "body" + (length.empty() ? "" : " of " + length + " bytes") +
+                    " exceeds the largest valid batch (" +
+                    std::to_string(max_encoded_batch_size()) + " bytes)");
+    return httplib::Server::HandlerResponse::Handled;
+  }));
   server_->set_tcp_nodelay(true);  // small request/response pairs: no Nagle delay
 
   server_->Post("/v1/reports", [this](const httplib::Request& request, httplib::Response& response) {
