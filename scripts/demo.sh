@@ -26,18 +26,12 @@ rm -f build-host-configure.log
 cmake --build --preset host --target blur-collector blur-device-sim | tail -n 1
 
 work=$(mktemp -d)
-trap 'kill $server 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
-build/host/collector/blur-collector serve --db "$work/blur.db" --port 0 \
-  --metric "1:rr:$epsilon" > "$work/server.log" 2>&1 &
-server=$!
-port=""
-for _ in $(seq 100); do
-  port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$work/server.log")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { cat "$work/server.log"; exit 1; }
-echo "demo: collector on http://127.0.0.1:$port, database $work/blur.db"
+trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+. scripts/lib/collector.sh
+start_collector build/host/collector/blur-collector "$work/server.log" \
+  --db "$work/blur.db" --metric "1:rr:$epsilon"
+port=$collector_port
+echo "demo: collector on http://127.0.0.1:$port, temporary database $work/blur.db"
 
 build/host/examples/fleet-sim/blur-device-sim fleet --collector "http://127.0.0.1:$port" \
   --devices "$devices" --true-rate "$rate" --epsilon "$epsilon" --metric 1 --seed "$seed" \

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "incoming_reports.h"
 #include "ingest/batch_validator.h"
 
 namespace {
@@ -15,17 +16,7 @@ Batch valid_batch() {
   Batch batch;
   batch.sdk_version = 256;
   batch.device_nonce = 9;
-  for (uint64_t id = 0; id < 3; ++id) {
-    IncomingReport r;
-    r.report_id = id;
-    r.metric_id = 1;
-    r.mechanism = 1;
-    r.epsilon_micros = 1000000;
-    r.domain_size = 2;
-    r.has_bit = true;
-    r.bit = id % 2 == 1;
-    batch.reports.push_back(r);
-  }
+  for (uint64_t id = 0; id < 3; ++id) batch.reports.push_back(blur_test::binary_report(id, id % 2 == 1));
   return batch;
 }
 

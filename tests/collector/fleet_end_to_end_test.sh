@@ -8,20 +8,14 @@ set -euo pipefail
 collector=$1
 device_sim=$2
 work=$(mktemp -d)
-trap 'kill $server 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
-
-"$collector" serve --db "$work/blur.db" --port 0 --metric 3:rr:0.75 > "$work/server.log" 2>&1 &
-server=$!
-for _ in $(seq 100); do
-  port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$work/server.log")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { cat "$work/server.log"; exit 1; }
+trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+. "$(dirname "$0")/../../scripts/lib/collector.sh"
+start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 3:rr:0.75
+port=$collector_port
 
 "$device_sim" fleet --collector "http://127.0.0.1:$port" --devices 3000 --true-rate 0.2 \
   --epsilon 0.75 --metric 3 --seed 99 --threads 8 > "$work/fleet.json"
-kill $server; wait $server || true
+kill $collector_pid; wait $collector_pid || true
 
 "$collector" estimate --db "$work/blur.db" --metric 3 > "$work/estimate.json"
 /usr/bin/python3 - "$work/fleet.json" "$work/estimate.json" <<'PY'

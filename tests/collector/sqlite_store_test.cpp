@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "incoming_reports.h"
 #include "store/sqlite_store.h"
 
 namespace {
@@ -25,17 +26,7 @@ Batch batch_of(uint64_t nonce, std::initializer_list<std::pair<uint64_t, bool>> 
   Batch batch;
   batch.sdk_version = 256;
   batch.device_nonce = nonce;
-  for (const auto& [id, bit] : reports) {
-    IncomingReport r;
-    r.report_id = id;
-    r.metric_id = 1;
-    r.mechanism = 1;
-    r.epsilon_micros = 1000000;
-    r.domain_size = 2;
-    r.has_bit = true;
-    r.bit = bit;
-    batch.reports.push_back(r);
-  }
+  for (const auto& [id, bit] : reports) batch.reports.push_back(blur_test::binary_report(id, bit));
   return batch;
 }
 
