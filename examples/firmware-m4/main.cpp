@@ -82,8 +82,8 @@ int run() {
   }
 
   size_t written = 0;
-  status = blur::encode_batch(g_ledger.device_nonce(), g_reports, kReports, g_batch,
-                              sizeof g_batch, &written);
+  status = blur::encode_batch(g_ledger.device_nonce(), g_reports, kReports, g_batch, sizeof g_batch,
+                              &written);
   if (status != blur::Status::kOk) return fail("encoding", status);
 
   printf("blur firmware: batch of %u reports, %u bytes, spent %lu of %lu micro-nats\n",

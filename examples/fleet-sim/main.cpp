@@ -79,15 +79,16 @@ bool run_device(uint64_t index, bool value, blur::EpsilonMicros epsilon,
   blur::sim::SimPort port(device_seed(options.seed, index));
   blur::Rng rng;
   const std::string personalization = "blur-device-sim/" + std::to_string(index);
-  blur::Status status = rng.seed(port.port(), reinterpret_cast<const uint8_t*>(personalization.data()),
-                                 personalization.size());
+  blur::Status status =
+      rng.seed(port.port(), reinterpret_cast<const uint8_t*>(personalization.data()),
+               personalization.size());
   blur::Ledger ledger;
   uint64_t nonce = 0;
   if (status == blur::Status::kOk) status = rng.next_u64(&nonce);
   if (status == blur::Status::kOk) {
-    status = ledger.provision(port.port(),
-                              {static_cast<uint64_t>(options.budget_nats * blur::kEpsilonMicrosPerNat)},
-                              nonce);
+    status = ledger.provision(
+        port.port(), {static_cast<uint64_t>(options.budget_nats * blur::kEpsilonMicrosPerNat)},
+        nonce);
   }
   const auto rr = blur::BinaryRandomizedResponse::create(epsilon);
   if (status == blur::Status::kOk && !rr.ok()) status = rr.status();
@@ -115,7 +116,8 @@ bool send(httplib::Client& client, const std::string& batch, std::string* error)
     auto response = client.Post("/v1/reports", batch, "application/x-protobuf");
     if (response && response->status == 200) return true;
     if (response && response->status >= 400 && response->status < 500) {
-      *error = "collector refused a batch (" + std::to_string(response->status) + "): " + response->body;
+      *error =
+          "collector refused a batch (" + std::to_string(response->status) + "): " + response->body;
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50 << attempt));
@@ -171,7 +173,8 @@ int fleet(const FleetOptions& options) {
   std::mutex error_mutex;
   const auto start = std::chrono::steady_clock::now();
   std::fprintf(stderr, "blur-device-sim: %llu devices -> %s (%d connections)\n",
-               static_cast<unsigned long long>(devices), options.collector.c_str(), options.threads);
+               static_cast<unsigned long long>(devices), options.collector.c_str(),
+               options.threads);
 
   std::vector<std::thread> workers;
   for (int t = 0; t < options.threads; ++t) {
@@ -207,7 +210,8 @@ int fleet(const FleetOptions& options) {
   uint64_t ones = 0;
   for (uint8_t v : truth) ones += v;
   std::fprintf(stderr, "blur-device-sim: %llu reports acknowledged in %.2f s (%.0f devices/s)\n",
-               static_cast<unsigned long long>(devices), seconds, static_cast<double>(devices) / seconds);
+               static_cast<unsigned long long>(devices), seconds,
+               static_cast<double>(devices) / seconds);
 
   if (options.table) {
     httplib::Client client(options.collector);
@@ -218,8 +222,8 @@ int fleet(const FleetOptions& options) {
     }
     print_table(options, nlohmann::json::parse(response->body), ones, devices);
   } else {
-    std::printf("{\"devices\": %llu, \"true_ones\": %llu}\n", static_cast<unsigned long long>(devices),
-                static_cast<unsigned long long>(ones));
+    std::printf("{\"devices\": %llu, \"true_ones\": %llu}\n",
+                static_cast<unsigned long long>(devices), static_cast<unsigned long long>(ones));
   }
   return 0;
 }
@@ -238,11 +242,16 @@ int main(int argc, char** argv) {
   fleet_cmd->add_option("--true-rate", o.true_rate, "Share of devices whose true value is 1")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  fleet_cmd->add_option("--values", o.values_file, "File of true values, one 0/1 per line (one device each)")
+  fleet_cmd
+      ->add_option("--values", o.values_file,
+                   "File of true values, one 0/1 per line (one device each)")
       ->check(CLI::ExistingFile);
-  fleet_cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")->capture_default_str();
-  fleet_cmd->add_option("--metric", o.metric, "Metric id (registered on the collector)")->capture_default_str();
-  fleet_cmd->add_option("--seed", o.seed, "Seed of the simulated entropy and true values")->capture_default_str();
+  fleet_cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")
+      ->capture_default_str();
+  fleet_cmd->add_option("--metric", o.metric, "Metric id (registered on the collector)")
+      ->capture_default_str();
+  fleet_cmd->add_option("--seed", o.seed, "Seed of the simulated entropy and true values")
+      ->capture_default_str();
   fleet_cmd->add_option("--threads", o.threads, "Concurrent connections")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();

@@ -25,8 +25,7 @@ Status board_entropy(void* context, uint8_t* out, size_t length) {
   }
   while (length > 0) {
     const uint32_t read_args[3] = {static_cast<uint32_t>(board->entropy_handle),
-                                   reinterpret_cast<uint32_t>(out),
-                                   static_cast<uint32_t>(length)};
+                                   reinterpret_cast<uint32_t>(out), static_cast<uint32_t>(length)};
     // SYS_READ returns the number of bytes *not* read.
     const int32_t missing = semihosting_call(SemihostingOp::kRead, read_args);
     if (missing < 0 || static_cast<size_t>(missing) >= length) return Status::kEntropyFailure;
@@ -64,12 +63,11 @@ Status board_sync(void*) { return Status::kOk; }  // RAM is "durable" until rese
 
 }  // namespace
 
-Port board_port(BoardContext* context, uint8_t* flash, uint32_t block_size,
-                uint32_t block_count) {
+Port board_port(BoardContext* context, uint8_t* flash, uint32_t block_size, uint32_t block_count) {
   *context = BoardContext{flash, block_size, block_count, -1};
   memset(flash, 0xFF, static_cast<size_t>(block_size) * block_count);
-  return Port{context, &board_entropy, &board_read, &board_prog, &board_erase, &board_sync,
-              block_size, block_count};
+  return Port{context,      &board_entropy, &board_read, &board_prog,
+              &board_erase, &board_sync,    block_size,  block_count};
 }
 
 }  // namespace cortex_m

@@ -18,7 +18,7 @@ namespace blur {
 namespace cortex_m {
 
 struct BoardContext {
-  uint8_t* flash;        // block_size * block_count bytes, caller-owned
+  uint8_t* flash;  // block_size * block_count bytes, caller-owned
   uint32_t block_size;
   uint32_t block_count;
   int32_t entropy_handle;  // semihosting handle of /dev/urandom, -1 until opened

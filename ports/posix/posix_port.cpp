@@ -52,7 +52,8 @@ Status PosixPort::open(const char* path, uint32_t block_size, uint32_t block_cou
   if (fd < 0) return Status::kStorageFailure;
   struct stat st;
   const off_t size = static_cast<off_t>(block_size) * block_count;
-  if (fstat(fd, &st) != 0 || (st.st_size < size && !fill_erased(fd, st.st_size, static_cast<size_t>(size - st.st_size))) ||
+  if (fstat(fd, &st) != 0 ||
+      (st.st_size < size && !fill_erased(fd, st.st_size, static_cast<size_t>(size - st.st_size))) ||
       fsync(fd) != 0) {
     ::close(fd);
     return Status::kStorageFailure;
@@ -64,8 +65,14 @@ Status PosixPort::open(const char* path, uint32_t block_size, uint32_t block_cou
 }
 
 Port PosixPort::port() {
-  return Port{this, &PosixPort::entropy, &PosixPort::read, &PosixPort::prog, &PosixPort::erase,
-              &PosixPort::sync, block_size_, block_count_};
+  return Port{this,
+              &PosixPort::entropy,
+              &PosixPort::read,
+              &PosixPort::prog,
+              &PosixPort::erase,
+              &PosixPort::sync,
+              block_size_,
+              block_count_};
 }
 
 bool PosixPort::in_range(uint32_t block, uint32_t offset, uint32_t size) const {

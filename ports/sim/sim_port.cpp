@@ -24,8 +24,8 @@ bool in_range(uint32_t block, uint32_t offset, uint32_t size) {
 SimPort::SimPort(uint64_t seed) : state_(seed) { memset(flash_, 0xFF, sizeof flash_); }
 
 Port SimPort::port() {
-  return Port{this, &SimPort::entropy, &SimPort::read, &SimPort::prog, &SimPort::erase,
-              &SimPort::sync, kBlockSize, kBlockCount};
+  return Port{this,           &SimPort::entropy, &SimPort::read, &SimPort::prog, &SimPort::erase,
+              &SimPort::sync, kBlockSize,        kBlockCount};
 }
 
 Status SimPort::entropy(void* context, uint8_t* out, size_t length) {
@@ -36,7 +36,8 @@ Status SimPort::entropy(void* context, uint8_t* out, size_t length) {
   }
   for (size_t i = 0; i < length; i += 8) {
     const uint64_t word = splitmix64(&self->state_);
-    for (size_t j = 0; j < 8 && i + j < length; ++j) out[i + j] = static_cast<uint8_t>(word >> (8 * j));
+    for (size_t j = 0; j < 8 && i + j < length; ++j)
+      out[i + j] = static_cast<uint8_t>(word >> (8 * j));
   }
   return Status::kOk;
 }

@@ -11,12 +11,12 @@
 #define BLUR_MBEDTLS_CONFIG_H
 
 #define MBEDTLS_AES_C
-#define MBEDTLS_AES_ROM_TABLES       // tables in flash, not RAM
-#define MBEDTLS_AES_FEWER_TABLES     // 2 KiB of tables instead of 8 KiB
+#define MBEDTLS_AES_ROM_TABLES    // tables in flash, not RAM
+#define MBEDTLS_AES_FEWER_TABLES  // 2 KiB of tables instead of 8 KiB
 #define MBEDTLS_CTR_DRBG_C
 #define MBEDTLS_ENTROPY_C
 #define MBEDTLS_SHA256_C
-#define MBEDTLS_SHA256_SMALLER       // fewer unrolled rounds: smaller flash
+#define MBEDTLS_SHA256_SMALLER  // fewer unrolled rounds: smaller flash
 
 #define MBEDTLS_NO_PLATFORM_ENTROPY  // the port supplies entropy
 #define MBEDTLS_ENTROPY_MAX_SOURCES 2

@@ -147,8 +147,8 @@ Status Ledger::write(uint32_t sequence, uint64_t spent, uint64_t next_report_id)
   // invalid slot, and the other slot still holds the previous record.
   if (port_.erase(port_.context, slot) != Status::kOk ||
       port_.prog(port_.context, slot, 0, bytes, kCrcOffset) != Status::kOk ||
-      port_.prog(port_.context, slot, kCrcOffset, bytes + kCrcOffset,
-                 kRecordSize - kCrcOffset) != Status::kOk ||
+      port_.prog(port_.context, slot, kCrcOffset, bytes + kCrcOffset, kRecordSize - kCrcOffset) !=
+          Status::kOk ||
       port_.sync(port_.context) != Status::kOk) {
     return Status::kStorageFailure;
   }

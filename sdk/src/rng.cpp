@@ -32,8 +32,7 @@ int Rng::poll_port(void* rng, unsigned char* out, size_t length, size_t* produce
   return 0;
 }
 
-Status Rng::seed(const Port& port, const uint8_t* personalization,
-                 size_t personalization_length) {
+Status Rng::seed(const Port& port, const uint8_t* personalization, size_t personalization_length) {
   if (port.entropy == nullptr) return Status::kInvalidArgument;
   seeded_ = false;
   pool_used_ = kPoolSize;

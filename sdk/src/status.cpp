@@ -4,18 +4,30 @@ namespace blur {
 
 const char* status_name(Status status) {
   switch (status) {
-    case Status::kOk: return "ok";
-    case Status::kInvalidArgument: return "invalid argument";
-    case Status::kBufferTooSmall: return "buffer too small";
-    case Status::kEntropyFailure: return "entropy failure";
-    case Status::kStorageFailure: return "storage failure";
-    case Status::kStorageCorrupt: return "storage corrupt";
-    case Status::kNotProvisioned: return "not provisioned";
-    case Status::kAlreadyProvisioned: return "already provisioned";
-    case Status::kBudgetExhausted: return "budget exhausted";
-    case Status::kLedgerClosed: return "ledger closed";
-    case Status::kIterationCap: return "sampler iteration cap";
-    case Status::kEncodingFailure: return "encoding failure";
+    case Status::kOk:
+      return "ok";
+    case Status::kInvalidArgument:
+      return "invalid argument";
+    case Status::kBufferTooSmall:
+      return "buffer too small";
+    case Status::kEntropyFailure:
+      return "entropy failure";
+    case Status::kStorageFailure:
+      return "storage failure";
+    case Status::kStorageCorrupt:
+      return "storage corrupt";
+    case Status::kNotProvisioned:
+      return "not provisioned";
+    case Status::kAlreadyProvisioned:
+      return "already provisioned";
+    case Status::kBudgetExhausted:
+      return "budget exhausted";
+    case Status::kLedgerClosed:
+      return "ledger closed";
+    case Status::kIterationCap:
+      return "sampler iteration cap";
+    case Status::kEncodingFailure:
+      return "encoding failure";
   }
   return "unknown status";
 }

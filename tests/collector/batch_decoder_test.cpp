@@ -1,9 +1,10 @@
+#include "ingest/batch_decoder.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "ingest/batch_decoder.h"
 #include "kat.h"
 #include "kat_report_batch.inc"  // kKatReportBatch: tests/vectors/report_batch.kat
 
@@ -25,7 +26,8 @@ TEST(BatchDecoder, DecodesKnownAnswers) {
   const size_t vectors = blur_test::for_each_kat(kKatReportBatch, [](const blur_test::KatBatch& v) {
     Batch batch;
     std::string error;
-    ASSERT_TRUE(decode_batch(v.encoding, v.encoding_size, &batch, &error)) << v.name << ": " << error;
+    ASSERT_TRUE(decode_batch(v.encoding, v.encoding_size, &batch, &error))
+        << v.name << ": " << error;
     EXPECT_EQ(batch.sdk_version, v.sdk_version);
     EXPECT_EQ(batch.device_nonce, v.device_nonce);
     ASSERT_EQ(batch.reports.size(), v.report_count);
@@ -73,9 +75,10 @@ TEST(BatchDecoder, WrongWireTypesAreRefused) {
   const uint8_t report_as_varint[] = {0x08, 0x01, 0x11, 1, 2, 3, 4, 5, 6, 7, 8, 0x18, 0x05};
   // A report whose length runs past the end of the body.
   const uint8_t overlong[] = {0x08, 0x01, 0x11, 1, 2, 3, 4, 5, 6, 7, 8, 0x1A, 0x7F, 0x08};
-  for (const auto& input : {std::vector<uint8_t>(std::begin(wrong_type), std::end(wrong_type)),
-                            std::vector<uint8_t>(std::begin(report_as_varint), std::end(report_as_varint)),
-                            std::vector<uint8_t>(std::begin(overlong), std::end(overlong))}) {
+  for (const auto& input :
+       {std::vector<uint8_t>(std::begin(wrong_type), std::end(wrong_type)),
+        std::vector<uint8_t>(std::begin(report_as_varint), std::end(report_as_varint)),
+        std::vector<uint8_t>(std::begin(overlong), std::end(overlong))}) {
     Batch batch;
     std::string error;
     EXPECT_FALSE(decode_batch(input.data(), input.size(), &batch, &error));

@@ -1,7 +1,8 @@
+#include "ingest/batch_validator.h"
+
 #include <gtest/gtest.h>
 
 #include "incoming_reports.h"
-#include "ingest/batch_validator.h"
 
 namespace {
 
@@ -16,11 +17,14 @@ Batch valid_batch() {
   Batch batch;
   batch.sdk_version = 256;
   batch.device_nonce = 9;
-  for (uint64_t id = 0; id < 3; ++id) batch.reports.push_back(blur_test::binary_report(id, id % 2 == 1));
+  for (uint64_t id = 0; id < 3; ++id)
+    batch.reports.push_back(blur_test::binary_report(id, id % 2 == 1));
   return batch;
 }
 
-TEST(BatchValidator, AcceptsConsistentBatches) { EXPECT_EQ(validate_batch(valid_batch(), lookup), ""); }
+TEST(BatchValidator, AcceptsConsistentBatches) {
+  EXPECT_EQ(validate_batch(valid_batch(), lookup), "");
+}
 
 TEST(BatchValidator, NamesTheFirstInconsistency) {
   struct Case {

@@ -1,9 +1,9 @@
+#include "estimate/frequency_oracle.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
-
-#include "estimate/frequency_oracle.h"
 
 namespace {
 

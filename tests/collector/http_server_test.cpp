@@ -1,3 +1,5 @@
+#include "server/http_server.h"
+
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <unistd.h>
@@ -10,7 +12,6 @@
 #include "ingest/batch_decoder.h"
 #include "kat.h"
 #include "kat_report_batch.inc"
-#include "server/http_server.h"
 #include "store/sqlite_store.h"
 
 namespace {
@@ -36,7 +37,8 @@ class CollectorFixture : public ::testing::Test {
     ASSERT_TRUE(store_) << error;
     // Vector 1 reports metric 1 at eps 1; vector 2 reports metric 7 at eps 0.5
     // and metric 4294967295 at eps 20, which stays unregistered.
-    ASSERT_TRUE(store_->register_metric({1, Mechanism::kBinaryRandomizedResponse, 1000000}, &error));
+    ASSERT_TRUE(
+        store_->register_metric({1, Mechanism::kBinaryRandomizedResponse, 1000000}, &error));
     ASSERT_TRUE(store_->register_metric({7, Mechanism::kBinaryRandomizedResponse, 500000}, &error));
     server_ = std::make_unique<HttpServer>(*store_, 4);
     port_ = server_->bind("127.0.0.1", 0);
@@ -99,15 +101,18 @@ TEST_F(CollectorFixture, MalformedBatchesGet400AndStoreNothing) {
 }
 
 TEST_F(CollectorFixture, OversizedBodiesAreRefused) {
-  expect_refused(std::string(max_encoded_batch_size() + 1, '\x08'), 400, "exceeds the largest valid batch");
+  expect_refused(std::string(max_encoded_batch_size() + 1, '\x08'), 400,
+                 "exceeds the largest valid batch");
   // Far past the limit httplib stops reading; the answer is the same 400.
-  expect_refused(std::string(5 * max_encoded_batch_size(), '\x08'), 400, "exceeds the largest valid batch");
+  expect_refused(std::string(5 * max_encoded_batch_size(), '\x08'), 400,
+                 "exceeds the largest valid batch");
 }
 
 // One report for an unregistered metric rejects the whole batch: the two
 // valid reports in it are not stored either.
 TEST_F(CollectorFixture, InconsistentBatchesAreRefusedAtomically) {
-  expect_refused(kat_bodies().at(1), 400, "report 2 (id 18446744073709551615): unknown metric 4294967295");
+  expect_refused(kat_bodies().at(1), 400,
+                 "report 2 (id 18446744073709551615): unknown metric 4294967295");
 }
 
 TEST_F(CollectorFixture, ServesEstimatesAndMetrics) {

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "metrics/metric_config.h"
+
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -13,7 +13,8 @@ TEST(MetricConfig, ParsesEpsilonExactlyInMicroNats) {
   EXPECT_EQ(parse_epsilon_micros(".5"), 500000u);
   EXPECT_EQ(parse_epsilon_micros("0.1234569"), 123456u);  // truncated, never rounded up
   EXPECT_EQ(parse_epsilon_micros("20"), 20000000u);
-  for (const char* bad : {"", ".", "0", "0.0000001", "20.000001", "-1", "1e0", "1,5", "abc", "99999999999"}) {
+  for (const char* bad :
+       {"", ".", "0", "0.0000001", "20.000001", "-1", "1e0", "1,5", "abc", "99999999999"}) {
     EXPECT_FALSE(parse_epsilon_micros(bad).has_value()) << bad;
   }
 }

@@ -1,3 +1,5 @@
+#include "store/sqlite_store.h"
+
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <unistd.h>
@@ -6,7 +8,6 @@
 #include <string>
 
 #include "incoming_reports.h"
-#include "store/sqlite_store.h"
 
 namespace {
 
@@ -40,7 +41,8 @@ TEST(SqliteStore, StoresDurablyInWalModeAndSurvivesReopen) {
     ASSERT_TRUE(store) << error;
     ASSERT_TRUE(store->register_metric(kMetric, &error)) << error;
     SqliteStore::InsertResult result;
-    ASSERT_TRUE(store->insert_batch(batch_of(~0ull, {{0, true}, {1, false}, {~0ull, true}}), &result, &error));
+    ASSERT_TRUE(store->insert_batch(batch_of(~0ull, {{0, true}, {1, false}, {~0ull, true}}),
+                                    &result, &error));
     EXPECT_EQ(result.inserted, 3u);
   }
   auto store = SqliteStore::open(db.path, &error);
@@ -95,7 +97,8 @@ TEST(SqliteStore, RefusesToChangeARegisteredMetric) {
 TEST(SqliteStore, UnopenableDatabaseIsAClearError) {
   std::string error;
   EXPECT_FALSE(SqliteStore::open("/nonexistent-dir/blur.db", &error));
-  EXPECT_NE(error.find("cannot open database /nonexistent-dir/blur.db"), std::string::npos) << error;
+  EXPECT_NE(error.find("cannot open database /nonexistent-dir/blur.db"), std::string::npos)
+      << error;
 }
 
 }  // namespace

@@ -1,3 +1,5 @@
+#include "posix_port.h"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +9,6 @@
 
 #include "blur/ledger.h"
 #include "blur/rng.h"
-#include "posix_port.h"
 
 namespace {
 

@@ -1,7 +1,8 @@
+#include "blur/binary_randomized_response.h"
+
 #include <gtest/gtest.h>
 #include <math.h>
 
-#include "blur/binary_randomized_response.h"
 #include "blur/rng.h"
 #include "scripted_random.h"
 #include "sim_port.h"

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "crc32.h"
+
+#include <gtest/gtest.h>
 
 namespace {
 

@@ -1,7 +1,8 @@
+#include "blur/exact_sampling.h"
+
 #include <gtest/gtest.h>
 #include <math.h>
 
-#include "blur/exact_sampling.h"
 #include "blur/rng.h"
 #include "scripted_random.h"
 #include "sim_port.h"

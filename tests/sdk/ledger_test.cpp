@@ -1,6 +1,7 @@
+#include "blur/ledger.h"
+
 #include <gtest/gtest.h>
 
-#include "blur/ledger.h"
 #include "sim_port.h"
 
 namespace {
@@ -64,7 +65,7 @@ TEST(Ledger, CorruptNewestRecordFallsBackToThePreviousOne) {
   Ledger ledger;
   ASSERT_EQ(ledger.provision(port.port(), kPolicy, 1), Status::kOk);  // sequence 1, slot 1
   uint64_t id = 0;
-  ASSERT_EQ(ledger.charge(kNat, &id), Status::kOk);  // sequence 2, slot 0
+  ASSERT_EQ(ledger.charge(kNat, &id), Status::kOk);    // sequence 2, slot 0
   port.flash()[0 * SimPort::kBlockSize + 33] ^= 0x01;  // a bit of slot 0's spent total
   Ledger rebooted;
   ASSERT_EQ(rebooted.open(port.port()), Status::kOk);

@@ -1,8 +1,9 @@
+#include "blur/report_encoding.h"
+
 #include <gtest/gtest.h>
 #include <string.h>
 
 #include "blur.pb.h"
-#include "blur/report_encoding.h"
 #include "blur/version.h"
 #include "kat.h"
 #include "kat_report_batch.inc"  // kKatReportBatch: tests/vectors/report_batch.kat
@@ -13,12 +14,8 @@ namespace {
 using blur::Status;
 
 blur::Report to_report(const blur_test::KatReport& r) {
-  return blur::Report{r.report_id,
-                      r.metric_id,
-                      static_cast<blur::MechanismId>(r.mechanism),
-                      r.epsilon_micros,
-                      r.domain_size,
-                      r.bit};
+  return blur::Report{r.report_id,      r.metric_id,   static_cast<blur::MechanismId>(r.mechanism),
+                      r.epsilon_micros, r.domain_size, r.bit};
 }
 
 // The encoder reproduces Google's protobuf encoding byte for byte.
@@ -41,8 +38,8 @@ TEST(ReportEncoding, MatchesKnownAnswers) {
 TEST(ReportEncoding, RoundTripsThroughTheNanopbDecoder) {
   blur::Report reports[3];
   for (uint32_t i = 0; i < 3; ++i) {
-    reports[i] = blur::Report{100 + i, 9, blur::MechanismId::kBinaryRandomizedResponse, 750000, 2,
-                              i % 2 == 0};
+    reports[i] = blur::Report{100 + i, 9, blur::MechanismId::kBinaryRandomizedResponse,
+                              750000,  2, i % 2 == 0};
   }
   uint8_t buffer[256];
   size_t written = 0;

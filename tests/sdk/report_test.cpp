@@ -1,6 +1,7 @@
+#include "blur/report.h"
+
 #include <gtest/gtest.h>
 
-#include "blur/report.h"
 #include "sim_port.h"
 
 namespace {

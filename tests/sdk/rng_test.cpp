@@ -1,7 +1,8 @@
+#include "blur/rng.h"
+
 #include <gtest/gtest.h>
 #include <string.h>
 
-#include "blur/rng.h"
 #include "sim_port.h"
 #include "stats.h"
 
@@ -123,7 +124,8 @@ TEST(Rng, UniformSmallBoundChiSquare) {
   }
   double chi2 = 0;
   const double expected = static_cast<double>(n) / 10;
-  for (uint64_t c : counts) chi2 += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
+  for (uint64_t c : counts)
+    chi2 += (static_cast<double>(c) - expected) * (static_cast<double>(c) - expected) / expected;
   EXPECT_LT(chi2, 44.81);
 }
 

@@ -58,7 +58,8 @@ int serve(const std::string& db_path, const std::string& address, int port,
   }
   std::printf("blur-collector: listening on http://%s:%d (database %s, %zu metrics)\n",
               address.c_str(), bound, db_path.c_str(), store->metrics().size());
-  for (const auto& m : store->metrics()) std::printf("  %s\n", blur::collector::describe(m).c_str());
+  for (const auto& m : store->metrics())
+    std::printf("  %s\n", blur::collector::describe(m).c_str());
   std::fflush(stdout);
 
   std::thread waiter([&] {
@@ -90,7 +91,8 @@ int estimate(const std::string& db_path, const std::vector<uint32_t>& metric_ids
       metrics.push_back(*metric);
     }
   }
-  for (const auto& metric : metrics) out.push_back(blur::collector::estimate_metric(metric, *store));
+  for (const auto& metric : metrics)
+    out.push_back(blur::collector::estimate_metric(metric, *store));
   std::cout << (out.size() == 1 ? out[0] : out).dump(2) << "\n";
   return 0;
 }
@@ -115,7 +117,8 @@ int main(int argc, char** argv) {
   int threads = 8;
   std::vector<std::string> metric_specs;
   auto* serve_cmd = app.add_subcommand("serve", "Run the HTTP collector");
-  serve_cmd->add_option("--db", db_path, "SQLite database (created if missing)")->capture_default_str();
+  serve_cmd->add_option("--db", db_path, "SQLite database (created if missing)")
+      ->capture_default_str();
   serve_cmd->add_option("--address", address, "Address to listen on")->capture_default_str();
   serve_cmd->add_option("--port", port, "Port to listen on (0: any free port)")
       ->check(CLI::Range(0, 65535))
@@ -128,7 +131,9 @@ int main(int argc, char** argv) {
 
   std::vector<uint32_t> metric_ids;
   auto* estimate_cmd = app.add_subcommand("estimate", "Print estimates from a database, offline");
-  estimate_cmd->add_option("--db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
+  estimate_cmd->add_option("--db", db_path, "SQLite database")
+      ->required()
+      ->check(CLI::ExistingFile);
   estimate_cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
 
   auto* metrics_cmd = app.add_subcommand("metrics", "List the registered metrics");

@@ -17,8 +17,8 @@ CountEstimate estimate_count(uint64_t reports, uint64_t support, OracleParams pa
   const double gap = params.p - params.q;
   const double count = (static_cast<double>(support) - n * params.q) / gap;
   const double plug_in = std::clamp(count, 0.0, n);
-  const double variance = n * params.q * (1 - params.q) / (gap * gap) +
-                          plug_in * (1 - params.p - params.q) / gap;
+  const double variance =
+      n * params.q * (1 - params.q) / (gap * gap) + plug_in * (1 - params.p - params.q) / gap;
   const double std_error = std::sqrt(std::max(variance, 0.0));
   return CountEstimate{count, std_error, count - kZ95 * std_error, count + kZ95 * std_error};
 }

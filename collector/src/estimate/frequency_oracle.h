@@ -29,9 +29,9 @@ OracleParams binary_rr_params(uint32_t epsilon_micros);
 inline constexpr double kZ95 = 1.959963984540054;
 
 struct CountEstimate {
-  double count;       // unbiased estimate of how many reports had the value
-  double std_error;   // of `count`
-  double ci95_low;    // count -+ kZ95 * std_error (normal approximation)
+  double count;      // unbiased estimate of how many reports had the value
+  double std_error;  // of `count`
+  double ci95_low;   // count -+ kZ95 * std_error (normal approximation)
   double ci95_high;
 };
 

@@ -13,7 +13,7 @@ struct IncomingReport {
   uint32_t mechanism = 0;  // raw wire value; validation maps it
   uint32_t epsilon_micros = 0;
   uint32_t domain_size = 0;
-  bool has_bit = false;    // the payload is `bit`
+  bool has_bit = false;  // the payload is `bit`
   bool bit = false;
 };
 

@@ -17,14 +17,16 @@ std::optional<Mechanism> mechanism_from_name(const std::string& name) {
 
 const char* mechanism_name(Mechanism mechanism) {
   switch (mechanism) {
-    case Mechanism::kBinaryRandomizedResponse: return "rr";
+    case Mechanism::kBinaryRandomizedResponse:
+      return "rr";
   }
   return "unknown";
 }
 
 uint32_t mechanism_domain_size(Mechanism mechanism) {
   switch (mechanism) {
-    case Mechanism::kBinaryRandomizedResponse: return 2;
+    case Mechanism::kBinaryRandomizedResponse:
+      return 2;
   }
   return 0;
 }
@@ -38,7 +40,8 @@ std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
   uint64_t fraction = 0;
   size_t i = 0;
   size_t whole_digits = 0;
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i, ++whole_digits) {
+  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));
+       ++i, ++whole_digits) {
     whole = whole * 10 + static_cast<uint64_t>(text[i] - '0');
     if (whole > kMaxEpsilonMicros) return std::nullopt;
   }

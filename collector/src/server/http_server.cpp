@@ -40,31 +40,32 @@ HttpServer::HttpServer(SqliteStore& store, int threads)
   server_->set_payload_max_length(4 * max_encoded_batch_size());
   server_->set_error_handler(httplib::Server::HandlerWithResponse(
       [](const httplib::Request& request, httplib::Response& response) {
-    if (response.status != 413) return httplib::Server::HandlerResponse::Unhandled;
-    const std::string length = request.get_header_value("Content-Length");
-    reply_error(response, 400,
-                "body" + (length.empty() ? "" : " of " + length + " bytes") +
-                    " exceeds the largest valid batch (" +
-                    std::to_string(max_encoded_batch_size()) + " bytes)");
-    return httplib::Server::HandlerResponse::Handled;
-  }));
+        if (response.status != 413) return httplib::Server::HandlerResponse::Unhandled;
+        const std::string length = request.get_header_value("Content-Length");
+        reply_error(response, 400,
+                    "body" + (length.empty() ? "" : " of " + length + " bytes") +
+                        " exceeds the largest valid batch (" +
+                        std::to_string(max_encoded_batch_size()) + " bytes)");
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   server_->set_tcp_nodelay(true);  // small request/response pairs: no Nagle delay
 
-  server_->Post("/v1/reports", [this](const httplib::Request& request, httplib::Response& response) {
-    Batch batch;
-    std::string error;
-    if (!decode_batch(reinterpret_cast<const uint8_t*>(request.body.data()), request.body.size(),
-                      &batch, &error)) {
-      return reply_error(response, 400, error);
-    }
-    error = validate_batch(batch, [this](uint32_t id) { return store_.metric(id); });
-    if (!error.empty()) return reply_error(response, 400, error);
-    SqliteStore::InsertResult result;
-    if (!store_.insert_batch(batch, &result, &error)) {
-      return reply_error(response, 503, "storage failure, retry later: " + error);
-    }
-    reply(response, 200, {{"accepted", result.inserted}, {"duplicates", result.duplicates}});
-  });
+  server_->Post(
+      "/v1/reports", [this](const httplib::Request& request, httplib::Response& response) {
+        Batch batch;
+        std::string error;
+        if (!decode_batch(reinterpret_cast<const uint8_t*>(request.body.data()),
+                          request.body.size(), &batch, &error)) {
+          return reply_error(response, 400, error);
+        }
+        error = validate_batch(batch, [this](uint32_t id) { return store_.metric(id); });
+        if (!error.empty()) return reply_error(response, 400, error);
+        SqliteStore::InsertResult result;
+        if (!store_.insert_batch(batch, &result, &error)) {
+          return reply_error(response, 503, "storage failure, retry later: " + error);
+        }
+        reply(response, 200, {{"accepted", result.inserted}, {"duplicates", result.duplicates}});
+      });
 
   server_->Get("/v1/metrics", [this](const httplib::Request&, httplib::Response& response) {
     nlohmann::json metrics = nlohmann::json::array();
@@ -76,16 +77,15 @@ HttpServer::HttpServer(SqliteStore& store, int threads)
     reply(response, 200, {{"metrics", metrics}});
   });
 
-  server_->Get(R"(/v1/metrics/(\d+)/estimate)",
-               [this](const httplib::Request& request, httplib::Response& response) {
-                 const auto id = parse_metric_id(request.matches[1]);
-                 const auto metric = id ? store_.metric(*id) : std::nullopt;
-                 if (!metric) {
-                   return reply_error(response, 404,
-                                      "unknown metric " + std::string(request.matches[1]));
-                 }
-                 reply(response, 200, estimate_metric(*metric, store_));
-               });
+  server_->Get(R"(/v1/metrics/(\d+)/estimate)", [this](const httplib::Request& request,
+                                                       httplib::Response& response) {
+    const auto id = parse_metric_id(request.matches[1]);
+    const auto metric = id ? store_.metric(*id) : std::nullopt;
+    if (!metric) {
+      return reply_error(response, 404, "unknown metric " + std::string(request.matches[1]));
+    }
+    reply(response, 200, estimate_metric(*metric, store_));
+  });
 
   server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     reply(response, 200, {{"status", "ok"}});

@@ -35,7 +35,9 @@ CREATE INDEX IF NOT EXISTS reports_by_metric ON reports (metric_id, bit);
 
 // RAII for prepared statements.
 struct Statement {
-  Statement(sqlite3* db, const char* sql) { ok = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK; }
+  Statement(sqlite3* db, const char* sql) {
+    ok = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) == SQLITE_OK;
+  }
   ~Statement() { sqlite3_finalize(stmt); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -98,7 +100,8 @@ bool SqliteStore::register_metric(const MetricConfig& metric, std::string* error
              describe(existing->second) + "; refusing to change it to " + describe(metric);
     return false;
   }
-  Statement insert(db_, "INSERT INTO metrics (metric_id, mechanism, epsilon_micros) VALUES (?, ?, ?)");
+  Statement insert(db_,
+                   "INSERT INTO metrics (metric_id, mechanism, epsilon_micros) VALUES (?, ?, ?)");
   if (!insert.ok) {
     *error = sqlite3_errmsg(db_);
     return false;
@@ -137,7 +140,8 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
     exec("ROLLBACK", &ignored);
     return false;
   };
-  Statement insert_batch(db_,
+  Statement insert_batch(
+      db_,
       "INSERT INTO batches (device_nonce, sdk_version, received_at_ms, report_count) "
       "VALUES (?, ?, ?, ?)");
   if (!insert_batch.ok) return fail("cannot prepare batch insert");
@@ -150,7 +154,8 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
   if (sqlite3_step(insert_batch.stmt) != SQLITE_DONE) return fail("cannot store batch");
   const sqlite3_int64 batch_id = sqlite3_last_insert_rowid(db_);
 
-  Statement insert_report(db_,
+  Statement insert_report(
+      db_,
       "INSERT OR IGNORE INTO reports (device_nonce, report_id, metric_id, batch_id, "
       "epsilon_micros, bit) VALUES (?, ?, ?, ?, ?, ?)");
   if (!insert_report.ok) return fail("cannot prepare report insert");

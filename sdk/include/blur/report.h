@@ -16,12 +16,12 @@
 namespace blur {
 
 struct Report {
-  uint64_t report_id;   // unique per device (ledger sequence)
+  uint64_t report_id;  // unique per device (ledger sequence)
   uint32_t metric_id;
   MechanismId mechanism;
   EpsilonMicros epsilon_micros;  // realized epsilon, as charged
   uint32_t domain_size;
-  bool bit;             // binary randomized response payload
+  bool bit;  // binary randomized response payload
 };
 
 // Charges mechanism.epsilon_charged() to `ledger`, then randomizes `value`.

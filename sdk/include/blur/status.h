@@ -8,19 +8,19 @@
 
 namespace blur {
 
-enum class [[nodiscard]] Status : uint8_t {
-  kOk = 0,
-  kInvalidArgument,     // a parameter is out of range; nothing changed
-  kBufferTooSmall,      // the caller's buffer cannot hold the output
-  kEntropyFailure,      // the entropy port or the DRBG failed: no randomness, no report
-  kStorageFailure,      // the storage port failed (read, program, erase, sync or read-back)
-  kStorageCorrupt,      // storage holds data but no valid record: the ledger stays closed
-  kNotProvisioned,      // storage is blank: provision the ledger explicitly
-  kAlreadyProvisioned,  // a valid ledger exists; provisioning would reset it
-  kBudgetExhausted,     // the charge would exceed the privacy budget
-  kLedgerClosed,        // the ledger is not open (never opened, or a write failed)
-  kIterationCap,        // a sampler ran past its iteration cap: no output
-  kEncodingFailure,     // the wire encoder failed
+enum class [[nodiscard]] Status : uint8_t{
+    kOk = 0,
+    kInvalidArgument,     // a parameter is out of range; nothing changed
+    kBufferTooSmall,      // the caller's buffer cannot hold the output
+    kEntropyFailure,      // the entropy port or the DRBG failed: no randomness, no report
+    kStorageFailure,      // the storage port failed (read, program, erase, sync or read-back)
+    kStorageCorrupt,      // storage holds data but no valid record: the ledger stays closed
+    kNotProvisioned,      // storage is blank: provision the ledger explicitly
+    kAlreadyProvisioned,  // a valid ledger exists; provisioning would reset it
+    kBudgetExhausted,     // the charge would exceed the privacy budget
+    kLedgerClosed,        // the ledger is not open (never opened, or a write failed)
+    kIterationCap,        // a sampler ran past its iteration cap: no output
+    kEncodingFailure,     // the wire encoder failed
 };
 
 // A stable, human-readable name ("ok", "budget exhausted", ...).

@@ -80,13 +80,13 @@ struct Voidify {
 };
 
 // Each operand is evaluated exactly once (as in GoogleTest).
-#define MINI_GTEST_DEFINE_OP(name, op)                      \
-  struct name {                                             \
-    static constexpr const char* text = #op;                \
-    template <typename A, typename B>                       \
-    bool operator()(const A& a, const B& b) const {         \
-      return a op b;                                        \
-    }                                                       \
+#define MINI_GTEST_DEFINE_OP(name, op)              \
+  struct name {                                     \
+    static constexpr const char* text = #op;        \
+    template <typename A, typename B>               \
+    bool operator()(const A& a, const B& b) const { \
+      return a op b;                                \
+    }                                               \
   };
 MINI_GTEST_DEFINE_OP(OpEq, ==)
 MINI_GTEST_DEFINE_OP(OpNe, !=)
@@ -120,12 +120,12 @@ inline bool report_bool(bool ok, const char* text, bool expected, const char* fi
 
 #define MINI_GTEST_NAME(suite, name) suite##_##name##_Test
 
-#define TEST(suite, name)                                                              \
-  static void MINI_GTEST_NAME(suite, name)();                                          \
-  static ::testing::TestInfo MINI_GTEST_NAME(suite, name##_info) = {                   \
-      #suite, #name, &MINI_GTEST_NAME(suite, name), nullptr};                          \
-  static ::testing::Registrar MINI_GTEST_NAME(suite, name##_registrar)(                \
-      &MINI_GTEST_NAME(suite, name##_info));                                           \
+#define TEST(suite, name)                                             \
+  static void MINI_GTEST_NAME(suite, name)();                         \
+  static ::testing::TestInfo MINI_GTEST_NAME(suite, name##_info) = {  \
+      #suite, #name, &MINI_GTEST_NAME(suite, name), nullptr};         \
+  static ::testing::Registrar MINI_GTEST_NAME(                        \
+      suite, name##_registrar)(&MINI_GTEST_NAME(suite, name##_info)); \
   static void MINI_GTEST_NAME(suite, name)()
 
 // `if (ok) ; else` makes a following `<< message` bind to the failure branch.
@@ -135,7 +135,7 @@ inline bool report_bool(bool ok, const char* text, bool expected, const char* fi
   else                                     \
     on_fail ::testing::Message(true)
 
-#define MINI_GTEST_CMP(a, b, op, on_fail)                                                 \
+#define MINI_GTEST_CMP(a, b, op, on_fail)                                                        \
   MINI_GTEST_CHECK(::testing::report_compare(::testing::op{}, #a, #b, a, b, __FILE__, __LINE__), \
                    on_fail)
 
@@ -155,10 +155,10 @@ inline bool report_bool(bool ok, const char* text, bool expected, const char* fi
   MINI_GTEST_CHECK(::testing::report_bool(static_cast<bool>(c), #c, true, __FILE__, __LINE__), )
 #define EXPECT_FALSE(c) \
   MINI_GTEST_CHECK(::testing::report_bool(!static_cast<bool>(c), #c, false, __FILE__, __LINE__), )
-#define ASSERT_TRUE(c)                                                                      \
+#define ASSERT_TRUE(c)                                                                         \
   MINI_GTEST_CHECK(::testing::report_bool(static_cast<bool>(c), #c, true, __FILE__, __LINE__), \
                    return ::testing::Voidify() =)
-#define ASSERT_FALSE(c)                                                                      \
+#define ASSERT_FALSE(c)                                                                          \
   MINI_GTEST_CHECK(::testing::report_bool(!static_cast<bool>(c), #c, false, __FILE__, __LINE__), \
                    return ::testing::Voidify() =)
 

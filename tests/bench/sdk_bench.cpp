@@ -1,0 +1,115 @@
+// Device-side costs on the host build: DRBG draws, exact sampling, the
+// durable ledger charge, encoding, and a whole simulated device's life.
+#include <benchmark/benchmark.h>
+
+#include "blur/binary_randomized_response.h"
+#include "blur/ledger.h"
+#include "blur/report.h"
+#include "blur/report_encoding.h"
+#include "blur/rng.h"
+#include "sim_port.h"
+
+namespace {
+
+void BM_RngUniform(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  uint64_t x = 0;
+  for (auto _ : state) {
+    if (rng.uniform(1000, &x) != blur::Status::kOk) return state.SkipWithError("uniform");
+    benchmark::DoNotOptimize(x);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_RngUniform);
+
+void BM_BinaryRandomizedResponse(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  const auto rr = blur::BinaryRandomizedResponse::create(static_cast<uint32_t>(state.range(0)));
+  bool out = false;
+  bool truth = false;
+  for (auto _ : state) {
+    if (rr.value().randomize(rng, truth, &out) != blur::Status::kOk)
+      return state.SkipWithError("rr");
+    truth = !truth;
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BinaryRandomizedResponse)->Arg(250000)->Arg(1000000)->Arg(4000000);
+
+// Charge (erase + program + sync + read-back on RAM flash) + randomize.
+void BM_ReportBinaryWithDurableCharge(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  blur::Ledger ledger;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk ||
+      ledger.provision(port.port(), {UINT64_MAX / 2}, 1) != blur::Status::kOk) {
+    return state.SkipWithError("setup");
+  }
+  const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
+  blur::Report report{};
+  for (auto _ : state) {
+    if (blur::report_binary(ledger, rng, rr.value(), 1, true, &report) != blur::Status::kOk) {
+      return state.SkipWithError("report");
+    }
+    benchmark::DoNotOptimize(report);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ReportBinaryWithDurableCharge);
+
+void BM_EncodeBatch(benchmark::State& state) {
+  const size_t count = static_cast<size_t>(state.range(0));
+  blur::Report reports[blur::kMaxReportsPerBatch];
+  for (size_t i = 0; i < count; ++i) {
+    reports[i] = {1000 + i, 7, blur::MechanismId::kBinaryRandomizedResponse,
+                  1000000,  2, i % 3 == 0};
+  }
+  uint8_t buffer[blur::kBatchHeaderSize +
+                 blur::kMaxReportsPerBatch * blur::kMaxEncodedBinaryReportSize];
+  size_t written = 0;
+  for (auto _ : state) {
+    if (blur::encode_batch(42, reports, count, buffer, sizeof buffer, &written) !=
+        blur::Status::kOk) {
+      return state.SkipWithError("encode");
+    }
+    benchmark::DoNotOptimize(buffer);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(count));
+  state.counters["bytes_per_batch"] = static_cast<double>(written);
+}
+BENCHMARK(BM_EncodeBatch)->Arg(1)->Arg(64);
+
+// What blur-device-sim does per device: seed the DRBG, provision the
+// ledger, one report, encode.
+void BM_SimulatedDeviceLife(benchmark::State& state) {
+  uint64_t index = 0;
+  for (auto _ : state) {
+    blur::sim::SimPort port(++index);
+    blur::Rng rng;
+    blur::Ledger ledger;
+    const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
+    blur::Report report{};
+    uint8_t buffer[64];
+    size_t written = 0;
+    if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk ||
+        ledger.provision(port.port(), {10 * blur::kEpsilonMicrosPerNat}, index) !=
+            blur::Status::kOk ||
+        blur::report_binary(ledger, rng, rr.value(), 1, true, &report) != blur::Status::kOk ||
+        blur::encode_batch(index, &report, 1, buffer, sizeof buffer, &written) !=
+            blur::Status::kOk) {
+      return state.SkipWithError("device");
+    }
+    benchmark::DoNotOptimize(buffer);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_SimulatedDeviceLife);
+
+}  // namespace
+
+BENCHMARK_MAIN();
