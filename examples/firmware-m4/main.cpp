@@ -26,7 +26,7 @@ blur::cortex_m::BoardContext g_board;
 blur::Rng g_rng;
 blur::Ledger g_ledger;
 blur::Report g_reports[kReports];
-uint8_t g_batch[blur::kBatchHeaderSize + kReports * blur::kMaxEncodedBinaryReportSize];
+uint8_t g_batch[blur::kBatchHeaderSize + kReports * blur::kMaxEncodedScalarReportSize];
 
 // Stack high-water mark by painting (QEMU has no cycle counter; size and
 // stack are what can be measured here).
@@ -76,8 +76,8 @@ int run() {
   if (!rr.ok()) return fail("configuring randomized response", rr.status());
   const bool door_opened[kReports] = {true, false, false, true};
   for (size_t i = 0; i < kReports; ++i) {
-    status = blur::report_binary(g_ledger, g_rng, rr.value(), kMetricDoorOpened, door_opened[i],
-                                 &g_reports[i]);
+    status = blur::make_report(g_ledger, g_rng, rr.value(), kMetricDoorOpened, door_opened[i],
+                               &g_reports[i]);
     if (status != blur::Status::kOk) return fail("reporting", status);
   }
 

@@ -94,9 +94,9 @@ bool run_device(uint64_t index, bool value, blur::EpsilonMicros epsilon,
   if (status == blur::Status::kOk && !rr.ok()) status = rr.status();
   blur::Report report{};
   if (status == blur::Status::kOk) {
-    status = blur::report_binary(ledger, rng, rr.value(), options.metric, value, &report);
+    status = blur::make_report(ledger, rng, rr.value(), options.metric, value, &report);
   }
-  uint8_t buffer[blur::kBatchHeaderSize + blur::kMaxEncodedBinaryReportSize];
+  uint8_t buffer[blur::kBatchHeaderSize + blur::kMaxEncodedScalarReportSize];
   size_t written = 0;
   if (status == blur::Status::kOk) {
     status = blur::encode_batch(ledger.device_nonce(), &report, 1, buffer, sizeof buffer, &written);

@@ -9,7 +9,9 @@ namespace blur {
 namespace {
 
 static_assert(static_cast<int>(MechanismId::kBinaryRandomizedResponse) ==
-                  blur_Mechanism_MECHANISM_BINARY_RR,
+                      blur_Mechanism_MECHANISM_BINARY_RR &&
+                  static_cast<int>(MechanismId::kGeneralizedRandomizedResponse) ==
+                      blur_Mechanism_MECHANISM_GRR,
               "MechanismId must match the wire enum");
 static_assert(kMaxReportsPerBatch == sizeof(blur_ReportBatch::reports) / sizeof(blur_Report),
               "kMaxReportsPerBatch must match blur.options");
@@ -24,7 +26,11 @@ bool to_wire(const Report& report, blur_Report* wire) {
   switch (report.mechanism) {
     case MechanismId::kBinaryRandomizedResponse:
       wire->which_payload = blur_Report_bit_tag;
-      wire->payload.bit = report.bit;
+      wire->payload.bit = report.value != 0;
+      return true;
+    case MechanismId::kGeneralizedRandomizedResponse:
+      wire->which_payload = blur_Report_index_tag;
+      wire->payload.index = report.value;
       return true;
   }
   return false;

@@ -22,7 +22,7 @@ std::vector<uint8_t> encoded_batch(size_t count, uint64_t nonce) {
   for (size_t i = 0; i < count; ++i) {
     reports[i] = {i, 1, blur::MechanismId::kBinaryRandomizedResponse, 1000000, 2, i % 3 == 0};
   }
-  std::vector<uint8_t> bytes(blur::kBatchHeaderSize + count * blur::kMaxEncodedBinaryReportSize);
+  std::vector<uint8_t> bytes(blur::kBatchHeaderSize + count * blur::kMaxEncodedScalarReportSize);
   size_t written = 0;
   if (blur::encode_batch(nonce, reports.data(), count, bytes.data(), bytes.size(), &written) !=
       blur::Status::kOk) {

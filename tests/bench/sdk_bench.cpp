@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include "blur/binary_randomized_response.h"
+#include "blur/generalized_randomized_response.h"
 #include "blur/ledger.h"
 #include "blur/report.h"
 #include "blur/report_encoding.h"
@@ -29,17 +30,40 @@ void BM_BinaryRandomizedResponse(benchmark::State& state) {
   blur::Rng rng;
   if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
   const auto rr = blur::BinaryRandomizedResponse::create(static_cast<uint32_t>(state.range(0)));
-  bool out = false;
-  bool truth = false;
+  uint32_t out = 0;
+  uint32_t truth = 0;
   for (auto _ : state) {
     if (rr.value().randomize(rng, truth, &out) != blur::Status::kOk)
       return state.SkipWithError("rr");
-    truth = !truth;
+    truth ^= 1;
     benchmark::DoNotOptimize(out);
   }
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_BinaryRandomizedResponse)->Arg(250000)->Arg(1000000)->Arg(4000000);
+
+// Args: epsilon in micro-nats, domain size.
+void BM_GeneralizedRandomizedResponse(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  const auto grr = blur::GeneralizedRandomizedResponse::create(
+      static_cast<uint32_t>(state.range(0)), static_cast<uint32_t>(state.range(1)));
+  const uint32_t domain = static_cast<uint32_t>(state.range(1));
+  uint32_t out = 0;
+  uint32_t truth = 0;
+  for (auto _ : state) {
+    if (grr.value().randomize(rng, truth, &out) != blur::Status::kOk)
+      return state.SkipWithError("grr");
+    truth = (truth + 1) % domain;
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_GeneralizedRandomizedResponse)
+    ->Args({1000000, 16})
+    ->Args({4000000, 16})
+    ->Args({1000000, 4096});
 
 // Charge (erase + program + sync + read-back on RAM flash) + randomize.
 void BM_ReportBinaryWithDurableCharge(benchmark::State& state) {
@@ -53,7 +77,7 @@ void BM_ReportBinaryWithDurableCharge(benchmark::State& state) {
   const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
   blur::Report report{};
   for (auto _ : state) {
-    if (blur::report_binary(ledger, rng, rr.value(), 1, true, &report) != blur::Status::kOk) {
+    if (blur::make_report(ledger, rng, rr.value(), 1, true, &report) != blur::Status::kOk) {
       return state.SkipWithError("report");
     }
     benchmark::DoNotOptimize(report);
@@ -70,7 +94,7 @@ void BM_EncodeBatch(benchmark::State& state) {
                   1000000,  2, i % 3 == 0};
   }
   uint8_t buffer[blur::kBatchHeaderSize +
-                 blur::kMaxReportsPerBatch * blur::kMaxEncodedBinaryReportSize];
+                 blur::kMaxReportsPerBatch * blur::kMaxEncodedScalarReportSize];
   size_t written = 0;
   for (auto _ : state) {
     if (blur::encode_batch(42, reports, count, buffer, sizeof buffer, &written) !=
@@ -99,7 +123,7 @@ void BM_SimulatedDeviceLife(benchmark::State& state) {
     if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk ||
         ledger.provision(port.port(), {10 * blur::kEpsilonMicrosPerNat}, index) !=
             blur::Status::kOk ||
-        blur::report_binary(ledger, rng, rr.value(), 1, true, &report) != blur::Status::kOk ||
+        blur::make_report(ledger, rng, rr.value(), 1, true, &report) != blur::Status::kOk ||
         blur::encode_batch(index, &report, 1, buffer, sizeof buffer, &written) !=
             blur::Status::kOk) {
       return state.SkipWithError("device");

@@ -37,8 +37,10 @@ TEST(BatchDecoder, DecodesKnownAnswers) {
       EXPECT_EQ(batch.reports[i].mechanism, v.reports[i].mechanism);
       EXPECT_EQ(batch.reports[i].epsilon_micros, v.reports[i].epsilon_micros);
       EXPECT_EQ(batch.reports[i].domain_size, v.reports[i].domain_size);
-      EXPECT_TRUE(batch.reports[i].has_bit);
-      EXPECT_EQ(batch.reports[i].bit, v.reports[i].bit);
+      EXPECT_EQ(batch.reports[i].payload, v.reports[i].mechanism == 1
+                                              ? blur::collector::PayloadKind::kBit
+                                              : blur::collector::PayloadKind::kIndex);
+      EXPECT_EQ(batch.reports[i].value, v.reports[i].value);
     }
   });
   EXPECT_GE(vectors, 2u);

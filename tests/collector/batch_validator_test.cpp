@@ -10,7 +10,7 @@ using namespace blur::collector;
 
 std::optional<MetricConfig> lookup(uint32_t id) {
   if (id != 1) return std::nullopt;
-  return MetricConfig{1, Mechanism::kBinaryRandomizedResponse, 1000000};
+  return MetricConfig{1, Mechanism::kBinaryRandomizedResponse, 1000000, 2};
 }
 
 Batch valid_batch() {
@@ -36,7 +36,10 @@ TEST(BatchValidator, NamesTheFirstInconsistency) {
       {[](Batch& b) { b.reports[2].mechanism = 2; }, "report 2 (id 2): mechanism 2"},
       {[](Batch& b) { b.reports[0].epsilon_micros = 999999; }, "epsilon_micros 999999"},
       {[](Batch& b) { b.reports[0].domain_size = 3; }, "domain_size 3"},
-      {[](Batch& b) { b.reports[0].has_bit = false; }, "payload must be `bit`"},
+      {[](Batch& b) { b.reports[0].payload = PayloadKind::kIndex; },
+       "payload must be `bit` for rr"},
+      {[](Batch& b) { b.reports[0].payload = PayloadKind::kNone; }, "payload must be `bit`"},
+      {[](Batch& b) { b.reports[1].value = 2; }, "report 1 (id 1): index 2 is outside the domain"},
       {[](Batch& b) { b.reports[2].report_id = 0; }, "report id repeats"},
   };
   for (const Case& c : cases) {

@@ -26,12 +26,22 @@ TEST(MetricConfig, ParsesSpecsAndExplainsErrors) {
   EXPECT_EQ(metric->id, 7u);
   EXPECT_EQ(metric->mechanism, Mechanism::kBinaryRandomizedResponse);
   EXPECT_EQ(metric->epsilon_micros, 500000u);
-  EXPECT_EQ(describe(*metric), "metric 7 (rr, epsilon 0.500000)");
+  EXPECT_EQ(metric->domain_size, 2u);
+  EXPECT_EQ(describe(*metric), "metric 7 (rr, epsilon 0.500000, domain 2)");
+  const auto grr = parse_metric_spec("8:grr:2:16", &error);
+  ASSERT_TRUE(grr.has_value()) << error;
+  EXPECT_EQ(grr->mechanism, Mechanism::kGeneralizedRandomizedResponse);
+  EXPECT_EQ(grr->domain_size, 16u);
 
   const struct {
     const char* spec;
     const char* message;
   } bad[] = {{"7:rr", "expected ID:MECHANISM:EPSILON"},
+             {"7:rr:1:2:3", "expected ID:MECHANISM:EPSILON"},
+             {"7:rr:1:3", "rr has domain 2"},
+             {"7:grr:1", "grr needs a domain size in 2..65536"},
+             {"7:grr:1:1", "grr needs a domain size"},
+             {"7:grr:1:65537", "grr needs a domain size"},
              {"x:rr:1", "id must be an integer"},
              {"4294967296:rr:1", "id must be an integer"},
              {"1:laplace9:1", "unknown mechanism 'laplace9'"},

@@ -31,7 +31,7 @@ Batch batch_of(uint64_t nonce, std::initializer_list<std::pair<uint64_t, bool>> 
   return batch;
 }
 
-const MetricConfig kMetric{1, Mechanism::kBinaryRandomizedResponse, 1000000};
+const MetricConfig kMetric{1, Mechanism::kBinaryRandomizedResponse, 1000000, 2};
 
 TEST(SqliteStore, StoresDurablyInWalModeAndSurvivesReopen) {
   TempDatabase db;
@@ -48,9 +48,10 @@ TEST(SqliteStore, StoresDurablyInWalModeAndSurvivesReopen) {
   auto store = SqliteStore::open(db.path, &error);
   ASSERT_TRUE(store) << error;
   EXPECT_EQ(store->metric(1).value(), kMetric);
-  const auto counts = store->binary_counts(1);
-  EXPECT_EQ(counts.reports, 3u);
-  EXPECT_EQ(counts.ones, 2u);
+  const auto counts = store->support_counts(1, 2);
+  ASSERT_EQ(counts.size(), 2u);
+  EXPECT_EQ(counts[0], 1u);
+  EXPECT_EQ(counts[1], 2u);
 
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(db.path.c_str(), &raw), SQLITE_OK);

@@ -15,7 +15,7 @@ using blur::Status;
 
 blur::Report to_report(const blur_test::KatReport& r) {
   return blur::Report{r.report_id,      r.metric_id,   static_cast<blur::MechanismId>(r.mechanism),
-                      r.epsilon_micros, r.domain_size, r.bit};
+                      r.epsilon_micros, r.domain_size, r.value};
 }
 
 // The encoder reproduces Google's protobuf encoding byte for byte.
@@ -74,7 +74,7 @@ TEST(ReportEncoding, RefusesBadCountsAndSmallBuffers) {
                        UINT32_MAX, UINT32_MAX, true};
   ASSERT_EQ(blur::encode_batch(UINT64_MAX, &largest, 1, buffer, sizeof buffer, &written),
             Status::kOk);
-  EXPECT_LE(written, blur::kBatchHeaderSize + blur::kMaxEncodedBinaryReportSize);
+  EXPECT_LE(written, blur::kBatchHeaderSize + blur::kMaxEncodedScalarReportSize);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "blur/binary_randomized_response.h"
 #include "sim_port.h"
 
 namespace {
@@ -23,7 +24,7 @@ TEST(Report, ChargesTheLedgerBeforeTheReportExists) {
   const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
   ASSERT_TRUE(rr.ok());
   blur::Report report{};
-  ASSERT_EQ(blur::report_binary(device.ledger, device.rng, rr.value(), 5, true, &report),
+  ASSERT_EQ(blur::make_report(device.ledger, device.rng, rr.value(), 5, true, &report),
             Status::kOk);
   EXPECT_EQ(report.report_id, 0u);
   EXPECT_EQ(report.metric_id, 5u);
@@ -44,11 +45,11 @@ TEST(Report, NoReportWhenTheBudgetIsExhausted) {
   const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
   ASSERT_TRUE(rr.ok());
   blur::Report report{};
-  ASSERT_EQ(blur::report_binary(device.ledger, device.rng, rr.value(), 1, true, &report),
+  ASSERT_EQ(blur::make_report(device.ledger, device.rng, rr.value(), 1, true, &report),
             Status::kOk);
   blur::Report untouched{};
   untouched.metric_id = 12345;
-  EXPECT_EQ(blur::report_binary(device.ledger, device.rng, rr.value(), 1, true, &untouched),
+  EXPECT_EQ(blur::make_report(device.ledger, device.rng, rr.value(), 1, true, &untouched),
             Status::kBudgetExhausted);
   EXPECT_EQ(untouched.metric_id, 12345u);
 }
@@ -62,7 +63,7 @@ TEST(Report, NoChargeAndNoReportWithoutEntropy) {
   const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
   ASSERT_TRUE(rr.ok());
   blur::Report report{};
-  EXPECT_EQ(blur::report_binary(device.ledger, device.rng, rr.value(), 1, true, &report),
+  EXPECT_EQ(blur::make_report(device.ledger, device.rng, rr.value(), 1, true, &report),
             Status::kEntropyFailure);
   EXPECT_EQ(device.ledger.spent_micros(), 0u);
 }
@@ -74,7 +75,7 @@ TEST(Report, ClosedLedgerMeansNoReport) {
   const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
   ASSERT_TRUE(rr.ok());
   blur::Report report{};
-  EXPECT_EQ(blur::report_binary(device.ledger, device.rng, rr.value(), 1, true, &report),
+  EXPECT_EQ(blur::make_report(device.ledger, device.rng, rr.value(), 1, true, &report),
             Status::kLedgerClosed);
 }
 

@@ -16,7 +16,7 @@ struct KatReport {
   uint32_t mechanism;
   uint32_t epsilon_micros;
   uint32_t domain_size;
-  bool bit;
+  uint32_t value;  // payload: `bit` for mechanism 1, `index` for mechanism 2
 };
 
 struct KatBatch {
@@ -61,7 +61,7 @@ inline bool parse_kat_line(const char* line, size_t length, KatBatch* out) {
     r.mechanism = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
     r.epsilon_micros = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
     r.domain_size = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
-    r.bit = strtoul(end + 1, &end, 0) != 0;
+    r.value = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
     report = (*end == ',') ? end + 1 : nullptr;
   }
   const size_t hex_length = strlen(fields[4]);

@@ -5,11 +5,11 @@
 
 namespace blur::collector {
 
-OracleParams binary_rr_params(uint32_t epsilon_micros) {
-  const double epsilon = epsilon_micros / 1e6;
-  // 1 / (1 + e^-eps) is the stable form of e^eps / (1 + e^eps).
-  const double p = 1.0 / (1.0 + std::exp(-epsilon));
-  return OracleParams{p, 1.0 - p};
+OracleParams randomized_response_params(uint32_t epsilon_micros, uint32_t domain_size) {
+  // Divided through by e^eps, the stable form for large epsilon.
+  const double others = (domain_size - 1.0) * std::exp(-(epsilon_micros / 1e6));
+  const double p = 1.0 / (1.0 + others);
+  return OracleParams{p, p * std::exp(-(epsilon_micros / 1e6))};
 }
 
 CountEstimate estimate_count(uint64_t reports, uint64_t support, OracleParams params) {

@@ -21,9 +21,9 @@ struct OracleParams {
   double q;  // P(report supports a given other value)
 };
 
-// Binary randomized response at epsilon = epsilon_micros / 10^6:
-// p = e^eps / (1 + e^eps), q = 1 - p (the device's exact sampling).
-OracleParams binary_rr_params(uint32_t epsilon_micros);
+// k-ary randomized response (binary: k = 2) at epsilon = epsilon_micros / 10^6:
+// p = e^eps / (e^eps + k - 1), q = 1 / (e^eps + k - 1), as the device samples.
+OracleParams randomized_response_params(uint32_t epsilon_micros, uint32_t domain_size);
 
 // Two-sided 95% standard-normal quantile.
 inline constexpr double kZ95 = 1.959963984540054;

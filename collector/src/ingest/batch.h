@@ -7,14 +7,17 @@
 
 namespace blur::collector {
 
+// Which payload field a report carried.
+enum class PayloadKind : uint8_t { kNone, kBit, kIndex, kOther };
+
 struct IncomingReport {
   uint64_t report_id = 0;
   uint32_t metric_id = 0;
   uint32_t mechanism = 0;  // raw wire value; validation maps it
   uint32_t epsilon_micros = 0;
   uint32_t domain_size = 0;
-  bool has_bit = false;  // the payload is `bit`
-  bool bit = false;
+  PayloadKind payload = PayloadKind::kNone;
+  uint32_t value = 0;  // the bit (0/1) or the index
 };
 
 struct Batch {

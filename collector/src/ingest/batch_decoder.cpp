@@ -35,8 +35,22 @@ bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* e
     report.mechanism = r.params.mechanism;
     report.epsilon_micros = r.params.epsilon_micros;
     report.domain_size = r.params.domain_size;
-    report.has_bit = r.which_payload == blur_Report_bit_tag;
-    report.bit = report.has_bit && r.payload.bit;
+    switch (r.which_payload) {
+      case blur_Report_bit_tag:
+        report.payload = PayloadKind::kBit;
+        report.value = r.payload.bit ? 1 : 0;
+        break;
+      case blur_Report_index_tag:
+        report.payload = PayloadKind::kIndex;
+        report.value = r.payload.index;
+        break;
+      case 0:
+        report.payload = PayloadKind::kNone;
+        break;
+      default:
+        report.payload = PayloadKind::kOther;
+        break;
+    }
     decoded.reports.push_back(report);
   }
   *batch = std::move(decoded);

@@ -22,12 +22,20 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
       return where + "epsilon_micros " + std::to_string(r.epsilon_micros) + " does not match " +
              describe(*metric);
     }
-    if (r.domain_size != mechanism_domain_size(metric->mechanism)) {
+    if (r.domain_size != metric->domain_size) {
       return where + "domain_size " + std::to_string(r.domain_size) + " does not match " +
              describe(*metric);
     }
-    if (metric->mechanism == Mechanism::kBinaryRandomizedResponse && !r.has_bit) {
-      return where + "payload must be `bit` for randomized response";
+    const PayloadKind expected = metric->mechanism == Mechanism::kBinaryRandomizedResponse
+                                     ? PayloadKind::kBit
+                                     : PayloadKind::kIndex;
+    if (r.payload != expected) {
+      return where + "payload must be `" + (expected == PayloadKind::kBit ? "bit" : "index") +
+             "` for " + mechanism_name(metric->mechanism);
+    }
+    if (r.value >= metric->domain_size) {
+      return where + "index " + std::to_string(r.value) + " is outside the domain of " +
+             describe(*metric);
     }
   }
   return {};

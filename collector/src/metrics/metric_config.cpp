@@ -2,16 +2,19 @@
 
 #include <cctype>
 #include <cstdio>
+#include <vector>
 
 namespace blur::collector {
 
 namespace {
 constexpr uint64_t kMicrosPerNat = 1000000;
 constexpr uint64_t kMaxEpsilonMicros = 20 * kMicrosPerNat;  // SDK's kMaxReportEpsilonMicros
+constexpr uint32_t kMaxDomainSize = 1u << 16;               // SDK's GRR limit
 }  // namespace
 
 std::optional<Mechanism> mechanism_from_name(const std::string& name) {
   if (name == "rr") return Mechanism::kBinaryRandomizedResponse;
+  if (name == "grr") return Mechanism::kGeneralizedRandomizedResponse;
   return std::nullopt;
 }
 
@@ -19,20 +22,15 @@ const char* mechanism_name(Mechanism mechanism) {
   switch (mechanism) {
     case Mechanism::kBinaryRandomizedResponse:
       return "rr";
+    case Mechanism::kGeneralizedRandomizedResponse:
+      return "grr";
   }
   return "unknown";
 }
 
-uint32_t mechanism_domain_size(Mechanism mechanism) {
-  switch (mechanism) {
-    case Mechanism::kBinaryRandomizedResponse:
-      return 2;
-  }
-  return 0;
-}
-
 bool operator==(const MetricConfig& a, const MetricConfig& b) {
-  return a.id == b.id && a.mechanism == b.mechanism && a.epsilon_micros == b.epsilon_micros;
+  return a.id == b.id && a.mechanism == b.mechanism && a.epsilon_micros == b.epsilon_micros &&
+         a.domain_size == b.domain_size;
 }
 
 std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
@@ -60,27 +58,49 @@ std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
   return static_cast<uint32_t>(micros);
 }
 
-std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::string* error) {
-  const size_t first = spec.find(':');
-  const size_t second = first == std::string::npos ? first : spec.find(':', first + 1);
-  if (second == std::string::npos) {
-    *error = "metric '" + spec + "': expected ID:MECHANISM:EPSILON, e.g. 1:rr:1.0";
+namespace {
+
+std::optional<uint32_t> parse_uint32(const std::string& text) {
+  if (text.empty() || text.size() > 10 ||
+      text.find_first_not_of("0123456789") != std::string::npos || std::stoull(text) > UINT32_MAX) {
     return std::nullopt;
   }
-  const std::string id_text = spec.substr(0, first);
-  const std::string mechanism_text = spec.substr(first + 1, second - first - 1);
-  const std::string epsilon_text = spec.substr(second + 1);
+  return static_cast<uint32_t>(std::stoull(text));
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t at = text.find(separator); at != std::string::npos;
+       at = text.find(separator, start)) {
+    parts.push_back(text.substr(start, at - start));
+    start = at + 1;
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+}  // namespace
+
+std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::string* error) {
+  const std::vector<std::string> parts = split(spec, ':');
+  if (parts.size() < 3 || parts.size() > 4) {
+    *error = "metric '" + spec +
+             "': expected ID:MECHANISM:EPSILON[:DOMAIN], e.g. 1:rr:1.0 or 2:grr:2:16";
+    return std::nullopt;
+  }
+  const std::string& mechanism_text = parts[1];
+  const std::string& epsilon_text = parts[2];
   MetricConfig metric;
-  if (id_text.empty() || id_text.size() > 10 ||
-      id_text.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoull(id_text) > UINT32_MAX) {
+  const auto id = parse_uint32(parts[0]);
+  if (!id) {
     *error = "metric '" + spec + "': id must be an integer in 0..4294967295";
     return std::nullopt;
   }
-  metric.id = static_cast<uint32_t>(std::stoull(id_text));
+  metric.id = *id;
   const auto mechanism = mechanism_from_name(mechanism_text);
   if (!mechanism) {
-    *error = "metric '" + spec + "': unknown mechanism '" + mechanism_text + "' (known: rr)";
+    *error = "metric '" + spec + "': unknown mechanism '" + mechanism_text + "' (known: rr, grr)";
     return std::nullopt;
   }
   metric.mechanism = *mechanism;
@@ -90,14 +110,28 @@ std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::stri
     return std::nullopt;
   }
   metric.epsilon_micros = *epsilon;
+  if (metric.mechanism == Mechanism::kBinaryRandomizedResponse) {
+    if (parts.size() == 4 && parts[3] != "2") {
+      *error = "metric '" + spec + "': rr has domain 2";
+      return std::nullopt;
+    }
+    metric.domain_size = 2;
+  } else {
+    const auto domain = parts.size() == 4 ? parse_uint32(parts[3]) : std::nullopt;
+    if (!domain || *domain < 2 || *domain > kMaxDomainSize) {
+      *error = "metric '" + spec + "': " + mechanism_text + " needs a domain size in 2..65536";
+      return std::nullopt;
+    }
+    metric.domain_size = *domain;
+  }
   return metric;
 }
 
 std::string describe(const MetricConfig& metric) {
-  char text[96];
-  std::snprintf(text, sizeof text, "metric %u (%s, epsilon %u.%06u)", metric.id,
+  char text[128];
+  std::snprintf(text, sizeof text, "metric %u (%s, epsilon %u.%06u, domain %u)", metric.id,
                 mechanism_name(metric.mechanism), metric.epsilon_micros / 1000000,
-                metric.epsilon_micros % 1000000);
+                metric.epsilon_micros % 1000000, metric.domain_size);
   return text;
 }
 

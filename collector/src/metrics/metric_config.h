@@ -10,20 +10,21 @@
 
 namespace blur::collector {
 
+// Values equal blur.proto's Mechanism enum.
 enum class Mechanism : uint32_t {
-  kBinaryRandomizedResponse = 1,  // == blur.Mechanism.MECHANISM_BINARY_RR
+  kBinaryRandomizedResponse = 1,       // "rr": a bit
+  kGeneralizedRandomizedResponse = 2,  // "grr": an index in [0, domain)
 };
 
-// "rr" <-> kBinaryRandomizedResponse.
+// "rr", "grr" <-> Mechanism.
 std::optional<Mechanism> mechanism_from_name(const std::string& name);
 const char* mechanism_name(Mechanism mechanism);
-// The number of true values a mechanism's metric has (2 for "rr").
-uint32_t mechanism_domain_size(Mechanism mechanism);
 
 struct MetricConfig {
   uint32_t id = 0;
   Mechanism mechanism = Mechanism::kBinaryRandomizedResponse;
   uint32_t epsilon_micros = 0;
+  uint32_t domain_size = 2;  // number of possible true values
 };
 
 bool operator==(const MetricConfig& a, const MetricConfig& b);
@@ -33,11 +34,12 @@ bool operator==(const MetricConfig& a, const MetricConfig& b);
 // Returns nothing for malformed, zero or over-20-nat values.
 std::optional<uint32_t> parse_epsilon_micros(const std::string& text);
 
-// Parses "ID:MECHANISM:EPSILON", e.g. "1:rr:1.0". On failure returns
-// nothing and sets *error to a message naming the problem.
+// Parses "ID:MECHANISM:EPSILON[:DOMAIN]", e.g. "1:rr:1.0" or "2:grr:2:16"
+// (rr has domain 2; grr needs 2..65536). On failure returns nothing and sets
+// *error to a message naming the problem.
 std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::string* error);
 
-std::string describe(const MetricConfig& metric);  // "metric 1 (rr, epsilon 1.000000)"
+std::string describe(const MetricConfig& metric);  // "metric 2 (grr, epsilon 2.000000, domain 16)"
 
 }  // namespace blur::collector
 

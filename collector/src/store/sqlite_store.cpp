@@ -12,7 +12,8 @@ constexpr const char* kSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS metrics (
   metric_id      INTEGER PRIMARY KEY,
   mechanism      INTEGER NOT NULL,
-  epsilon_micros INTEGER NOT NULL
+  epsilon_micros INTEGER NOT NULL,
+  domain_size    INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS batches (
   batch_id       INTEGER PRIMARY KEY,
@@ -27,10 +28,10 @@ CREATE TABLE IF NOT EXISTS reports (
   metric_id      INTEGER NOT NULL REFERENCES metrics(metric_id),
   batch_id       INTEGER NOT NULL REFERENCES batches(batch_id),
   epsilon_micros INTEGER NOT NULL,
-  bit            INTEGER,
+  value          INTEGER NOT NULL,  -- the randomized bit or index
   PRIMARY KEY (device_nonce, report_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS reports_by_metric ON reports (metric_id, bit);
+CREATE INDEX IF NOT EXISTS reports_by_metric ON reports (metric_id, value);
 )SQL";
 
 // RAII for prepared statements.
@@ -66,12 +67,13 @@ std::unique_ptr<SqliteStore> SqliteStore::open(const std::string& path, std::str
     *error = "cannot initialize database " + path + ": " + *error;
     return nullptr;
   }
-  Statement select(db, "SELECT metric_id, mechanism, epsilon_micros FROM metrics");
+  Statement select(db, "SELECT metric_id, mechanism, epsilon_micros, domain_size FROM metrics");
   while (select.ok && sqlite3_step(select.stmt) == SQLITE_ROW) {
     MetricConfig m;
     m.id = static_cast<uint32_t>(sqlite3_column_int64(select.stmt, 0));
     m.mechanism = static_cast<Mechanism>(sqlite3_column_int64(select.stmt, 1));
     m.epsilon_micros = static_cast<uint32_t>(sqlite3_column_int64(select.stmt, 2));
+    m.domain_size = static_cast<uint32_t>(sqlite3_column_int64(select.stmt, 3));
     store->metrics_[m.id] = m;
   }
   return store;
@@ -101,7 +103,8 @@ bool SqliteStore::register_metric(const MetricConfig& metric, std::string* error
     return false;
   }
   Statement insert(db_,
-                   "INSERT INTO metrics (metric_id, mechanism, epsilon_micros) VALUES (?, ?, ?)");
+                   "INSERT INTO metrics (metric_id, mechanism, epsilon_micros, domain_size) "
+                   "VALUES (?, ?, ?, ?)");
   if (!insert.ok) {
     *error = sqlite3_errmsg(db_);
     return false;
@@ -109,6 +112,7 @@ bool SqliteStore::register_metric(const MetricConfig& metric, std::string* error
   sqlite3_bind_int64(insert.stmt, 1, metric.id);
   sqlite3_bind_int64(insert.stmt, 2, static_cast<sqlite3_int64>(metric.mechanism));
   sqlite3_bind_int64(insert.stmt, 3, metric.epsilon_micros);
+  sqlite3_bind_int64(insert.stmt, 4, metric.domain_size);
   if (sqlite3_step(insert.stmt) != SQLITE_DONE) {
     *error = std::string("cannot register metric: ") + sqlite3_errmsg(db_);
     return false;
@@ -157,7 +161,7 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
   Statement insert_report(
       db_,
       "INSERT OR IGNORE INTO reports (device_nonce, report_id, metric_id, batch_id, "
-      "epsilon_micros, bit) VALUES (?, ?, ?, ?, ?, ?)");
+      "epsilon_micros, value) VALUES (?, ?, ?, ?, ?, ?)");
   if (!insert_report.ok) return fail("cannot prepare report insert");
   InsertResult counts;
   for (const IncomingReport& r : batch.reports) {
@@ -167,11 +171,7 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
     sqlite3_bind_int64(insert_report.stmt, 3, r.metric_id);
     sqlite3_bind_int64(insert_report.stmt, 4, batch_id);
     sqlite3_bind_int64(insert_report.stmt, 5, r.epsilon_micros);
-    if (r.has_bit) {
-      sqlite3_bind_int(insert_report.stmt, 6, r.bit ? 1 : 0);
-    } else {
-      sqlite3_bind_null(insert_report.stmt, 6);
-    }
+    sqlite3_bind_int64(insert_report.stmt, 6, r.value);
     if (sqlite3_step(insert_report.stmt) != SQLITE_DONE) return fail("cannot store report");
     if (sqlite3_changes(db_) == 1) {
       ++counts.inserted;
@@ -184,15 +184,17 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
   return true;
 }
 
-SqliteStore::BinaryCounts SqliteStore::binary_counts(uint32_t metric_id) const {
+std::vector<uint64_t> SqliteStore::support_counts(uint32_t metric_id, uint32_t domain_size) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  Statement select(db_, "SELECT COUNT(*), COALESCE(SUM(bit), 0) FROM reports WHERE metric_id = ?");
-  BinaryCounts counts;
+  std::vector<uint64_t> counts(domain_size, 0);
+  Statement select(db_, "SELECT value, COUNT(*) FROM reports WHERE metric_id = ? GROUP BY value");
   if (!select.ok) return counts;
   sqlite3_bind_int64(select.stmt, 1, metric_id);
-  if (sqlite3_step(select.stmt) == SQLITE_ROW) {
-    counts.reports = static_cast<uint64_t>(sqlite3_column_int64(select.stmt, 0));
-    counts.ones = static_cast<uint64_t>(sqlite3_column_int64(select.stmt, 1));
+  while (sqlite3_step(select.stmt) == SQLITE_ROW) {
+    const auto value = static_cast<uint64_t>(sqlite3_column_int64(select.stmt, 0));
+    // Validation keeps values inside the domain; anything else is not counted.
+    if (value < domain_size)
+      counts[value] = static_cast<uint64_t>(sqlite3_column_int64(select.stmt, 1));
   }
   return counts;
 }

@@ -43,11 +43,9 @@ class SqliteStore {
   // Stores a validated batch in one durable transaction.
   bool insert_batch(const Batch& batch, InsertResult* result, std::string* error);
 
-  struct BinaryCounts {
-    uint64_t reports = 0;
-    uint64_t ones = 0;
-  };
-  BinaryCounts binary_counts(uint32_t metric_id) const;
+  // How many of the metric's reports carry each value 0..domain_size-1 (for
+  // randomized response, the value a report supports).
+  std::vector<uint64_t> support_counts(uint32_t metric_id, uint32_t domain_size) const;
   uint64_t report_count() const;
 
  private:

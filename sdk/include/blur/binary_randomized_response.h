@@ -1,13 +1,11 @@
-// Binary randomized response (Warner 1965), sampled exactly.
+// Binary randomized response (Warner 1965), sampled exactly: the k = 2 case
+// of sample_randomized_response (exact_sampling.h), reported as a bit.
 //
-// With epsilon = n/d rational (n = epsilon_micros, d = 10^6), one round is:
-//   with probability 1/2 report the truth; otherwise, with probability
-//   exp(-epsilon), report its negation; otherwise start a new round.
-// So P(truth) : P(negation) = 1/2 : exp(-epsilon)/2 = e^epsilon : 1, i.e.
-//   P(report = truth) = e^eps / (1 + e^eps)   (MATH.md section 3),
-// and the privacy loss is exactly epsilon_micros / 10^6 nats: the mechanism
-// charges epsilon_micros, with nothing lost to rounding. The random draws do
-// not depend on the true bit, so neither does the running time.
+//   P(report = truth) = e^eps / (1 + e^eps)   (MATH.md section 3)
+//
+// epsilon is the rational epsilon_micros / 10^6 and the sampler realizes it
+// exactly, so the mechanism charges epsilon_micros with nothing lost to
+// rounding.
 #ifndef BLUR_BINARY_RANDOMIZED_RESPONSE_H
 #define BLUR_BINARY_RANDOMIZED_RESPONSE_H
 
@@ -29,30 +27,15 @@ class BinaryRandomizedResponse {
   }
 
   static constexpr MechanismId kId = MechanismId::kBinaryRandomizedResponse;
-  static constexpr uint32_t kDomainSize = 2;
-  // Each round ends with probability (1 + e^-eps)/2 >= 1/2.
-  static constexpr uint32_t kMaxRounds = 64;
+  uint32_t domain_size() const { return 2; }
 
   // The epsilon one report realizes, rounded up to micro-nats (exact here).
   EpsilonMicros epsilon_charged() const { return epsilon_micros_; }
 
+  // value in {0, 1}; *out in {0, 1}.
   template <typename Random>
-  Status randomize(Random& random, bool truth, bool* out) const {
-    for (uint32_t round = 0; round < kMaxRounds; ++round) {
-      bool keep = false;
-      BLUR_TRY(sample_bernoulli(random, 1, 2, &keep));
-      if (keep) {
-        *out = truth;
-        return Status::kOk;
-      }
-      bool flip = false;
-      BLUR_TRY(sample_bernoulli_exp(random, epsilon_micros_, kEpsilonMicrosPerNat, &flip));
-      if (flip) {
-        *out = !truth;
-        return Status::kOk;
-      }
-    }
-    return Status::kIterationCap;
+  Status randomize(Random& random, uint32_t value, uint32_t* out) const {
+    return sample_randomized_response(random, epsilon_micros_, kEpsilonMicrosPerNat, 2, value, out);
   }
 
  private:

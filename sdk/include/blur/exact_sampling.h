@@ -65,6 +65,39 @@ Status sample_bernoulli_exp(Random& random, uint64_t n, uint64_t d, bool* out) {
   return sample_bernoulli_exp_at_most_one(random, n, d, out);
 }
 
+// k-ary randomized response (Warner 1965; GRR / direct encoding in Wang et
+// al. 2017) with epsilon = n/d rational:
+//   P(out = truth) = e^eps / (e^eps + k - 1),  P(out = w) = 1 / (e^eps + k - 1), w != truth.
+// Each round proposes a uniform value in [0, k); the truth is accepted, any
+// other value with probability exp(-n/d) (exact Bernoulli); otherwise a new
+// round. So P(truth) : P(w) = 1 : exp(-eps) for every w != truth.
+// A round ends with probability >= 1/k whatever the truth, so neither the
+// output's distribution of running time nor the draw count depend on it;
+// the cap of 45 k rounds fails closed with probability < e^-45 < 2^-64.
+inline constexpr uint32_t kRandomizedResponseRoundsPerValue = 45;
+
+template <typename Random>
+Status sample_randomized_response(Random& random, uint64_t n, uint64_t d, uint32_t domain,
+                                  uint32_t truth, uint32_t* out) {
+  if (domain < 2 || truth >= domain || d == 0) return Status::kInvalidArgument;
+  const uint64_t max_rounds = uint64_t{kRandomizedResponseRoundsPerValue} * domain;
+  for (uint64_t round = 0; round < max_rounds; ++round) {
+    uint64_t proposal = 0;
+    BLUR_TRY(random.uniform(domain, &proposal));
+    if (proposal == truth) {
+      *out = truth;
+      return Status::kOk;
+    }
+    bool accept = false;
+    BLUR_TRY(sample_bernoulli_exp(random, n, d, &accept));
+    if (accept) {
+      *out = static_cast<uint32_t>(proposal);
+      return Status::kOk;
+    }
+  }
+  return Status::kIterationCap;
+}
+
 }  // namespace blur
 
 #endif  // BLUR_EXACT_SAMPLING_H

@@ -8,7 +8,8 @@
 namespace blur {
 
 enum class MechanismId : uint8_t {
-  kBinaryRandomizedResponse = 1,
+  kBinaryRandomizedResponse = 1,       // payload: bit
+  kGeneralizedRandomizedResponse = 2,  // payload: index
 };
 
 }  // namespace blur

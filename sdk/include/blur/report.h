@@ -6,7 +6,6 @@
 
 #include <stdint.h>
 
-#include "blur/binary_randomized_response.h"
 #include "blur/epsilon.h"
 #include "blur/ledger.h"
 #include "blur/mechanism.h"
@@ -21,13 +20,28 @@ struct Report {
   MechanismId mechanism;
   EpsilonMicros epsilon_micros;  // realized epsilon, as charged
   uint32_t domain_size;
-  bool bit;  // binary randomized response payload
+  uint32_t value;  // the randomized output: a bit (rr) or an index (grr)
 };
 
-// Charges mechanism.epsilon_charged() to `ledger`, then randomizes `value`.
+// Charges mechanism.epsilon_charged() to `ledger`, then randomizes `value`
+// (which must be in the mechanism's domain: checked before any charge).
 // On any failure `*out` is untouched and no report exists.
-Status report_binary(Ledger& ledger, Rng& rng, const BinaryRandomizedResponse& mechanism,
-                     uint32_t metric_id, bool value, Report* out);
+//
+// Mechanism: kId, domain_size(), epsilon_charged(), randomize(rng, value, &out).
+template <typename Mechanism>
+Status make_report(Ledger& ledger, Rng& rng, const Mechanism& mechanism, uint32_t metric_id,
+                   uint32_t value, Report* out) {
+  if (out == nullptr || value >= mechanism.domain_size()) return Status::kInvalidArgument;
+  if (!rng.seeded()) return Status::kEntropyFailure;  // before spending anything
+  uint64_t report_id = 0;
+  BLUR_TRY(ledger.charge(mechanism.epsilon_charged(), &report_id));
+  uint32_t randomized = 0;
+  BLUR_TRY(mechanism.randomize(rng, value, &randomized));
+  *out = Report{
+      report_id, metric_id, Mechanism::kId, mechanism.epsilon_charged(), mechanism.domain_size(),
+      randomized};
+  return Status::kOk;
+}
 
 }  // namespace blur
 

@@ -16,8 +16,9 @@ namespace blur {
 // (blur.options: ReportBatch.reports max_count).
 inline constexpr size_t kMaxReportsPerBatch = 64;
 
-// Upper bound of one encoded binary report inside a batch, in bytes.
-inline constexpr size_t kMaxEncodedBinaryReportSize = 48;
+// Upper bound of one encoded report with a scalar payload (bit or index)
+// inside a batch, in bytes.
+inline constexpr size_t kMaxEncodedScalarReportSize = 48;
 // Batch header: sdk_version (tag + varint32) + device_nonce (tag + fixed64).
 inline constexpr size_t kBatchHeaderSize = 1 + 5 + 1 + 8;
 
