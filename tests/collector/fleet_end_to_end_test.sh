@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # End to end through the real programs: blur-collector serve (HTTP, SQLite)
-# <- blur-device-sim (N SDK instances) -> blur-collector estimate (offline).
-# Checks: every report stored; the estimate is within 5 standard errors of
-# the fleet's truth (false-alarm rate 6e-7; a collector that did not debias
-# would be off by ~30 standard errors here).
+# <- blur-device-sim (N SDK instances) -> blur-collector estimate (offline),
+# and blur-device-sim's offline fleet and randomize commands.
+# Checks: every report stored; each estimate is within 5 standard errors of
+# the fleet's truth (false-alarm rate 6e-7 per value; a collector that did
+# not debias would be off by ~30 standard errors for rr here).
 set -euo pipefail
 collector=$1
 device_sim=$2
@@ -24,7 +25,26 @@ fleet = json.load(open(sys.argv[1]))
 est = json.load(open(sys.argv[2]))
 assert est["n"] == fleet["devices"] == 3000, (est["n"], fleet)
 one = est["estimates"][1]
-error = abs(one["estimate"] - fleet["true_ones"])
-print(f"truth {fleet['true_ones']}, estimate {one['estimate']:.1f}, stderr {one['stderr']:.1f}")
+error = abs(one["estimate"] - fleet["true_counts"][1])
+print(f"rr over HTTP: truth {fleet['true_counts'][1]}, estimate {one['estimate']:.1f}, stderr {one['stderr']:.1f}")
 assert error < 5 * one["stderr"], "estimate too far from the truth"
+PY
+
+"$device_sim" fleet --offline --mechanism grr --epsilon 2 --domain 16 --devices 4000 --seed 5 \
+  > "$work/offline.json"
+"$device_sim" randomize --mechanism grr --epsilon 1.5 --domain 16 --input 9 --count 20000 \
+  --seed 3 > "$work/randomize.json"
+/usr/bin/python3 - "$work/offline.json" "$work/randomize.json" <<'PY'
+import json, math, sys
+offline = json.load(open(sys.argv[1]))
+assert offline["n"] == 4000 and len(offline["estimates"]) == 16
+for e, truth in zip(offline["estimates"], offline["true_counts"]):
+    assert abs(e["estimate"] - truth) < 5 * e["stderr"], (e, truth)
+print("grr offline: all 16 estimates within 5 standard errors")
+r = json.load(open(sys.argv[2]))
+assert r["epsilon_charged_micros"] == 1500000 and sum(r["support"]) == 20000
+p = math.exp(1.5) / (math.exp(1.5) + 15)
+z = (r["support"][9] - 20000 * p) / math.sqrt(20000 * p * (1 - p))
+print(f"randomize: P(truth) z-score {z:.2f}")
+assert abs(z) < 4.89, z
 PY

@@ -4,23 +4,21 @@
 
 namespace blur::collector {
 
-nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store) {
+nlohmann::json estimate_json(const SupportCounter& support) {
+  const MetricConfig& metric = support.metric();
   nlohmann::json out;
   out["metric_id"] = metric.id;
   out["mechanism"] = mechanism_name(metric.mechanism);
   out["epsilon"] = metric.epsilon_micros / 1e6;
   out["domain_size"] = metric.domain_size;
+  out["n"] = support.reports();
   out["estimates"] = nlohmann::json::array();
-  // Randomized response (binary and k-ary): a report supports its value.
-  const std::vector<uint64_t> support = store.support_counts(metric.id, metric.domain_size);
-  uint64_t reports = 0;
-  for (uint64_t count : support) reports += count;
-  out["n"] = reports;
-  if (reports == 0) return out;
-  const OracleParams params = randomized_response_params(metric.epsilon_micros, metric.domain_size);
-  const double n = static_cast<double>(reports);
+  if (support.reports() == 0) return out;
+  const OracleParams params =
+      randomized_response_params(metric.epsilon_micros, metric.domain_size);
+  const double n = static_cast<double>(support.reports());
   for (uint32_t value = 0; value < metric.domain_size; ++value) {
-    const CountEstimate e = estimate_count(reports, support[value], params);
+    const CountEstimate e = estimate_count(support.reports(), support.counts()[value], params);
     out["estimates"].push_back({{"value", value},
                                 {"estimate", e.count},
                                 {"stderr", e.std_error},
@@ -29,6 +27,14 @@ nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& st
                                 {"fraction_ci95", {e.ci95_low / n, e.ci95_high / n}}});
   }
   return out;
+}
+
+nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store) {
+  SupportCounter support(metric);
+  store.for_each_value_count(metric.id, [&](uint32_t value, uint64_t count) {
+    support.add(value, count);
+  });
+  return estimate_json(support);
 }
 
 }  // namespace blur::collector

@@ -1,6 +1,7 @@
-// A metric's estimate as JSON, the same for the HTTP API and the CLI:
+// A metric's estimate as JSON, the same for the HTTP API, the CLI and the
+// simulator's offline fleet:
 //
-// {"metric_id": 1, "mechanism": "rr", "epsilon": 1.0, "n": 20000,
+// {"metric_id": 1, "mechanism": "rr", "epsilon": 1.0, "domain_size": 2, "n": 20000,
 //  "estimates": [{"value": 0, "estimate": ..., "stderr": ..., "ci95": [lo, hi],
 //                 "fraction": ..., "fraction_ci95": [lo, hi]},
 //                {"value": 1, ...}]}
@@ -13,11 +14,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "estimate/support_counter.h"
 #include "metrics/metric_config.h"
 #include "store/sqlite_store.h"
 
 namespace blur::collector {
 
+nlohmann::json estimate_json(const SupportCounter& support);
 nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store);
 
 }  // namespace blur::collector

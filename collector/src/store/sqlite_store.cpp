@@ -184,19 +184,16 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
   return true;
 }
 
-std::vector<uint64_t> SqliteStore::support_counts(uint32_t metric_id, uint32_t domain_size) const {
+void SqliteStore::for_each_value_count(
+    uint32_t metric_id, const std::function<void(uint32_t value, uint64_t count)>& visit) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<uint64_t> counts(domain_size, 0);
   Statement select(db_, "SELECT value, COUNT(*) FROM reports WHERE metric_id = ? GROUP BY value");
-  if (!select.ok) return counts;
+  if (!select.ok) return;
   sqlite3_bind_int64(select.stmt, 1, metric_id);
   while (sqlite3_step(select.stmt) == SQLITE_ROW) {
-    const auto value = static_cast<uint64_t>(sqlite3_column_int64(select.stmt, 0));
-    // Validation keeps values inside the domain; anything else is not counted.
-    if (value < domain_size)
-      counts[value] = static_cast<uint64_t>(sqlite3_column_int64(select.stmt, 1));
+    visit(static_cast<uint32_t>(sqlite3_column_int64(select.stmt, 0)),
+          static_cast<uint64_t>(sqlite3_column_int64(select.stmt, 1)));
   }
-  return counts;
 }
 
 uint64_t SqliteStore::report_count() const {

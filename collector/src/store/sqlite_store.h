@@ -7,6 +7,7 @@
 #define BLUR_COLLECTOR_STORE_SQLITE_STORE_H
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,9 +44,11 @@ class SqliteStore {
   // Stores a validated batch in one durable transaction.
   bool insert_batch(const Batch& batch, InsertResult* result, std::string* error);
 
-  // How many of the metric's reports carry each value 0..domain_size-1 (for
-  // randomized response, the value a report supports).
-  std::vector<uint64_t> support_counts(uint32_t metric_id, uint32_t domain_size) const;
+  // Calls visit(value, count) for each distinct payload value among the
+  // metric's reports (a GROUP BY: the store aggregates, the estimator's
+  // SupportCounter decides what a value supports).
+  void for_each_value_count(uint32_t metric_id,
+                            const std::function<void(uint32_t value, uint64_t count)>& visit) const;
   uint64_t report_count() const;
 
  private:

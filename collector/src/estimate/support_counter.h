@@ -1,0 +1,38 @@
+// Support counts: for each value v of a metric's domain, how many reports
+// support v (Wang et al. 2017, the I_v of the pure-protocol estimator). Each
+// mechanism defines which values a report supports; this is the one place
+// that rule lives, used by the server's estimate, the offline fleet and the
+// simulator's `randomize` output alike.
+//
+//   randomized response (rr, grr): a report supports exactly its value.
+#ifndef BLUR_COLLECTOR_ESTIMATE_SUPPORT_COUNTER_H
+#define BLUR_COLLECTOR_ESTIMATE_SUPPORT_COUNTER_H
+
+#include <cstdint>
+#include <vector>
+
+#include "metrics/metric_config.h"
+
+namespace blur::collector {
+
+class SupportCounter {
+ public:
+  explicit SupportCounter(const MetricConfig& metric);
+
+  // Adds `multiplicity` reports whose payload value is `report_value`
+  // (validated reports only: the value is inside the domain).
+  void add(uint32_t report_value, uint64_t multiplicity = 1);
+
+  const MetricConfig& metric() const { return metric_; }
+  const std::vector<uint64_t>& counts() const { return counts_; }
+  uint64_t reports() const { return reports_; }
+
+ private:
+  MetricConfig metric_;
+  std::vector<uint64_t> counts_;
+  uint64_t reports_ = 0;
+};
+
+}  // namespace blur::collector
+
+#endif  // BLUR_COLLECTOR_ESTIMATE_SUPPORT_COUNTER_H

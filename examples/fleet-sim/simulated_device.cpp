@@ -1,0 +1,59 @@
+#include "simulated_device.h"
+
+#include "blur/report_encoding.h"
+
+namespace blur::sim {
+
+Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric) {
+  switch (metric.mechanism) {
+    case collector::Mechanism::kBinaryRandomizedResponse: {
+      const auto rr = BinaryRandomizedResponse::create(metric.epsilon_micros);
+      if (!rr.ok()) return rr.status();
+      return DeviceMechanism(rr.value());
+    }
+    case collector::Mechanism::kGeneralizedRandomizedResponse: {
+      const auto grr =
+          GeneralizedRandomizedResponse::create(metric.epsilon_micros, metric.domain_size);
+      if (!grr.ok()) return grr.status();
+      return DeviceMechanism(grr.value());
+    }
+  }
+  return Status::kInvalidArgument;
+}
+
+EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism) {
+  return std::visit([](const auto& m) { return m.epsilon_charged(); }, mechanism);
+}
+
+Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, uint32_t* out) {
+  return std::visit([&](const auto& m) { return m.randomize(rng, value, out); }, mechanism);
+}
+
+uint64_t device_seed(uint64_t fleet_seed, uint64_t index) {
+  uint64_t z = fleet_seed * 0x9E3779B97F4A7C15ull + index + 1;  // SplitMix64 finalizer
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+Status SimulatedDevice::boot(const std::string& name, uint64_t budget_micros) {
+  BLUR_TRY(rng_.seed(port_.port(), reinterpret_cast<const uint8_t*>(name.data()), name.size()));
+  uint64_t nonce = 0;
+  BLUR_TRY(rng_.next_u64(&nonce));
+  return ledger_.provision(port_.port(), LedgerPolicy{budget_micros}, nonce);
+}
+
+Status SimulatedDevice::report_batch(const DeviceMechanism& mechanism, uint32_t metric_id,
+                                     uint32_t value, std::string* batch) {
+  Report report{};
+  BLUR_TRY(std::visit(
+      [&](const auto& m) { return make_report(ledger_, rng_, m, metric_id, value, &report); },
+      mechanism));
+  uint8_t buffer[kBatchHeaderSize + kMaxEncodedScalarReportSize];
+  size_t written = 0;
+  BLUR_TRY(encode_batch(ledger_.device_nonce(), &report, 1, buffer, sizeof buffer, &written));
+  batch->assign(reinterpret_cast<const char*>(buffer), written);
+  return Status::kOk;
+}
+
+}  // namespace blur::sim
