@@ -131,8 +131,8 @@ bool send(httplib::Client& client, const std::string& batch, std::string* error)
     auto response = client.Post("/v1/reports", batch, "application/x-protobuf");
     if (response && response->status == 200) return true;
     if (response && response->status >= 400 && response->status < 500) {
-      *error = "collector refused a batch (" + std::to_string(response->status) +
-               "): " + response->body;
+      *error =
+          "collector refused a batch (" + std::to_string(response->status) + "): " + response->body;
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50 << attempt));
@@ -209,8 +209,8 @@ int fleet(const Options& o) {
                                          batch.size(), &decoded, &error)) {
         return fail(error);
       }
-      error = blur::collector::validate_batch(
-          decoded, [&](uint32_t id) -> std::optional<MetricConfig> {
+      error =
+          blur::collector::validate_batch(decoded, [&](uint32_t id) -> std::optional<MetricConfig> {
             return id == metric->id ? std::optional<MetricConfig>(*metric) : std::nullopt;
           });
       if (!error.empty()) return fail(error);
@@ -287,9 +287,9 @@ int main(int argc, char** argv) {
     cmd->add_option("--seed", o.seed, "Seed of the simulated entropy (and generated values)")
         ->capture_default_str();
   };
-  auto* randomize_cmd =
-      app.add_subcommand("randomize", "Run one device's randomizer N times on one input; "
-                                      "print the support counts as JSON");
+  auto* randomize_cmd = app.add_subcommand("randomize",
+                                           "Run one device's randomizer N times on one input; "
+                                           "print the support counts as JSON");
   common(randomize_cmd);
   randomize_cmd->add_option("--input", o.input, "The true value")->capture_default_str();
   randomize_cmd->add_option("--count", o.count, "How many reports")->capture_default_str();

@@ -8,6 +8,7 @@
 set -euo pipefail
 collector=$1
 device_sim=$2
+randomizer_kat=$3
 work=$(mktemp -d)
 trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 . "$(dirname "$0")/../../scripts/lib/collector.sh"
@@ -48,3 +49,20 @@ z = (r["support"][9] - 20000 * p) / math.sqrt(20000 * p * (1 - p))
 print(f"randomize: P(truth) z-score {z:.2f}")
 assert abs(z) < 4.89, z
 PY
+
+# The simulator's randomize command counts the same support as the shared
+# randomizer known answers (tests/vectors/randomizer_outputs.kat).
+grep -vE '^(#|$)' "$randomizer_kat" | while read -r mechanism epsilon domain seed input count outputs; do
+  name=$([ "$mechanism" = 1 ] && echo rr || echo grr)
+  eps=$(/usr/bin/python3 -c "print($epsilon / 1e6)")
+  "$device_sim" randomize --mechanism "$name" --epsilon "$eps" --domain "$domain" --seed "$seed" \
+    --input "$input" --count "$count" |
+    /usr/bin/python3 -c "
+import json, sys
+support = json.load(sys.stdin)['support']
+expected = [0] * $domain
+for o in '$outputs'.split(','): expected[int(o)] += 1
+assert support == expected, (support, expected)
+"
+done
+echo "randomize: support counts match the randomizer known answers"
