@@ -75,11 +75,11 @@ int randomize(const Options& o) {
     return fail("cannot seed the DRBG");
   }
   blur::collector::SupportCounter support(*metric);
+  static blur::ReportPayload payload;
   for (uint64_t i = 0; i < o.count; ++i) {
-    uint32_t out = 0;
-    const blur::Status status = blur::sim::randomize(mechanism.value(), rng, o.input, &out);
+    const blur::Status status = blur::sim::randomize(mechanism.value(), rng, o.input, &payload);
     if (status != blur::Status::kOk) return fail(blur::status_name(status));
-    support.add(out);
+    support.add(payload.value, blur::sim::payload_bits(payload));
   }
   const blur::EpsilonMicros charged = blur::sim::epsilon_charged(mechanism.value());
   nlohmann::json out{{"mechanism", o.mechanism},
@@ -214,7 +214,7 @@ int fleet(const Options& o) {
             return id == metric->id ? std::optional<MetricConfig>(*metric) : std::nullopt;
           });
       if (!error.empty()) return fail(error);
-      for (const auto& r : decoded.reports) support.add(r.value);
+      for (const auto& r : decoded.reports) support.add(r.value, r.bits);
     }
     nlohmann::json out = blur::collector::estimate_json(support);
     out["true_counts"] = true_counts;
@@ -280,7 +280,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Options o;
   auto common = [&o](CLI::App* cmd) {
-    cmd->add_option("--mechanism", o.mechanism, "rr | grr")->capture_default_str();
+    cmd->add_option("--mechanism", o.mechanism, "rr | grr | sue | oue")->capture_default_str();
     cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")->capture_default_str();
     cmd->add_option("--domain", o.domain, "Number of possible values (rr: 2)")
         ->capture_default_str();

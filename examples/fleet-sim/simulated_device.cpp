@@ -17,6 +17,15 @@ Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric) 
       if (!grr.ok()) return grr.status();
       return DeviceMechanism(grr.value());
     }
+    case collector::Mechanism::kSymmetricUnaryEncoding:
+    case collector::Mechanism::kOptimizedUnaryEncoding: {
+      const auto kind = metric.mechanism == collector::Mechanism::kSymmetricUnaryEncoding
+                            ? UnaryEncoding::Kind::kSymmetric
+                            : UnaryEncoding::Kind::kOptimized;
+      const auto ue = UnaryEncoding::create(kind, metric.epsilon_micros, metric.domain_size);
+      if (!ue.ok()) return ue.status();
+      return DeviceMechanism(ue.value());
+    }
   }
   return Status::kInvalidArgument;
 }
@@ -25,8 +34,22 @@ EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism) {
   return std::visit([](const auto& m) { return m.epsilon_charged(); }, mechanism);
 }
 
-Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, uint32_t* out) {
-  return std::visit([&](const auto& m) { return m.randomize(rng, value, out); }, mechanism);
+Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, ReportPayload* out) {
+  return std::visit(
+      [&](const auto& m) {
+        if constexpr (std::decay_t<decltype(m)>::kBitVectorPayload) {
+          out->bit_count = static_cast<uint16_t>(m.domain_size());
+          return m.randomize(rng, value, out->bits);
+        } else {
+          out->bit_count = 0;
+          return m.randomize(rng, value, &out->value);
+        }
+      },
+      mechanism);
+}
+
+std::string payload_bits(const ReportPayload& payload) {
+  return std::string(reinterpret_cast<const char*>(payload.bits), (payload.bit_count + 7u) / 8u);
 }
 
 uint64_t device_seed(uint64_t fleet_seed, uint64_t index) {
@@ -49,7 +72,7 @@ Status SimulatedDevice::report_batch(const DeviceMechanism& mechanism, uint32_t 
   BLUR_TRY(std::visit(
       [&](const auto& m) { return make_report(ledger_, rng_, m, metric_id, value, &report); },
       mechanism));
-  uint8_t buffer[kBatchHeaderSize + kMaxEncodedScalarReportSize];
+  uint8_t buffer[kBatchHeaderSize + kMaxEncodedReportSize];
   size_t written = 0;
   BLUR_TRY(encode_batch(ledger_.device_nonce(), &report, 1, buffer, sizeof buffer, &written));
   batch->assign(reinterpret_cast<const char*>(buffer), written);

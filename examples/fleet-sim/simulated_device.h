@@ -13,16 +13,21 @@
 #include "blur/ledger.h"
 #include "blur/report.h"
 #include "blur/rng.h"
+#include "blur/unary_encoding.h"
 #include "metrics/metric_config.h"
 #include "sim_port.h"
 
 namespace blur::sim {
 
 // The device-side mechanism for a metric configuration.
-using DeviceMechanism = std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse>;
+using DeviceMechanism =
+    std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse, UnaryEncoding>;
 Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric);
 EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism);
-Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, uint32_t* out);
+// One randomization, without a ledger (for measuring the randomizer).
+Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, ReportPayload* out);
+// The payload as the collector's SupportCounter takes it.
+std::string payload_bits(const ReportPayload& payload);
 
 // Device i of a fleet seeded with `fleet_seed`: distinct, reproducible.
 uint64_t device_seed(uint64_t fleet_seed, uint64_t index);

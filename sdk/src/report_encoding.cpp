@@ -11,8 +11,14 @@ namespace {
 static_assert(static_cast<int>(MechanismId::kBinaryRandomizedResponse) ==
                       blur_Mechanism_MECHANISM_BINARY_RR &&
                   static_cast<int>(MechanismId::kGeneralizedRandomizedResponse) ==
-                      blur_Mechanism_MECHANISM_GRR,
+                      blur_Mechanism_MECHANISM_GRR &&
+                  static_cast<int>(MechanismId::kSymmetricUnaryEncoding) ==
+                      blur_Mechanism_MECHANISM_SUE &&
+                  static_cast<int>(MechanismId::kOptimizedUnaryEncoding) ==
+                      blur_Mechanism_MECHANISM_OUE,
               "MechanismId must match the wire enum");
+static_assert(kMaxBitVectorBytes <= sizeof(blur_Report_bits_t::bytes),
+              "BLUR_MAX_BIT_VECTOR_BYTES must not exceed blur.options' Report.bits max_size");
 static_assert(kMaxReportsPerBatch == sizeof(blur_ReportBatch::reports) / sizeof(blur_Report),
               "kMaxReportsPerBatch must match blur.options");
 
@@ -26,12 +32,21 @@ bool to_wire(const Report& report, blur_Report* wire) {
   switch (report.mechanism) {
     case MechanismId::kBinaryRandomizedResponse:
       wire->which_payload = blur_Report_bit_tag;
-      wire->payload.bit = report.value != 0;
+      wire->payload.bit = report.payload.value != 0;
       return true;
     case MechanismId::kGeneralizedRandomizedResponse:
       wire->which_payload = blur_Report_index_tag;
-      wire->payload.index = report.value;
+      wire->payload.index = report.payload.value;
       return true;
+    case MechanismId::kSymmetricUnaryEncoding:
+    case MechanismId::kOptimizedUnaryEncoding: {
+      const size_t bytes = (report.payload.bit_count + 7u) / 8u;
+      if (bytes > kMaxBitVectorBytes) return false;
+      wire->which_payload = blur_Report_bits_tag;
+      wire->payload.bits.size = static_cast<pb_size_t>(bytes);
+      for (size_t i = 0; i < bytes; ++i) wire->payload.bits.bytes[i] = report.payload.bits[i];
+      return true;
+    }
   }
   return false;
 }

@@ -1,6 +1,8 @@
 // Collector-side costs: decoding and validating untrusted batches, durable
 // SQLite commits (WAL, synchronous=FULL), and estimation.
 #include <benchmark/benchmark.h>
+
+#include "device_reports.h"
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -20,7 +22,7 @@ using namespace blur::collector;
 std::vector<uint8_t> encoded_batch(size_t count, uint64_t nonce) {
   std::vector<blur::Report> reports(count);
   for (size_t i = 0; i < count; ++i) {
-    reports[i] = {i, 1, blur::MechanismId::kBinaryRandomizedResponse, 1000000, 2, i % 3 == 0};
+    reports[i] = blur_test::scalar_report(i, 1, blur::MechanismId::kBinaryRandomizedResponse, 1000000, 2, i % 3 == 0);
   }
   std::vector<uint8_t> bytes(blur::kBatchHeaderSize + count * blur::kMaxEncodedScalarReportSize);
   size_t written = 0;

@@ -2,6 +2,8 @@
 // durable ledger charge, encoding, and a whole simulated device's life.
 #include <benchmark/benchmark.h>
 
+#include "device_reports.h"
+
 #include "blur/binary_randomized_response.h"
 #include "blur/generalized_randomized_response.h"
 #include "blur/ledger.h"
@@ -90,8 +92,8 @@ void BM_EncodeBatch(benchmark::State& state) {
   const size_t count = static_cast<size_t>(state.range(0));
   blur::Report reports[blur::kMaxReportsPerBatch];
   for (size_t i = 0; i < count; ++i) {
-    reports[i] = {1000 + i, 7, blur::MechanismId::kBinaryRandomizedResponse,
-                  1000000,  2, i % 3 == 0};
+    reports[i] = blur_test::scalar_report(1000 + i, 7, blur::MechanismId::kBinaryRandomizedResponse,
+                  1000000,  2, i % 3 == 0);
   }
   uint8_t buffer[blur::kBatchHeaderSize +
                  blur::kMaxReportsPerBatch * blur::kMaxEncodedScalarReportSize];

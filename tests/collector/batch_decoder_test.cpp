@@ -37,9 +37,13 @@ TEST(BatchDecoder, DecodesKnownAnswers) {
       EXPECT_EQ(batch.reports[i].mechanism, v.reports[i].mechanism);
       EXPECT_EQ(batch.reports[i].epsilon_micros, v.reports[i].epsilon_micros);
       EXPECT_EQ(batch.reports[i].domain_size, v.reports[i].domain_size);
-      EXPECT_EQ(batch.reports[i].payload, v.reports[i].mechanism == 1
-                                              ? blur::collector::PayloadKind::kBit
-                                              : blur::collector::PayloadKind::kIndex);
+      using blur::collector::PayloadKind;
+      const uint32_t mechanism = v.reports[i].mechanism;
+      EXPECT_EQ(batch.reports[i].payload, mechanism == 1   ? PayloadKind::kBit
+                                          : mechanism == 2 ? PayloadKind::kIndex
+                                                           : PayloadKind::kBits);
+      EXPECT_EQ(batch.reports[i].bits,
+                std::string(reinterpret_cast<const char*>(v.reports[i].bits), v.reports[i].bit_bytes));
       EXPECT_EQ(batch.reports[i].value, v.reports[i].value);
     }
   });

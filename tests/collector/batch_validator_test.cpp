@@ -50,4 +50,27 @@ TEST(BatchValidator, NamesTheFirstInconsistency) {
   }
 }
 
+TEST(BatchValidator, BitVectorsMustFitTheDomainExactly) {
+  const auto oue = [](uint32_t id) -> std::optional<MetricConfig> {
+    if (id != 4) return std::nullopt;
+    return MetricConfig{4, Mechanism::kOptimizedUnaryEncoding, 1000000, 12};
+  };
+  Batch batch;
+  IncomingReport r;
+  r.metric_id = 4;
+  r.mechanism = 4;
+  r.epsilon_micros = 1000000;
+  r.domain_size = 12;
+  r.payload = PayloadKind::kBits;
+  r.bits = std::string("\xff\x0f", 2);  // all 12 bits set, padding clear
+  batch.reports.push_back(r);
+  EXPECT_EQ(validate_batch(batch, oue), "");
+  batch.reports[0].bits = std::string("\xff\x1f", 2);  // bit 12 set: past the domain
+  EXPECT_NE(validate_batch(batch, oue).find("bits set past the domain"), std::string::npos);
+  batch.reports[0].bits = std::string("\xff", 1);
+  EXPECT_NE(validate_batch(batch, oue).find("bit vector of 1 bytes, expected 2"), std::string::npos);
+  batch.reports[0].payload = PayloadKind::kIndex;
+  EXPECT_NE(validate_batch(batch, oue).find("payload must be `bits` for oue"), std::string::npos);
+}
+
 }  // namespace

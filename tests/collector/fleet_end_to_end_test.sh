@@ -33,15 +33,18 @@ PY
 
 "$device_sim" fleet --offline --mechanism grr --epsilon 2 --domain 16 --devices 4000 --seed 5 \
   > "$work/offline.json"
+"$device_sim" fleet --offline --mechanism oue --epsilon 1 --domain 64 --devices 3000 --seed 6 \
+  > "$work/offline-oue.json"
 "$device_sim" randomize --mechanism grr --epsilon 1.5 --domain 16 --input 9 --count 20000 \
   --seed 3 > "$work/randomize.json"
-/usr/bin/python3 - "$work/offline.json" "$work/randomize.json" <<'PY'
+/usr/bin/python3 - "$work/offline.json" "$work/randomize.json" "$work/offline-oue.json" <<'PY'
 import json, math, sys
-offline = json.load(open(sys.argv[1]))
-assert offline["n"] == 4000 and len(offline["estimates"]) == 16
-for e, truth in zip(offline["estimates"], offline["true_counts"]):
-    assert abs(e["estimate"] - truth) < 5 * e["stderr"], (e, truth)
-print("grr offline: all 16 estimates within 5 standard errors")
+for path, name, n, d in ((sys.argv[1], "grr", 4000, 16), (sys.argv[3], "oue", 3000, 64)):
+    offline = json.load(open(path))
+    assert offline["n"] == n and len(offline["estimates"]) == d and offline["mechanism"] == name
+    for e, truth in zip(offline["estimates"], offline["true_counts"]):
+        assert abs(e["estimate"] - truth) < 5 * e["stderr"], (name, e, truth)
+    print(f"{name} offline: all {d} estimates within 5 standard errors")
 r = json.load(open(sys.argv[2]))
 assert r["epsilon_charged_micros"] == 1500000 and sum(r["support"]) == 20000
 p = math.exp(1.5) / (math.exp(1.5) + 15)

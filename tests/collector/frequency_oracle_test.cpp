@@ -120,4 +120,50 @@ TEST(FrequencyOracle, UnbiasedWithTheFormulaVarianceAcrossDomainsAndEpsilons) {
   }
 }
 
+// Unary encodings: the support count of a value held by c of n devices is
+// Binomial(c, p) + Binomial(n - c, q), simulated directly. Same checks and
+// false-alarm rates as above, over T = 2000 trials of n = 2000.
+TEST(FrequencyOracle, UnaryEncodingsUnbiasedWithTheFormulaVariance) {
+  std::mt19937_64 rng(11);
+  const uint64_t n = 2000;
+  const int trials = 2000;
+  for (uint32_t epsilon_micros : {500000u, 1000000u, 2000000u, 4000000u}) {
+    for (const OracleParams params :
+         {symmetric_unary_params(epsilon_micros), optimized_unary_params(epsilon_micros)}) {
+      for (const uint64_t held : {uint64_t{600}, uint64_t{0}}) {
+        std::binomial_distribution<uint64_t> from_holders(held, params.p);
+        std::binomial_distribution<uint64_t> from_others(n - held, params.q);
+        double sum = 0, sum_squares = 0;
+        for (int t = 0; t < trials; ++t) {
+          const double e = estimate_count(n, from_holders(rng) + from_others(rng), params).count;
+          sum += e;
+          sum_squares += e * e;
+        }
+        const double gap = params.p - params.q;
+        const double formula = n * params.q * (1 - params.q) / (gap * gap) +
+                               held * (1 - params.p - params.q) / gap;
+        const double mean = sum / trials;
+        const double variance = (sum_squares - trials * mean * mean) / (trials - 1);
+        EXPECT_LT(std::fabs(mean - held), 5 * std::sqrt(formula / trials))
+            << "eps " << epsilon_micros << " p " << params.p << " held " << held;
+        EXPECT_NEAR(variance / formula, 1.0, 0.16)
+            << "eps " << epsilon_micros << " p " << params.p << " held " << held;
+      }
+    }
+  }
+  // MATH.md reference values of Var*/n for rare values: OUE 3.6827 and SUE
+  // 3.9177 at eps = 1; OUE 0.0760 and SUE 0.1810 at eps = 4.
+  const struct {
+    OracleParams params;
+    double expected;
+  } references[] = {{optimized_unary_params(1000000), 3.6827},
+                    {symmetric_unary_params(1000000), 3.9177},
+                    {optimized_unary_params(4000000), 0.0760},
+                    {symmetric_unary_params(4000000), 0.1810}};
+  for (const auto& r : references) {
+    const double gap = r.params.p - r.params.q;
+    EXPECT_NEAR(r.params.q * (1 - r.params.q) / (gap * gap), r.expected, 1e-4);
+  }
+}
+
 }  // namespace

@@ -17,6 +17,8 @@ struct KatReport {
   uint32_t epsilon_micros;
   uint32_t domain_size;
   uint32_t value;  // payload: `bit` for mechanism 1, `index` for mechanism 2
+  uint8_t bits[64];  // payload `bits` for mechanisms 3 and 4
+  size_t bit_bytes;
 };
 
 struct KatBatch {
@@ -61,7 +63,15 @@ inline bool parse_kat_line(const char* line, size_t length, KatBatch* out) {
     r.mechanism = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
     r.epsilon_micros = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
     r.domain_size = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
-    r.value = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
+    if (r.mechanism >= 3) {  // hex bytes
+      ++end;
+      while (hex_digit(end[0]) >= 0 && hex_digit(end[1]) >= 0 && r.bit_bytes < sizeof r.bits) {
+        r.bits[r.bit_bytes++] = static_cast<uint8_t>(hex_digit(end[0]) << 4 | hex_digit(end[1]));
+        end += 2;
+      }
+    } else {
+      r.value = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
+    }
     report = (*end == ',') ? end + 1 : nullptr;
   }
   const size_t hex_length = strlen(fields[4]);

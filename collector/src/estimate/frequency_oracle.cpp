@@ -12,6 +12,28 @@ OracleParams randomized_response_params(uint32_t epsilon_micros, uint32_t domain
   return OracleParams{p, p * std::exp(-(epsilon_micros / 1e6))};
 }
 
+OracleParams symmetric_unary_params(uint32_t epsilon_micros) {
+  const double p = 1.0 / (1.0 + std::exp(-(epsilon_micros / 2e6)));
+  return OracleParams{p, 1.0 - p};
+}
+
+OracleParams optimized_unary_params(uint32_t epsilon_micros) {
+  return OracleParams{0.5, 1.0 / (std::exp(epsilon_micros / 1e6) + 1.0)};
+}
+
+OracleParams oracle_params(const MetricConfig& metric) {
+  switch (metric.mechanism) {
+    case Mechanism::kBinaryRandomizedResponse:
+    case Mechanism::kGeneralizedRandomizedResponse:
+      return randomized_response_params(metric.epsilon_micros, metric.domain_size);
+    case Mechanism::kSymmetricUnaryEncoding:
+      return symmetric_unary_params(metric.epsilon_micros);
+    case Mechanism::kOptimizedUnaryEncoding:
+      return optimized_unary_params(metric.epsilon_micros);
+  }
+  return OracleParams{0.5, 0.5};
+}
+
 CountEstimate estimate_count(uint64_t reports, uint64_t support, OracleParams params) {
   const double n = static_cast<double>(reports);
   const double gap = params.p - params.q;

@@ -14,6 +14,8 @@
 
 #include <cstdint>
 
+#include "metrics/metric_config.h"
+
 namespace blur::collector {
 
 struct OracleParams {
@@ -24,6 +26,13 @@ struct OracleParams {
 // k-ary randomized response (binary: k = 2) at epsilon = epsilon_micros / 10^6:
 // p = e^eps / (e^eps + k - 1), q = 1 / (e^eps + k - 1), as the device samples.
 OracleParams randomized_response_params(uint32_t epsilon_micros, uint32_t domain_size);
+
+// Symmetric unary encoding: binary randomized response at eps/2 per bit.
+OracleParams symmetric_unary_params(uint32_t epsilon_micros);
+// Optimized unary encoding: p = 1/2, q = 1 / (e^eps + 1).
+OracleParams optimized_unary_params(uint32_t epsilon_micros);
+// The parameters of a metric's mechanism.
+OracleParams oracle_params(const MetricConfig& metric);
 
 // Two-sided 95% standard-normal quantile.
 inline constexpr double kZ95 = 1.959963984540054;

@@ -14,7 +14,7 @@ nlohmann::json estimate_json(const SupportCounter& support) {
   out["n"] = support.reports();
   out["estimates"] = nlohmann::json::array();
   if (support.reports() == 0) return out;
-  const OracleParams params = randomized_response_params(metric.epsilon_micros, metric.domain_size);
+  const OracleParams params = oracle_params(metric);
   const double n = static_cast<double>(support.reports());
   for (uint32_t value = 0; value < metric.domain_size; ++value) {
     const CountEstimate e = estimate_count(support.reports(), support.counts()[value], params);
@@ -30,8 +30,10 @@ nlohmann::json estimate_json(const SupportCounter& support) {
 
 nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store) {
   SupportCounter support(metric);
-  store.for_each_value_count(metric.id,
-                             [&](uint32_t value, uint64_t count) { support.add(value, count); });
+  store.for_each_payload(metric.id,
+                         [&](uint32_t value, const std::string& bits, uint64_t count) {
+                           support.add(value, bits, count);
+                         });
   return estimate_json(support);
 }
 

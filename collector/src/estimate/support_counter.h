@@ -4,11 +4,13 @@
 // that rule lives, used by the server's estimate, the offline fleet and the
 // simulator's `randomize` output alike.
 //
-//   randomized response (rr, grr): a report supports exactly its value.
+//   randomized response (rr, grr): a report supports exactly its value;
+//   unary encodings (sue, oue): a report supports every value whose bit is set.
 #ifndef BLUR_COLLECTOR_ESTIMATE_SUPPORT_COUNTER_H
 #define BLUR_COLLECTOR_ESTIMATE_SUPPORT_COUNTER_H
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "metrics/metric_config.h"
@@ -19,9 +21,9 @@ class SupportCounter {
  public:
   explicit SupportCounter(const MetricConfig& metric);
 
-  // Adds `multiplicity` reports whose payload value is `report_value`
-  // (validated reports only: the value is inside the domain).
-  void add(uint32_t report_value, uint64_t multiplicity = 1);
+  // Adds `multiplicity` validated reports with this payload: `report_value`
+  // for scalar payloads, `bits` for bit vectors.
+  void add(uint32_t report_value, const std::string& bits, uint64_t multiplicity = 1);
 
   const MetricConfig& metric() const { return metric_; }
   const std::vector<uint64_t>& counts() const { return counts_; }

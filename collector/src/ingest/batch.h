@@ -3,12 +3,13 @@
 #define BLUR_COLLECTOR_INGEST_BATCH_H
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace blur::collector {
 
 // Which payload field a report carried.
-enum class PayloadKind : uint8_t { kNone, kBit, kIndex, kOther };
+enum class PayloadKind : uint8_t { kNone, kBit, kIndex, kBits, kOther };
 
 struct IncomingReport {
   uint64_t report_id = 0;
@@ -18,6 +19,7 @@ struct IncomingReport {
   uint32_t domain_size = 0;
   PayloadKind payload = PayloadKind::kNone;
   uint32_t value = 0;  // the bit (0/1) or the index
+  std::string bits;    // the bit vector (unary encodings)
 };
 
 struct Batch {

@@ -44,6 +44,10 @@ bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* e
         report.payload = PayloadKind::kIndex;
         report.value = r.payload.index;
         break;
+      case blur_Report_bits_tag:
+        report.payload = PayloadKind::kBits;
+        report.bits.assign(reinterpret_cast<const char*>(r.payload.bits.bytes), r.payload.bits.size);
+        break;
       case 0:
         report.payload = PayloadKind::kNone;
         break;

@@ -26,14 +26,26 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
       return where + "domain_size " + std::to_string(r.domain_size) + " does not match " +
              describe(*metric);
     }
-    const PayloadKind expected = metric->mechanism == Mechanism::kBinaryRandomizedResponse
-                                     ? PayloadKind::kBit
-                                     : PayloadKind::kIndex;
+    const PayloadShape shape = payload_shape(metric->mechanism);
+    const PayloadKind expected = shape == PayloadShape::kBit     ? PayloadKind::kBit
+                                 : shape == PayloadShape::kIndex ? PayloadKind::kIndex
+                                                                 : PayloadKind::kBits;
     if (r.payload != expected) {
-      return where + "payload must be `" + (expected == PayloadKind::kBit ? "bit" : "index") +
-             "` for " + mechanism_name(metric->mechanism);
+      static const char* const kNames[] = {"bit", "index", "bits"};
+      return where + "payload must be `" + kNames[static_cast<int>(shape)] + "` for " +
+             mechanism_name(metric->mechanism);
     }
-    if (r.value >= metric->domain_size) {
+    if (shape == PayloadShape::kBits) {
+      const size_t bytes = (metric->domain_size + 7) / 8;
+      if (r.bits.size() != bytes) {
+        return where + "bit vector of " + std::to_string(r.bits.size()) + " bytes, expected " +
+               std::to_string(bytes) + " for " + describe(*metric);
+      }
+      const unsigned padding = 8 * bytes - metric->domain_size;
+      if (padding > 0 && (static_cast<uint8_t>(r.bits.back()) >> (8 - padding)) != 0) {
+        return where + "bits set past the domain of " + describe(*metric);
+      }
+    } else if (r.value >= metric->domain_size) {
       return where + "index " + std::to_string(r.value) + " is outside the domain of " +
              describe(*metric);
     }

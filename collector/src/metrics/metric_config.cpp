@@ -10,12 +10,28 @@ namespace {
 constexpr uint64_t kMicrosPerNat = 1000000;
 constexpr uint64_t kMaxEpsilonMicros = 20 * kMicrosPerNat;  // SDK's kMaxReportEpsilonMicros
 constexpr uint32_t kMaxDomainSize = 1u << 16;               // SDK's GRR limit
+constexpr uint32_t kMaxBitVectorDomain = 4096;              // SDK's unary-encoding limit
 }  // namespace
 
 std::optional<Mechanism> mechanism_from_name(const std::string& name) {
   if (name == "rr") return Mechanism::kBinaryRandomizedResponse;
   if (name == "grr") return Mechanism::kGeneralizedRandomizedResponse;
+  if (name == "sue") return Mechanism::kSymmetricUnaryEncoding;
+  if (name == "oue") return Mechanism::kOptimizedUnaryEncoding;
   return std::nullopt;
+}
+
+PayloadShape payload_shape(Mechanism mechanism) {
+  switch (mechanism) {
+    case Mechanism::kBinaryRandomizedResponse:
+      return PayloadShape::kBit;
+    case Mechanism::kGeneralizedRandomizedResponse:
+      return PayloadShape::kIndex;
+    case Mechanism::kSymmetricUnaryEncoding:
+    case Mechanism::kOptimizedUnaryEncoding:
+      return PayloadShape::kBits;
+  }
+  return PayloadShape::kIndex;
 }
 
 const char* mechanism_name(Mechanism mechanism) {
@@ -24,6 +40,10 @@ const char* mechanism_name(Mechanism mechanism) {
       return "rr";
     case Mechanism::kGeneralizedRandomizedResponse:
       return "grr";
+    case Mechanism::kSymmetricUnaryEncoding:
+      return "sue";
+    case Mechanism::kOptimizedUnaryEncoding:
+      return "oue";
   }
   return "unknown";
 }
@@ -117,9 +137,12 @@ std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::stri
     }
     metric.domain_size = 2;
   } else {
+    const uint32_t max_domain =
+        payload_shape(metric.mechanism) == PayloadShape::kBits ? kMaxBitVectorDomain : kMaxDomainSize;
     const auto domain = parts.size() == 4 ? parse_uint32(parts[3]) : std::nullopt;
-    if (!domain || *domain < 2 || *domain > kMaxDomainSize) {
-      *error = "metric '" + spec + "': " + mechanism_text + " needs a domain size in 2..65536";
+    if (!domain || *domain < 2 || *domain > max_domain) {
+      *error = "metric '" + spec + "': " + mechanism_text + " needs a domain size in 2.." +
+               std::to_string(max_domain);
       return std::nullopt;
     }
     metric.domain_size = *domain;

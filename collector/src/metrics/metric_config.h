@@ -14,9 +14,15 @@ namespace blur::collector {
 enum class Mechanism : uint32_t {
   kBinaryRandomizedResponse = 1,       // "rr": a bit
   kGeneralizedRandomizedResponse = 2,  // "grr": an index in [0, domain)
+  kSymmetricUnaryEncoding = 3,         // "sue": a bit vector of domain bits
+  kOptimizedUnaryEncoding = 4,         // "oue": a bit vector of domain bits
 };
 
-// "rr", "grr" <-> Mechanism.
+// The payload field a mechanism's reports carry.
+enum class PayloadShape { kBit, kIndex, kBits };
+PayloadShape payload_shape(Mechanism mechanism);
+
+// "rr", "grr", "sue", "oue" <-> Mechanism.
 std::optional<Mechanism> mechanism_from_name(const std::string& name);
 const char* mechanism_name(Mechanism mechanism);
 
@@ -35,7 +41,7 @@ bool operator==(const MetricConfig& a, const MetricConfig& b);
 std::optional<uint32_t> parse_epsilon_micros(const std::string& text);
 
 // Parses "ID:MECHANISM:EPSILON[:DOMAIN]", e.g. "1:rr:1.0" or "2:grr:2:16"
-// (rr has domain 2; grr needs 2..65536). On failure returns nothing and sets
+// (rr has domain 2; grr needs 2..65536; sue and oue 2..4096). On failure returns nothing and sets
 // *error to a message naming the problem.
 std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::string* error);
 

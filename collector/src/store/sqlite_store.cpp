@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS reports (
   metric_id      INTEGER NOT NULL REFERENCES metrics(metric_id),
   batch_id       INTEGER NOT NULL REFERENCES batches(batch_id),
   epsilon_micros INTEGER NOT NULL,
-  value          INTEGER NOT NULL,  -- the randomized bit or index
+  value          INTEGER,  -- the randomized bit or index (scalar payloads)
+  bits           BLOB,     -- the randomized bit vector (unary encodings)
   PRIMARY KEY (device_nonce, report_id)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS reports_by_metric ON reports (metric_id, value);
@@ -161,7 +162,7 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
   Statement insert_report(
       db_,
       "INSERT OR IGNORE INTO reports (device_nonce, report_id, metric_id, batch_id, "
-      "epsilon_micros, value) VALUES (?, ?, ?, ?, ?, ?)");
+      "epsilon_micros, value, bits) VALUES (?, ?, ?, ?, ?, ?, ?)");
   if (!insert_report.ok) return fail("cannot prepare report insert");
   InsertResult counts;
   for (const IncomingReport& r : batch.reports) {
@@ -171,7 +172,14 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
     sqlite3_bind_int64(insert_report.stmt, 3, r.metric_id);
     sqlite3_bind_int64(insert_report.stmt, 4, batch_id);
     sqlite3_bind_int64(insert_report.stmt, 5, r.epsilon_micros);
-    sqlite3_bind_int64(insert_report.stmt, 6, r.value);
+    if (r.payload == PayloadKind::kBits) {
+      sqlite3_bind_null(insert_report.stmt, 6);
+      sqlite3_bind_blob(insert_report.stmt, 7, r.bits.data(), static_cast<int>(r.bits.size()),
+                        SQLITE_STATIC);
+    } else {
+      sqlite3_bind_int64(insert_report.stmt, 6, r.value);
+      sqlite3_bind_null(insert_report.stmt, 7);
+    }
     if (sqlite3_step(insert_report.stmt) != SQLITE_DONE) return fail("cannot store report");
     if (sqlite3_changes(db_) == 1) {
       ++counts.inserted;
@@ -184,15 +192,23 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
   return true;
 }
 
-void SqliteStore::for_each_value_count(
-    uint32_t metric_id, const std::function<void(uint32_t value, uint64_t count)>& visit) const {
+void SqliteStore::for_each_payload(
+    uint32_t metric_id,
+    const std::function<void(uint32_t value, const std::string& bits, uint64_t count)>& visit)
+    const {
   std::lock_guard<std::mutex> lock(mutex_);
-  Statement select(db_, "SELECT value, COUNT(*) FROM reports WHERE metric_id = ? GROUP BY value");
+  Statement select(db_,
+                   "SELECT value, bits, COUNT(*) FROM reports WHERE metric_id = ? "
+                   "GROUP BY value, bits");
   if (!select.ok) return;
   sqlite3_bind_int64(select.stmt, 1, metric_id);
+  std::string bits;
   while (sqlite3_step(select.stmt) == SQLITE_ROW) {
-    visit(static_cast<uint32_t>(sqlite3_column_int64(select.stmt, 0)),
-          static_cast<uint64_t>(sqlite3_column_int64(select.stmt, 1)));
+    const void* blob = sqlite3_column_blob(select.stmt, 1);
+    bits.assign(static_cast<const char*>(blob),
+                blob ? static_cast<size_t>(sqlite3_column_bytes(select.stmt, 1)) : 0);
+    visit(static_cast<uint32_t>(sqlite3_column_int64(select.stmt, 0)), bits,
+          static_cast<uint64_t>(sqlite3_column_int64(select.stmt, 2)));
   }
 }
 

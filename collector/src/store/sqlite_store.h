@@ -44,11 +44,14 @@ class SqliteStore {
   // Stores a validated batch in one durable transaction.
   bool insert_batch(const Batch& batch, InsertResult* result, std::string* error);
 
-  // Calls visit(value, count) for each distinct payload value among the
+  // Calls visit(value, bits, count) for each distinct payload among the
   // metric's reports (a GROUP BY: the store aggregates, the estimator's
-  // SupportCounter decides what a value supports).
-  void for_each_value_count(uint32_t metric_id,
-                            const std::function<void(uint32_t value, uint64_t count)>& visit) const;
+  // SupportCounter decides what a payload supports). `bits` is empty for
+  // scalar payloads, `value` is 0 for bit vectors.
+  void for_each_payload(
+      uint32_t metric_id,
+      const std::function<void(uint32_t value, const std::string& bits, uint64_t count)>& visit)
+      const;
   uint64_t report_count() const;
 
  private:

@@ -26,7 +26,8 @@ class BinaryRandomizedResponse {
     return BinaryRandomizedResponse(epsilon_micros);
   }
 
-  static constexpr MechanismId kId = MechanismId::kBinaryRandomizedResponse;
+  MechanismId id() const { return MechanismId::kBinaryRandomizedResponse; }
+  static constexpr bool kBitVectorPayload = false;
   uint32_t domain_size() const { return 2; }
 
   // The epsilon one report realizes, rounded up to micro-nats (exact here).

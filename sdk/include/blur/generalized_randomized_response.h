@@ -33,7 +33,8 @@ class GeneralizedRandomizedResponse {
     return GeneralizedRandomizedResponse(epsilon_micros, domain_size);
   }
 
-  static constexpr MechanismId kId = MechanismId::kGeneralizedRandomizedResponse;
+  MechanismId id() const { return MechanismId::kGeneralizedRandomizedResponse; }
+  static constexpr bool kBitVectorPayload = false;
   uint32_t domain_size() const { return domain_size_; }
   EpsilonMicros epsilon_charged() const { return epsilon_micros_; }
 

@@ -10,6 +10,8 @@ namespace blur {
 enum class MechanismId : uint8_t {
   kBinaryRandomizedResponse = 1,       // payload: bit
   kGeneralizedRandomizedResponse = 2,  // payload: index
+  kSymmetricUnaryEncoding = 3,         // payload: bits
+  kOptimizedUnaryEncoding = 4,         // payload: bits
 };
 
 }  // namespace blur

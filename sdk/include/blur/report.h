@@ -9,6 +9,7 @@
 #include "blur/epsilon.h"
 #include "blur/ledger.h"
 #include "blur/mechanism.h"
+#include "blur/report_payload.h"
 #include "blur/rng.h"
 #include "blur/status.h"
 
@@ -20,26 +21,33 @@ struct Report {
   MechanismId mechanism;
   EpsilonMicros epsilon_micros;  // realized epsilon, as charged
   uint32_t domain_size;
-  uint32_t value;  // the randomized output: a bit (rr) or an index (grr)
+  ReportPayload payload;  // the randomized output
 };
 
 // Charges mechanism.epsilon_charged() to `ledger`, then randomizes `value`
 // (which must be in the mechanism's domain: checked before any charge).
 // On any failure `*out` is untouched and no report exists.
 //
-// Mechanism: kId, domain_size(), epsilon_charged(), randomize(rng, value, &out).
+// Mechanism: id(), domain_size(), epsilon_charged(), kBitVectorPayload and
+// randomize(rng, value, &scalar) or randomize(rng, value, bits).
 template <typename Mechanism>
 Status make_report(Ledger& ledger, Rng& rng, const Mechanism& mechanism, uint32_t metric_id,
                    uint32_t value, Report* out) {
   if (out == nullptr || value >= mechanism.domain_size()) return Status::kInvalidArgument;
   if (!rng.seeded()) return Status::kEntropyFailure;  // before spending anything
-  uint64_t report_id = 0;
-  BLUR_TRY(ledger.charge(mechanism.epsilon_charged(), &report_id));
-  uint32_t randomized = 0;
-  BLUR_TRY(mechanism.randomize(rng, value, &randomized));
-  *out = Report{
-      report_id, metric_id, Mechanism::kId, mechanism.epsilon_charged(), mechanism.domain_size(),
-      randomized};
+  Report report{};
+  BLUR_TRY(ledger.charge(mechanism.epsilon_charged(), &report.report_id));
+  if constexpr (Mechanism::kBitVectorPayload) {
+    BLUR_TRY(mechanism.randomize(rng, value, report.payload.bits));
+    report.payload.bit_count = static_cast<uint16_t>(mechanism.domain_size());
+  } else {
+    BLUR_TRY(mechanism.randomize(rng, value, &report.payload.value));
+  }
+  report.metric_id = metric_id;
+  report.mechanism = mechanism.id();
+  report.epsilon_micros = mechanism.epsilon_charged();
+  report.domain_size = mechanism.domain_size();
+  *out = report;
   return Status::kOk;
 }
 

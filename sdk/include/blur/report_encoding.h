@@ -19,6 +19,9 @@ inline constexpr size_t kMaxReportsPerBatch = 64;
 // Upper bound of one encoded report with a scalar payload (bit or index)
 // inside a batch, in bytes.
 inline constexpr size_t kMaxEncodedScalarReportSize = 48;
+// Upper bound of any one encoded report (a full bit vector) in a batch.
+inline constexpr size_t kMaxEncodedReportSize =
+    kMaxEncodedScalarReportSize + 3 + kMaxBitVectorBytes;
 // Batch header: sdk_version (tag + varint32) + device_nonce (tag + fixed64).
 inline constexpr size_t kBatchHeaderSize = 1 + 5 + 1 + 8;
 

@@ -1,0 +1,27 @@
+// What a report carries: a scalar (a bit or an index) or a bit vector.
+#ifndef BLUR_REPORT_PAYLOAD_H
+#define BLUR_REPORT_PAYLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// The largest bit-vector payload in bytes (4096 bits). Must equal
+// blur.options' Report.bits max_size; firmware that uses no unary encoding
+// may build with a smaller value to shrink every Report.
+#ifndef BLUR_MAX_BIT_VECTOR_BYTES
+#define BLUR_MAX_BIT_VECTOR_BYTES 512
+#endif
+
+namespace blur {
+
+inline constexpr size_t kMaxBitVectorBytes = BLUR_MAX_BIT_VECTOR_BYTES;
+
+struct ReportPayload {
+  uint32_t value;      // scalar payload: the bit (rr) or the index (grr)
+  uint16_t bit_count;  // bit-vector payload: its length in bits; 0 for scalars
+  uint8_t bits[kMaxBitVectorBytes];  // bit i is bits[i / 8] >> (i % 8) & 1
+};
+
+}  // namespace blur
+
+#endif  // BLUR_REPORT_PAYLOAD_H
