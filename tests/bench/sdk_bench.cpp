@@ -6,6 +6,7 @@
 
 #include "blur/binary_randomized_response.h"
 #include "blur/generalized_randomized_response.h"
+#include "blur/unary_encoding.h"
 #include "blur/ledger.h"
 #include "blur/report.h"
 #include "blur/report_encoding.h"
@@ -66,6 +67,29 @@ BENCHMARK(BM_GeneralizedRandomizedResponse)
     ->Args({1000000, 16})
     ->Args({4000000, 16})
     ->Args({1000000, 4096});
+
+// Args: 0 = SUE / 1 = OUE, epsilon in micro-nats, domain size.
+void BM_UnaryEncoding(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  const auto ue = blur::UnaryEncoding::create(
+      state.range(0) == 0 ? blur::UnaryEncoding::Kind::kSymmetric
+                          : blur::UnaryEncoding::Kind::kOptimized,
+      static_cast<uint32_t>(state.range(1)), static_cast<uint32_t>(state.range(2)));
+  const uint32_t domain = static_cast<uint32_t>(state.range(2));
+  static uint8_t bits[blur::kMaxBitVectorBytes];
+  uint32_t truth = 0;
+  for (auto _ : state) {
+    if (ue.value().randomize(rng, truth, bits) != blur::Status::kOk) {
+      return state.SkipWithError("ue");
+    }
+    truth = (truth + 1) % domain;
+    benchmark::DoNotOptimize(bits);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_UnaryEncoding)->Args({0, 1000000, 4096})->Args({1, 1000000, 4096})->Args({1, 1000000, 64});
 
 // Charge (erase + program + sync + read-back on RAM flash) + randomize.
 void BM_ReportBinaryWithDurableCharge(benchmark::State& state) {

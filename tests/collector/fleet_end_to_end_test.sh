@@ -12,15 +12,20 @@ randomizer_kat=$3
 work=$(mktemp -d)
 trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 . "$(dirname "$0")/../../scripts/lib/collector.sh"
-start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 3:rr:0.75
+start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 3:rr:0.75 \
+  --metric 4:oue:1:64
 port=$collector_port
 
 "$device_sim" fleet --collector "http://127.0.0.1:$port" --devices 3000 --true-rate 0.2 \
   --epsilon 0.75 --metric 3 --seed 99 --threads 8 > "$work/fleet.json"
+"$device_sim" fleet --collector "http://127.0.0.1:$port" --mechanism oue --domain 64 --epsilon 1 \
+  --devices 2000 --metric 4 --seed 98 --threads 8 > "$work/fleet-oue.json"
 kill $collector_pid; wait $collector_pid || true
 
 "$collector" estimate --db "$work/blur.db" --metric 3 > "$work/estimate.json"
-/usr/bin/python3 - "$work/fleet.json" "$work/estimate.json" <<'PY'
+"$collector" estimate --db "$work/blur.db" --metric 4 > "$work/estimate-oue.json"
+/usr/bin/python3 - "$work/fleet.json" "$work/estimate.json" "$work/fleet-oue.json" \
+  "$work/estimate-oue.json" <<'PY'
 import json, sys
 fleet = json.load(open(sys.argv[1]))
 est = json.load(open(sys.argv[2]))
@@ -29,6 +34,12 @@ one = est["estimates"][1]
 error = abs(one["estimate"] - fleet["true_counts"][1])
 print(f"rr over HTTP: truth {fleet['true_counts'][1]}, estimate {one['estimate']:.1f}, stderr {one['stderr']:.1f}")
 assert error < 5 * one["stderr"], "estimate too far from the truth"
+fleet = json.load(open(sys.argv[3]))
+est = json.load(open(sys.argv[4]))
+assert est["n"] == 2000 and len(est["estimates"]) == 64
+for e, truth in zip(est["estimates"], fleet["true_counts"]):
+    assert abs(e["estimate"] - truth) < 5 * e["stderr"], (e, truth)
+print("oue over HTTP and SQLite: all 64 estimates within 5 standard errors")
 PY
 
 "$device_sim" fleet --offline --mechanism grr --epsilon 2 --domain 16 --devices 4000 --seed 5 \
