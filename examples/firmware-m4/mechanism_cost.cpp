@@ -1,0 +1,37 @@
+// Flash cost of one mechanism on Cortex-M4: the same program (board port,
+// DRBG, one randomization) built once per mechanism and once with none;
+// the size report prints the differences.
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "blur/binary_randomized_response.h"
+#include "blur/generalized_randomized_response.h"
+#include "blur/rng.h"
+#include "blur/unary_encoding.h"
+#include "board_port.h"
+
+namespace {
+uint8_t g_flash[2 * 256];
+blur::cortex_m::BoardContext g_board;
+blur::Rng g_rng;
+}  // namespace
+
+int main() {
+  const blur::Port port = blur::cortex_m::board_port(&g_board, g_flash, 256, 2);
+  if (g_rng.seed(port, nullptr, 0) != blur::Status::kOk) exit(1);
+  uint32_t out = 0;
+  blur::Status status = blur::Status::kOk;
+#if BLUR_COST_MECHANISM == 1
+  status = blur::BinaryRandomizedResponse::create(1000000).value().randomize(g_rng, 1, &out);
+#elif BLUR_COST_MECHANISM == 2
+  status = blur::GeneralizedRandomizedResponse::create(1000000, 16).value().randomize(g_rng, 3, &out);
+#elif BLUR_COST_MECHANISM == 3 || BLUR_COST_MECHANISM == 4
+  const auto kind = BLUR_COST_MECHANISM == 3 ? blur::UnaryEncoding::Kind::kSymmetric
+                                             : blur::UnaryEncoding::Kind::kOptimized;
+  static uint8_t bits[8];
+  status = blur::UnaryEncoding::create(kind, 1000000, 64).value().randomize(g_rng, 3, bits);
+  out = bits[0];
+#endif
+  printf("%u\n", static_cast<unsigned>(out));
+  exit(status == blur::Status::kOk ? 0 : 1);
+}
