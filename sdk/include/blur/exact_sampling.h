@@ -65,6 +65,48 @@ Status sample_bernoulli_exp(Random& random, uint64_t n, uint64_t d, bool* out) {
   return sample_bernoulli_exp_at_most_one(random, n, d, out);
 }
 
+// Discrete Laplace with P(z) proportional to exp(-|z| s / t), t, s > 0
+// (CKS20 Algorithm 2). Geometric part: U uniform in [0, t) accepted with
+// probability exp(-U/t), V counts Bernoulli(exp(-1)) successes before the
+// first failure, and floor((U + t V) / s) is geometric with continuation
+// probability exp(-s/t); a fair sign, rejecting "negative zero".
+// Caps (each failing closed with probability below 2^-60): 64 proposals of
+// U, V < 64 (P(V >= 64) = e^-64), 64 sign rounds. Running time depends on
+// the noise magnitude only, never on the value the noise is added to.
+// Requires t * kMaxBernoulliExpTerms to fit in 64 bits.
+inline constexpr uint32_t kMaxDiscreteLaplaceRounds = 64;
+
+template <typename Random>
+Status sample_discrete_laplace(Random& random, uint64_t t, uint64_t s, int64_t* out) {
+  if (t == 0 || s == 0 || t > (UINT64_MAX / kMaxBernoulliExpTerms) / 64) {
+    return Status::kInvalidArgument;
+  }
+  for (uint32_t sign_round = 0; sign_round < kMaxDiscreteLaplaceRounds; ++sign_round) {
+    uint64_t u = 0;
+    bool accepted = false;
+    for (uint32_t proposal = 0; proposal < kMaxDiscreteLaplaceRounds && !accepted; ++proposal) {
+      BLUR_TRY(random.uniform(t, &u));
+      BLUR_TRY(sample_bernoulli_exp_at_most_one(random, u, t, &accepted));
+    }
+    if (!accepted) return Status::kIterationCap;
+    uint64_t v = 0;
+    for (;;) {
+      bool success = false;
+      BLUR_TRY(sample_bernoulli_exp_at_most_one(random, 1, 1, &success));
+      if (!success) break;
+      if (++v >= kMaxDiscreteLaplaceRounds) return Status::kIterationCap;
+    }
+    const uint64_t magnitude = (u + t * v) / s;
+    bool negative = false;
+    BLUR_TRY(sample_bernoulli(random, 1, 2, &negative));
+    if (negative && magnitude == 0) continue;
+    if (magnitude > static_cast<uint64_t>(INT64_MAX)) return Status::kIterationCap;
+    *out = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+    return Status::kOk;
+  }
+  return Status::kIterationCap;
+}
+
 // k-ary randomized response (Warner 1965; GRR / direct encoding in Wang et
 // al. 2017) with epsilon = n/d rational:
 //   P(out = truth) = e^eps / (e^eps + k - 1),  P(out = w) = 1 / (e^eps + k - 1), w != truth.
