@@ -93,7 +93,7 @@ TEST(ExactSampling, DiscreteLaplaceMatchesItsPmf) {
     const double r_wrong = exp(-1.1 * static_cast<double>(c.s) / static_cast<double>(c.t));
     for (int b = 0; b < bins; ++b) {
       const int z = b - k - 1;
-      const auto point = [](double rr, int zz) { return (1 - rr) / (1 + rr) * pow(rr, abs(zz)); };
+      const auto point = [](double rr, int zz) { return (1 - rr) / (1 + rr) * pow(rr, zz < 0 ? -zz : zz); };
       const auto tail = [k](double rr) { return pow(rr, k + 1) / (1 + rr); };
       pmf[b] = (b == 0 || b == bins - 1) ? tail(r) : point(r, z);
       wrong[b] = (b == 0 || b == bins - 1) ? tail(r_wrong) : point(r_wrong, z);
