@@ -24,7 +24,8 @@ int main() {
 #if BLUR_COST_MECHANISM == 1
   status = blur::BinaryRandomizedResponse::create(1000000).value().randomize(g_rng, 1, &out);
 #elif BLUR_COST_MECHANISM == 2
-  status = blur::GeneralizedRandomizedResponse::create(1000000, 16).value().randomize(g_rng, 3, &out);
+  status =
+      blur::GeneralizedRandomizedResponse::create(1000000, 16).value().randomize(g_rng, 3, &out);
 #elif BLUR_COST_MECHANISM == 3 || BLUR_COST_MECHANISM == 4
   const auto kind = BLUR_COST_MECHANISM == 3 ? blur::UnaryEncoding::Kind::kSymmetric
                                              : blur::UnaryEncoding::Kind::kOptimized;

@@ -37,7 +37,7 @@ EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism) {
 Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, ReportPayload* out) {
   return std::visit(
       [&](const auto& m) {
-        if constexpr (std::decay_t<decltype(m)>::kBitVectorPayload) {
+        if constexpr (std::decay_t<decltype(m)>::kPayload == PayloadKind::kBitVector) {
           out->bit_count = static_cast<uint16_t>(m.domain_size());
           return m.randomize(rng, value, out->bits);
         } else {

@@ -15,7 +15,9 @@ static_assert(static_cast<int>(MechanismId::kBinaryRandomizedResponse) ==
                   static_cast<int>(MechanismId::kSymmetricUnaryEncoding) ==
                       blur_Mechanism_MECHANISM_SUE &&
                   static_cast<int>(MechanismId::kOptimizedUnaryEncoding) ==
-                      blur_Mechanism_MECHANISM_OUE,
+                      blur_Mechanism_MECHANISM_OUE &&
+                  static_cast<int>(MechanismId::kDiscreteLaplace) ==
+                      blur_Mechanism_MECHANISM_DISCRETE_LAPLACE,
               "MechanismId must match the wire enum");
 static_assert(kMaxBitVectorBytes <= sizeof(blur_Report_bits_t::bytes),
               "BLUR_MAX_BIT_VECTOR_BYTES must not exceed blur.options' Report.bits max_size");
@@ -37,6 +39,10 @@ bool to_wire(const Report& report, blur_Report* wire) {
     case MechanismId::kGeneralizedRandomizedResponse:
       wire->which_payload = blur_Report_index_tag;
       wire->payload.index = report.payload.value;
+      return true;
+    case MechanismId::kDiscreteLaplace:
+      wire->which_payload = blur_Report_value_tag;
+      wire->payload.value = report.payload.number;
       return true;
     case MechanismId::kSymmetricUnaryEncoding:
     case MechanismId::kOptimizedUnaryEncoding: {

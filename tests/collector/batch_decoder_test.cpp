@@ -41,7 +41,9 @@ TEST(BatchDecoder, DecodesKnownAnswers) {
       const uint32_t mechanism = v.reports[i].mechanism;
       EXPECT_EQ(batch.reports[i].payload, mechanism == 1   ? PayloadKind::kBit
                                           : mechanism == 2 ? PayloadKind::kIndex
+                                          : mechanism == 5 ? PayloadKind::kNumber
                                                            : PayloadKind::kBits);
+      EXPECT_EQ(batch.reports[i].number, v.reports[i].number);
       EXPECT_EQ(batch.reports[i].bits,
                 std::string(reinterpret_cast<const char*>(v.reports[i].bits), v.reports[i].bit_bytes));
       EXPECT_EQ(batch.reports[i].value, v.reports[i].value);

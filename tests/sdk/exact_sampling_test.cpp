@@ -67,9 +67,7 @@ TEST(ExactSampling, DiscreteLaplaceMatchesItsPmf) {
   blur::Rng rng;
   ASSERT_EQ(rng.seed(port.port(), nullptr, 0), Status::kOk);
   const uint64_t n = 100000;
-  const struct {
-    uint64_t t, s;
-  } cases[] = {{1, 1}, {5, 2}, {3000000, 1000000}, {7, 20}};
+  const struct { uint64_t t, s; } cases[] = {{1, 1}, {5, 2}, {3000000, 1000000}, {7, 20}};
   for (const auto& c : cases) {
     const double r = exp(-static_cast<double>(c.s) / static_cast<double>(c.t));
     int k = 0;  // widest window whose bins all expect >= 5
@@ -93,14 +91,17 @@ TEST(ExactSampling, DiscreteLaplaceMatchesItsPmf) {
     const double r_wrong = exp(-1.1 * static_cast<double>(c.s) / static_cast<double>(c.t));
     for (int b = 0; b < bins; ++b) {
       const int z = b - k - 1;
-      const auto point = [](double rr, int zz) { return (1 - rr) / (1 + rr) * pow(rr, zz < 0 ? -zz : zz); };
+      const auto point = [](double rr, int zz) {
+        return (1 - rr) / (1 + rr) * pow(rr, zz < 0 ? -zz : zz);
+      };
       const auto tail = [k](double rr) { return pow(rr, k + 1) / (1 + rr); };
       pmf[b] = (b == 0 || b == bins - 1) ? tail(r) : point(r, z);
       wrong[b] = (b == 0 || b == bins - 1) ? tail(r_wrong) : point(r_wrong, z);
     }
     const double critical = blur_test::chi_square_critical_1e6(bins - 1);
     EXPECT_LT(blur_test::chi_square(counts, pmf, bins, n), critical) << "t " << c.t << " s " << c.s;
-    EXPECT_GT(blur_test::chi_square(counts, wrong, bins, n), critical) << "t " << c.t << " s " << c.s;
+    EXPECT_GT(blur_test::chi_square(counts, wrong, bins, n), critical)
+        << "t " << c.t << " s " << c.s;
     EXPECT_LT(fabs(blur_test::binomial_z(positive, positive + negative, 0.5)), blur_test::kZ1e6);
     EXPECT_LT(fabs(blur_test::binomial_z(at_least_two, at_least_one, r)), blur_test::kZ1e6);
   }

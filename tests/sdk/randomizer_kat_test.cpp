@@ -56,7 +56,8 @@ void check(const Mechanism& mechanism, const Vector& v) {
   EXPECT_EQ(mismatches, 0u) << "mechanism " << v.mechanism << " seed " << v.seed;
   if (mismatches != 0) {  // what this platform produced, in the file's format
     printf("actual:");
-    for (uint32_t i = 0; i < v.count; ++i) printf("%s%u", i == 0 ? " " : ",", static_cast<unsigned>(actual[i]));
+    for (uint32_t i = 0; i < v.count; ++i)
+      printf("%s%u", i == 0 ? " " : ",", static_cast<unsigned>(actual[i]));
     printf("\n");
   }
 }

@@ -15,10 +15,11 @@ namespace {
 using blur::Status;
 
 blur::Report to_report(const blur_test::KatReport& r) {
-  blur::Report report =
-      blur_test::scalar_report(r.report_id, r.metric_id, static_cast<blur::MechanismId>(r.mechanism),
-                               r.epsilon_micros, r.domain_size, r.value);
-  if (r.mechanism >= 3) {
+  blur::Report report = blur_test::scalar_report(r.report_id, r.metric_id,
+                                                 static_cast<blur::MechanismId>(r.mechanism),
+                                                 r.epsilon_micros, r.domain_size, r.value);
+  report.payload.number = r.number;
+  if (r.mechanism == 3 || r.mechanism == 4) {
     report.payload.bit_count = static_cast<uint16_t>(r.domain_size);
     memcpy(report.payload.bits, r.bits, r.bit_bytes);
   }
@@ -46,7 +47,7 @@ TEST(ReportEncoding, RoundTripsThroughTheNanopbDecoder) {
   blur::Report reports[3];
   for (uint32_t i = 0; i < 3; ++i) {
     reports[i] = blur_test::scalar_report(100 + i, 9, blur::MechanismId::kBinaryRandomizedResponse,
-                              750000,  2, i % 2 == 0);
+                                          750000, 2, i % 2 == 0);
   }
   uint8_t buffer[256];
   size_t written = 0;
@@ -67,7 +68,8 @@ TEST(ReportEncoding, RoundTripsThroughTheNanopbDecoder) {
 }
 
 TEST(ReportEncoding, RefusesBadCountsAndSmallBuffers) {
-  blur::Report report = blur_test::scalar_report(1, 1, blur::MechanismId::kBinaryRandomizedResponse, 1000000, 2, true);
+  blur::Report report = blur_test::scalar_report(1, 1, blur::MechanismId::kBinaryRandomizedResponse,
+                                                 1000000, 2, true);
   uint8_t buffer[256];
   size_t written = 0;
   EXPECT_EQ(blur::encode_batch(1, &report, 0, buffer, sizeof buffer, &written),
@@ -77,8 +79,9 @@ TEST(ReportEncoding, RefusesBadCountsAndSmallBuffers) {
             Status::kInvalidArgument);
   EXPECT_EQ(blur::encode_batch(1, &report, 1, buffer, 10, &written), Status::kBufferTooSmall);
   // The documented bounds hold for the largest binary report.
-  blur::Report largest = blur_test::scalar_report(UINT64_MAX, UINT32_MAX, blur::MechanismId::kBinaryRandomizedResponse,
-                       UINT32_MAX, UINT32_MAX, true);
+  blur::Report largest =
+      blur_test::scalar_report(UINT64_MAX, UINT32_MAX, blur::MechanismId::kBinaryRandomizedResponse,
+                               UINT32_MAX, UINT32_MAX, true);
   ASSERT_EQ(blur::encode_batch(UINT64_MAX, &largest, 1, buffer, sizeof buffer, &written),
             Status::kOk);
   EXPECT_LE(written, blur::kBatchHeaderSize + blur::kMaxEncodedScalarReportSize);

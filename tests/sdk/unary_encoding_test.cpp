@@ -1,8 +1,9 @@
+#include "blur/unary_encoding.h"
+
 #include <gtest/gtest.h>
 #include <math.h>
 
 #include "blur/rng.h"
-#include "blur/unary_encoding.h"
 #include "sim_port.h"
 #include "stats.h"
 

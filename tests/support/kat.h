@@ -16,7 +16,8 @@ struct KatReport {
   uint32_t mechanism;
   uint32_t epsilon_micros;
   uint32_t domain_size;
-  uint32_t value;  // payload: `bit` for mechanism 1, `index` for mechanism 2
+  uint32_t value;    // payload: `bit` for mechanism 1, `index` for mechanism 2
+  int64_t number;    // payload `value` for mechanism 5
   uint8_t bits[64];  // payload `bits` for mechanisms 3 and 4
   size_t bit_bytes;
 };
@@ -63,12 +64,14 @@ inline bool parse_kat_line(const char* line, size_t length, KatBatch* out) {
     r.mechanism = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
     r.epsilon_micros = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
     r.domain_size = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
-    if (r.mechanism >= 3) {  // hex bytes
+    if (r.mechanism == 3 || r.mechanism == 4) {  // hex bytes
       ++end;
       while (hex_digit(end[0]) >= 0 && hex_digit(end[1]) >= 0 && r.bit_bytes < sizeof r.bits) {
         r.bits[r.bit_bytes++] = static_cast<uint8_t>(hex_digit(end[0]) << 4 | hex_digit(end[1]));
         end += 2;
       }
+    } else if (r.mechanism == 5) {
+      r.number = strtoll(end + 1, &end, 0);
     } else {
       r.value = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
     }

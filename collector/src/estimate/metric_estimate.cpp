@@ -30,10 +30,9 @@ nlohmann::json estimate_json(const SupportCounter& support) {
 
 nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store) {
   SupportCounter support(metric);
-  store.for_each_payload(metric.id,
-                         [&](uint32_t value, const std::string& bits, uint64_t count) {
-                           support.add(value, bits, count);
-                         });
+  store.for_each_payload(metric.id, [&](uint32_t value, const std::string& bits, uint64_t count) {
+    support.add(value, bits, count);
+  });
   return estimate_json(support);
 }
 

@@ -9,7 +9,7 @@
 namespace blur::collector {
 
 // Which payload field a report carried.
-enum class PayloadKind : uint8_t { kNone, kBit, kIndex, kBits, kOther };
+enum class PayloadKind : uint8_t { kNone, kBit, kIndex, kBits, kNumber, kOther };
 
 struct IncomingReport {
   uint64_t report_id = 0;
@@ -20,6 +20,7 @@ struct IncomingReport {
   PayloadKind payload = PayloadKind::kNone;
   uint32_t value = 0;  // the bit (0/1) or the index
   std::string bits;    // the bit vector (unary encodings)
+  int64_t number = 0;  // the noisy number (discrete Laplace), grid units
 };
 
 struct Batch {

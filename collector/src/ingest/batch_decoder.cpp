@@ -46,7 +46,12 @@ bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* e
         break;
       case blur_Report_bits_tag:
         report.payload = PayloadKind::kBits;
-        report.bits.assign(reinterpret_cast<const char*>(r.payload.bits.bytes), r.payload.bits.size);
+        report.bits.assign(reinterpret_cast<const char*>(r.payload.bits.bytes),
+                           r.payload.bits.size);
+        break;
+      case blur_Report_value_tag:
+        report.payload = PayloadKind::kNumber;
+        report.number = r.payload.value;
         break;
       case 0:
         report.payload = PayloadKind::kNone;

@@ -137,8 +137,9 @@ std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::stri
     }
     metric.domain_size = 2;
   } else {
-    const uint32_t max_domain =
-        payload_shape(metric.mechanism) == PayloadShape::kBits ? kMaxBitVectorDomain : kMaxDomainSize;
+    const uint32_t max_domain = payload_shape(metric.mechanism) == PayloadShape::kBits
+                                    ? kMaxBitVectorDomain
+                                    : kMaxDomainSize;
     const auto domain = parts.size() == 4 ? parse_uint32(parts[3]) : std::nullopt;
     if (!domain || *domain < 2 || *domain > max_domain) {
       *error = "metric '" + spec + "': " + mechanism_text + " needs a domain size in 2.." +

@@ -192,10 +192,9 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
   return true;
 }
 
-void SqliteStore::for_each_payload(
-    uint32_t metric_id,
-    const std::function<void(uint32_t value, const std::string& bits, uint64_t count)>& visit)
-    const {
+void SqliteStore::for_each_payload(uint32_t metric_id,
+                                   const std::function<void(uint32_t value, const std::string& bits,
+                                                            uint64_t count)>& visit) const {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement select(db_,
                    "SELECT value, bits, COUNT(*) FROM reports WHERE metric_id = ? "

@@ -48,10 +48,9 @@ class SqliteStore {
   // metric's reports (a GROUP BY: the store aggregates, the estimator's
   // SupportCounter decides what a payload supports). `bits` is empty for
   // scalar payloads, `value` is 0 for bit vectors.
-  void for_each_payload(
-      uint32_t metric_id,
-      const std::function<void(uint32_t value, const std::string& bits, uint64_t count)>& visit)
-      const;
+  void for_each_payload(uint32_t metric_id,
+                        const std::function<void(uint32_t value, const std::string& bits,
+                                                 uint64_t count)>& visit) const;
   uint64_t report_count() const;
 
  private:

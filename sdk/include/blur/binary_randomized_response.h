@@ -12,6 +12,7 @@
 #include "blur/epsilon.h"
 #include "blur/exact_sampling.h"
 #include "blur/mechanism.h"
+#include "blur/report_payload.h"
 #include "blur/result.h"
 
 namespace blur {
@@ -27,7 +28,7 @@ class BinaryRandomizedResponse {
   }
 
   MechanismId id() const { return MechanismId::kBinaryRandomizedResponse; }
-  static constexpr bool kBitVectorPayload = false;
+  static constexpr PayloadKind kPayload = PayloadKind::kScalar;
   uint32_t domain_size() const { return 2; }
 
   // The epsilon one report realizes, rounded up to micro-nats (exact here).

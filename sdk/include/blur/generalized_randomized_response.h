@@ -13,6 +13,7 @@
 #include "blur/epsilon.h"
 #include "blur/exact_sampling.h"
 #include "blur/mechanism.h"
+#include "blur/report_payload.h"
 #include "blur/result.h"
 
 namespace blur {
@@ -34,7 +35,7 @@ class GeneralizedRandomizedResponse {
   }
 
   MechanismId id() const { return MechanismId::kGeneralizedRandomizedResponse; }
-  static constexpr bool kBitVectorPayload = false;
+  static constexpr PayloadKind kPayload = PayloadKind::kScalar;
   uint32_t domain_size() const { return domain_size_; }
   EpsilonMicros epsilon_charged() const { return epsilon_micros_; }
 

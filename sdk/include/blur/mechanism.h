@@ -12,6 +12,7 @@ enum class MechanismId : uint8_t {
   kGeneralizedRandomizedResponse = 2,  // payload: index
   kSymmetricUnaryEncoding = 3,         // payload: bits
   kOptimizedUnaryEncoding = 4,         // payload: bits
+  kDiscreteLaplace = 5,                // payload: value (signed, grid units)
 };
 
 }  // namespace blur

@@ -28,8 +28,8 @@ struct Report {
 // (which must be in the mechanism's domain: checked before any charge).
 // On any failure `*out` is untouched and no report exists.
 //
-// Mechanism: id(), domain_size(), epsilon_charged(), kBitVectorPayload and
-// randomize(rng, value, &scalar) or randomize(rng, value, bits).
+// Mechanism: id(), domain_size(), epsilon_charged(), kPayload and
+// randomize(rng, value, &scalar | bits | &number) to match.
 template <typename Mechanism>
 Status make_report(Ledger& ledger, Rng& rng, const Mechanism& mechanism, uint32_t metric_id,
                    uint32_t value, Report* out) {
@@ -37,9 +37,11 @@ Status make_report(Ledger& ledger, Rng& rng, const Mechanism& mechanism, uint32_
   if (!rng.seeded()) return Status::kEntropyFailure;  // before spending anything
   Report report{};
   BLUR_TRY(ledger.charge(mechanism.epsilon_charged(), &report.report_id));
-  if constexpr (Mechanism::kBitVectorPayload) {
+  if constexpr (Mechanism::kPayload == PayloadKind::kBitVector) {
     BLUR_TRY(mechanism.randomize(rng, value, report.payload.bits));
     report.payload.bit_count = static_cast<uint16_t>(mechanism.domain_size());
+  } else if constexpr (Mechanism::kPayload == PayloadKind::kNumber) {
+    BLUR_TRY(mechanism.randomize(rng, value, &report.payload.number));
   } else {
     BLUR_TRY(mechanism.randomize(rng, value, &report.payload.value));
   }

@@ -34,7 +34,7 @@ class UnaryEncoding {
   enum class Kind : uint8_t { kSymmetric, kOptimized };
 
   static constexpr uint32_t kMaxDomainSize = kMaxBitVectorBytes * 8;
-  static constexpr bool kBitVectorPayload = true;
+  static constexpr PayloadKind kPayload = PayloadKind::kBitVector;
 
   static Result<UnaryEncoding> create(Kind kind, EpsilonMicros epsilon_micros,
                                       uint32_t domain_size) {
@@ -63,8 +63,8 @@ class UnaryEncoding {
       uint32_t bit = 0;
       if (kind_ == Kind::kSymmetric) {
         // Binary randomized response at eps/2 on the one-hot bit.
-        BLUR_TRY(sample_randomized_response(random, epsilon_micros_, 2ull * kEpsilonMicrosPerNat,
-                                            2, v == value ? 1 : 0, &bit));
+        BLUR_TRY(sample_randomized_response(random, epsilon_micros_, 2ull * kEpsilonMicrosPerNat, 2,
+                                            v == value ? 1 : 0, &bit));
       } else if (v == value) {
         uint64_t coin = 0;  // p = 1/2
         BLUR_TRY(random.uniform(2, &coin));
