@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "estimate/metric_estimate.h"
+#include "estimate/numeric_summary.h"
 #include "estimate/support_counter.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
@@ -74,12 +75,19 @@ int randomize(const Options& o) {
   if (rng.seed(port.port(), kName, sizeof kName - 1) != blur::Status::kOk) {
     return fail("cannot seed the DRBG");
   }
-  blur::collector::SupportCounter support(*metric);
+  const bool numeric =
+      blur::collector::payload_shape(metric->mechanism) == blur::collector::PayloadShape::kNumber;
+  blur::collector::SupportCounter support(numeric ? MetricConfig{} : *metric);
+  blur::collector::NumericSummary summary;
   static blur::ReportPayload payload;
   for (uint64_t i = 0; i < o.count; ++i) {
     const blur::Status status = blur::sim::randomize(mechanism.value(), rng, o.input, &payload);
     if (status != blur::Status::kOk) return fail(blur::status_name(status));
-    support.add(payload.value, blur::sim::payload_bits(payload));
+    if (numeric) {
+      summary.add(payload.number);
+    } else {
+      support.add(payload.value, blur::sim::payload_bits(payload));
+    }
   }
   const blur::EpsilonMicros charged = blur::sim::epsilon_charged(mechanism.value());
   nlohmann::json out{{"mechanism", o.mechanism},
@@ -87,8 +95,15 @@ int randomize(const Options& o) {
                      {"epsilon_charged_micros", charged},
                      {"domain", metric->domain_size},
                      {"input", o.input},
-                     {"count", o.count},
-                     {"support", support.counts()}};
+                     {"count", o.count}};
+  if (numeric) {
+    nlohmann::json histogram = nlohmann::json::object();
+    for (const auto& [value, count] : summary.histogram()) histogram[std::to_string(value)] = count;
+    out["histogram"] = histogram;
+    out["grid_step"] = 1;
+  } else {
+    out["support"] = support.counts();
+  }
   std::cout << out.dump() << "\n";
   return 0;
 }
@@ -179,8 +194,15 @@ int fleet(const Options& o) {
   if (!mechanism.ok()) return fail(blur::status_name(mechanism.status()));
   std::vector<uint32_t> truth;
   if (!load_truth(o, metric->domain_size, &truth, &error)) return fail(error);
-  std::vector<uint64_t> true_counts(metric->domain_size, 0);
-  for (uint32_t v : truth) ++true_counts[v];
+  const bool numeric =
+      blur::collector::payload_shape(metric->mechanism) == blur::collector::PayloadShape::kNumber;
+  std::vector<uint64_t> true_counts(numeric ? 0 : metric->domain_size, 0);
+  double true_sum = 0;
+  for (uint32_t v : truth) {
+    if (!numeric) ++true_counts[v];
+    true_sum += v;
+  }
+  const double true_mean = truth.empty() ? 0.0 : true_sum / static_cast<double>(truth.size());
   const uint64_t devices = truth.size();
   const auto budget = static_cast<uint64_t>(o.budget_nats * blur::kEpsilonMicrosPerNat);
 
@@ -200,7 +222,7 @@ int fleet(const Options& o) {
 
   if (o.offline) {
     // The collector's own path, in process: decode, validate, count, estimate.
-    blur::collector::SupportCounter support(*metric);
+    blur::collector::MetricAggregate aggregate(*metric);
     std::string batch;
     for (uint64_t i = 0; i < devices; ++i) {
       blur::collector::Batch decoded;
@@ -214,11 +236,15 @@ int fleet(const Options& o) {
             return id == metric->id ? std::optional<MetricConfig>(*metric) : std::nullopt;
           });
       if (!error.empty()) return fail(error);
-      for (const auto& r : decoded.reports) support.add(r.value, r.bits);
+      for (const auto& r : decoded.reports) aggregate.add(r);
     }
-    nlohmann::json out = blur::collector::estimate_json(support);
-    out["true_counts"] = true_counts;
-    if (o.table) {
+    nlohmann::json out = aggregate.estimate();
+    if (numeric) {
+      out["true_mean"] = true_mean;
+    } else {
+      out["true_counts"] = true_counts;
+    }
+    if (o.table && !numeric) {
       print_table(o, out, true_counts);
     } else {
       std::cout << out.dump() << "\n";
@@ -262,8 +288,14 @@ int fleet(const Options& o) {
   std::fprintf(stderr, "blur-device-sim: %llu reports acknowledged in %.2f s (%.0f devices/s)\n",
                static_cast<unsigned long long>(devices), seconds,
                static_cast<double>(devices) / seconds);
-  if (!o.table) {
-    std::cout << nlohmann::json{{"devices", devices}, {"true_counts", true_counts}}.dump() << "\n";
+  if (!o.table || numeric) {
+    nlohmann::json out{{"devices", devices}};
+    if (numeric) {
+      out["true_mean"] = true_mean;
+    } else {
+      out["true_counts"] = true_counts;
+    }
+    std::cout << out.dump() << "\n";
     return 0;
   }
   httplib::Client client(o.collector);
@@ -280,7 +312,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Options o;
   auto common = [&o](CLI::App* cmd) {
-    cmd->add_option("--mechanism", o.mechanism, "rr | grr | sue | oue")->capture_default_str();
+    cmd->add_option("--mechanism", o.mechanism, "rr | grr | sue | oue | laplace")
+        ->capture_default_str();
     cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")->capture_default_str();
     cmd->add_option("--domain", o.domain, "Number of possible values (rr: 2)")
         ->capture_default_str();

@@ -26,6 +26,11 @@ Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric) 
       if (!ue.ok()) return ue.status();
       return DeviceMechanism(ue.value());
     }
+    case collector::Mechanism::kDiscreteLaplace: {
+      const auto laplace = DiscreteLaplace::create(metric.epsilon_micros, metric.domain_size);
+      if (!laplace.ok()) return laplace.status();
+      return DeviceMechanism(laplace.value());
+    }
   }
   return Status::kInvalidArgument;
 }
@@ -37,9 +42,13 @@ EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism) {
 Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, ReportPayload* out) {
   return std::visit(
       [&](const auto& m) {
-        if constexpr (std::decay_t<decltype(m)>::kPayload == PayloadKind::kBitVector) {
+        constexpr PayloadKind kind = std::decay_t<decltype(m)>::kPayload;
+        if constexpr (kind == PayloadKind::kBitVector) {
           out->bit_count = static_cast<uint16_t>(m.domain_size());
           return m.randomize(rng, value, out->bits);
+        } else if constexpr (kind == PayloadKind::kNumber) {
+          out->bit_count = 0;
+          return m.randomize(rng, value, &out->number);
         } else {
           out->bit_count = 0;
           return m.randomize(rng, value, &out->value);

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "blur/binary_randomized_response.h"
+#include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
 #include "blur/ledger.h"
 #include "blur/report.h"
@@ -20,8 +21,8 @@
 namespace blur::sim {
 
 // The device-side mechanism for a metric configuration.
-using DeviceMechanism =
-    std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse, UnaryEncoding>;
+using DeviceMechanism = std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse,
+                                     UnaryEncoding, DiscreteLaplace>;
 Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric);
 EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism);
 // One randomization, without a ledger (for measuring the randomizer).

@@ -44,8 +44,8 @@ TEST(BatchDecoder, DecodesKnownAnswers) {
                                           : mechanism == 5 ? PayloadKind::kNumber
                                                            : PayloadKind::kBits);
       EXPECT_EQ(batch.reports[i].number, v.reports[i].number);
-      EXPECT_EQ(batch.reports[i].bits,
-                std::string(reinterpret_cast<const char*>(v.reports[i].bits), v.reports[i].bit_bytes));
+      EXPECT_EQ(batch.reports[i].bits, std::string(reinterpret_cast<const char*>(v.reports[i].bits),
+                                                   v.reports[i].bit_bytes));
       EXPECT_EQ(batch.reports[i].value, v.reports[i].value);
     }
   });

@@ -68,7 +68,8 @@ TEST(BatchValidator, BitVectorsMustFitTheDomainExactly) {
   batch.reports[0].bits = std::string("\xff\x1f", 2);  // bit 12 set: past the domain
   EXPECT_NE(validate_batch(batch, oue).find("bits set past the domain"), std::string::npos);
   batch.reports[0].bits = std::string("\xff", 1);
-  EXPECT_NE(validate_batch(batch, oue).find("bit vector of 1 bytes, expected 2"), std::string::npos);
+  EXPECT_NE(validate_batch(batch, oue).find("bit vector of 1 bytes, expected 2"),
+            std::string::npos);
   batch.reports[0].payload = PayloadKind::kIndex;
   EXPECT_NE(validate_batch(batch, oue).find("payload must be `bits` for oue"), std::string::npos);
 }

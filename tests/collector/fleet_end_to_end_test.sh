@@ -46,10 +46,18 @@ PY
   > "$work/offline.json"
 "$device_sim" fleet --offline --mechanism oue --epsilon 1 --domain 64 --devices 3000 --seed 6 \
   > "$work/offline-oue.json"
+"$device_sim" fleet --offline --mechanism laplace --epsilon 2 --domain 101 --devices 3000 --seed 7 \
+  > "$work/offline-laplace.json"
 "$device_sim" randomize --mechanism grr --epsilon 1.5 --domain 16 --input 9 --count 20000 \
   --seed 3 > "$work/randomize.json"
-/usr/bin/python3 - "$work/offline.json" "$work/randomize.json" "$work/offline-oue.json" <<'PY'
+/usr/bin/python3 - "$work/offline.json" "$work/randomize.json" "$work/offline-oue.json" \
+  "$work/offline-laplace.json" <<'PY'
 import json, math, sys
+laplace = json.load(open(sys.argv[4]))
+mean = laplace["estimates"][0]
+assert laplace["n"] == 3000 and mean["value"] == "mean"
+assert abs(mean["estimate"] - laplace["true_mean"]) < 5 * mean["stderr"], laplace
+print(f"laplace offline: mean {mean['estimate']:.2f} vs true {laplace['true_mean']:.2f} (stderr {mean['stderr']:.2f})")
 for path, name, n, d in ((sys.argv[1], "grr", 4000, 16), (sys.argv[3], "oue", 3000, 64)):
     offline = json.load(open(path))
     assert offline["n"] == n and len(offline["estimates"]) == d and offline["mechanism"] == name
@@ -67,16 +75,21 @@ PY
 # The simulator's randomize command counts the same support as the shared
 # randomizer known answers (tests/vectors/randomizer_outputs.kat).
 grep -vE '^(#|$)' "$randomizer_kat" | while read -r mechanism epsilon domain seed input count outputs; do
-  name=$([ "$mechanism" = 1 ] && echo rr || echo grr)
+  case $mechanism in 1) name=rr ;; 2) name=grr ;; 5) name=laplace ;; esac
   eps=$(/usr/bin/python3 -c "print($epsilon / 1e6)")
   "$device_sim" randomize --mechanism "$name" --epsilon "$eps" --domain "$domain" --seed "$seed" \
     --input "$input" --count "$count" |
     /usr/bin/python3 -c "
-import json, sys
-support = json.load(sys.stdin)['support']
-expected = [0] * $domain
-for o in '$outputs'.split(','): expected[int(o)] += 1
-assert support == expected, (support, expected)
+import collections, json, sys
+result = json.load(sys.stdin)
+outputs = [int(o) for o in '$outputs'.split(',')]
+if 'histogram' in result:
+    expected = {str(k): v for k, v in collections.Counter(outputs).items()}
+    assert result['histogram'] == expected, (result['histogram'], expected)
+else:
+    expected = [0] * $domain
+    for o in outputs: expected[o] += 1
+    assert result['support'] == expected, (result['support'], expected)
 "
 done
 echo "randomize: support counts match the randomizer known answers"

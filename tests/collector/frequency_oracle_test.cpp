@@ -140,8 +140,8 @@ TEST(FrequencyOracle, UnaryEncodingsUnbiasedWithTheFormulaVariance) {
           sum_squares += e * e;
         }
         const double gap = params.p - params.q;
-        const double formula = n * params.q * (1 - params.q) / (gap * gap) +
-                               held * (1 - params.p - params.q) / gap;
+        const double formula =
+            n * params.q * (1 - params.q) / (gap * gap) + held * (1 - params.p - params.q) / gap;
         const double mean = sum / trials;
         const double variance = (sum_squares - trials * mean * mean) / (trials - 1);
         EXPECT_LT(std::fabs(mean - held), 5 * std::sqrt(formula / trials))

@@ -32,6 +32,10 @@ TEST(MetricConfig, ParsesSpecsAndExplainsErrors) {
   ASSERT_TRUE(grr.has_value()) << error;
   EXPECT_EQ(grr->mechanism, Mechanism::kGeneralizedRandomizedResponse);
   EXPECT_EQ(grr->domain_size, 16u);
+  const auto laplace = parse_metric_spec("9:laplace:0.5:1000001", &error);
+  ASSERT_TRUE(laplace.has_value()) << error;
+  EXPECT_EQ(laplace->mechanism, Mechanism::kDiscreteLaplace);
+  EXPECT_EQ(payload_shape(laplace->mechanism), PayloadShape::kNumber);
 
   const struct {
     const char* spec;
@@ -42,6 +46,8 @@ TEST(MetricConfig, ParsesSpecsAndExplainsErrors) {
              {"7:grr:1", "grr needs a domain size in 2..65536"},
              {"7:grr:1:1", "grr needs a domain size"},
              {"7:grr:1:65537", "grr needs a domain size"},
+             {"7:oue:1:4097", "oue needs a domain size in 2..4096"},
+             {"7:laplace:1:16777217", "laplace needs a domain size in 2..16777216"},
              {"x:rr:1", "id must be an integer"},
              {"4294967296:rr:1", "id must be an integer"},
              {"1:laplace9:1", "unknown mechanism 'laplace9'"},

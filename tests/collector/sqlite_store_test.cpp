@@ -49,7 +49,7 @@ TEST(SqliteStore, StoresDurablyInWalModeAndSurvivesReopen) {
   ASSERT_TRUE(store) << error;
   EXPECT_EQ(store->metric(1).value(), kMetric);
   uint64_t counts[2] = {};
-  store->for_each_payload(1, [&](uint32_t value, const std::string& bits, uint64_t count) {
+  store->for_each_payload(1, [&](int64_t value, const std::string& bits, uint64_t count) {
     ASSERT_LT(value, 2u);
     EXPECT_TRUE(bits.empty());
     counts[value] = count;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "blur/binary_randomized_response.h"
+#include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
 #include "blur/rng.h"
 #include "kat_randomizer_outputs.inc"  // kKatRandomizerOutputs
@@ -18,7 +19,7 @@ constexpr char kPersonalization[] = "blur-device-sim/randomize";
 struct Vector {
   uint32_t mechanism, epsilon_micros, domain, input, count;
   uint64_t seed;
-  uint32_t outputs[256];
+  int64_t outputs[256];
 };
 
 bool parse(const char* line, size_t length, Vector* v) {
@@ -35,7 +36,7 @@ bool parse(const char* line, size_t length, Vector* v) {
   v->count = static_cast<uint32_t>(strtoul(end, &end, 10));
   if (v->count > 256) return false;
   for (uint32_t i = 0; i < v->count; ++i) {
-    v->outputs[i] = static_cast<uint32_t>(strtoul(end + (i == 0 ? 0 : 1), &end, 10));
+    v->outputs[i] = strtoll(end + (i == 0 ? 0 : 1), &end, 10);
   }
   return true;
 }
@@ -47,17 +48,24 @@ void check(const Mechanism& mechanism, const Vector& v) {
   ASSERT_EQ(rng.seed(port.port(), reinterpret_cast<const uint8_t*>(kPersonalization),
                      sizeof kPersonalization - 1),
             Status::kOk);
-  static uint32_t actual[256];
+  static int64_t actual[256];
   uint32_t mismatches = 0;
   for (uint32_t i = 0; i < v.count; ++i) {
-    ASSERT_EQ(mechanism.randomize(rng, v.input, &actual[i]), Status::kOk);
+    if constexpr (Mechanism::kPayload == blur::PayloadKind::kNumber) {
+      ASSERT_EQ(mechanism.randomize(rng, v.input, &actual[i]), Status::kOk);
+    } else {
+      uint32_t out = 0;
+      ASSERT_EQ(mechanism.randomize(rng, v.input, &out), Status::kOk);
+      actual[i] = out;
+    }
     mismatches += actual[i] != v.outputs[i];
   }
   EXPECT_EQ(mismatches, 0u) << "mechanism " << v.mechanism << " seed " << v.seed;
   if (mismatches != 0) {  // what this platform produced, in the file's format
     printf("actual:");
-    for (uint32_t i = 0; i < v.count; ++i)
-      printf("%s%u", i == 0 ? " " : ",", static_cast<unsigned>(actual[i]));
+    for (uint32_t i = 0; i < v.count; ++i) {
+      printf("%s%ld", i == 0 ? " " : ",", static_cast<long>(actual[i]));
+    }
     printf("\n");
   }
 }
@@ -75,6 +83,10 @@ TEST(RandomizerKnownAnswers, OutputsAgreeBitForBit) {
         const auto rr = blur::BinaryRandomizedResponse::create(v.epsilon_micros);
         ASSERT_TRUE(rr.ok());
         check(rr.value(), v);
+      } else if (v.mechanism == 5) {
+        const auto laplace = blur::DiscreteLaplace::create(v.epsilon_micros, v.domain);
+        ASSERT_TRUE(laplace.ok());
+        check(laplace.value(), v);
       } else {
         const auto grr = blur::GeneralizedRandomizedResponse::create(v.epsilon_micros, v.domain);
         ASSERT_TRUE(grr.ok());

@@ -30,6 +30,8 @@ OracleParams oracle_params(const MetricConfig& metric) {
       return symmetric_unary_params(metric.epsilon_micros);
     case Mechanism::kOptimizedUnaryEncoding:
       return optimized_unary_params(metric.epsilon_micros);
+    case Mechanism::kDiscreteLaplace:
+      break;  // not a frequency oracle: see numeric_summary.h
   }
   return OracleParams{0.5, 0.5};
 }

@@ -1,6 +1,7 @@
 #include "estimate/metric_estimate.h"
 
 #include "estimate/frequency_oracle.h"
+#include "estimate/numeric_summary.h"
 
 namespace blur::collector {
 
@@ -28,12 +29,32 @@ nlohmann::json estimate_json(const SupportCounter& support) {
   return out;
 }
 
+MetricAggregate::MetricAggregate(const MetricConfig& metric) : metric_(metric) {
+  if (payload_shape(metric.mechanism) != PayloadShape::kNumber) support_.emplace(metric);
+}
+
+void MetricAggregate::add(int64_t value, const std::string& bits, uint64_t count) {
+  if (support_) {
+    support_->add(static_cast<uint32_t>(value), bits, count);
+  } else {
+    summary_.add(value, count);
+  }
+}
+
+void MetricAggregate::add(const IncomingReport& report) {
+  add(report.payload == PayloadKind::kNumber ? report.number : report.value, report.bits);
+}
+
+nlohmann::json MetricAggregate::estimate() const {
+  return support_ ? estimate_json(*support_) : numeric_estimate_json(metric_, summary_);
+}
+
 nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store) {
-  SupportCounter support(metric);
-  store.for_each_payload(metric.id, [&](uint32_t value, const std::string& bits, uint64_t count) {
-    support.add(value, bits, count);
+  MetricAggregate aggregate(metric);
+  store.for_each_payload(metric.id, [&](int64_t value, const std::string& bits, uint64_t count) {
+    aggregate.add(value, bits, count);
   });
-  return estimate_json(support);
+  return aggregate.estimate();
 }
 
 }  // namespace blur::collector

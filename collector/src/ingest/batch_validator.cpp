@@ -27,11 +27,10 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
              describe(*metric);
     }
     const PayloadShape shape = payload_shape(metric->mechanism);
-    const PayloadKind expected = shape == PayloadShape::kBit     ? PayloadKind::kBit
-                                 : shape == PayloadShape::kIndex ? PayloadKind::kIndex
-                                                                 : PayloadKind::kBits;
-    if (r.payload != expected) {
-      static const char* const kNames[] = {"bit", "index", "bits"};
+    static const PayloadKind kExpected[] = {PayloadKind::kBit, PayloadKind::kIndex,
+                                            PayloadKind::kBits, PayloadKind::kNumber};
+    if (r.payload != kExpected[static_cast<int>(shape)]) {
+      static const char* const kNames[] = {"bit", "index", "bits", "value"};
       return where + "payload must be `" + kNames[static_cast<int>(shape)] + "` for " +
              mechanism_name(metric->mechanism);
     }
@@ -45,7 +44,7 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
       if (padding > 0 && (static_cast<uint8_t>(r.bits.back()) >> (8 - padding)) != 0) {
         return where + "bits set past the domain of " + describe(*metric);
       }
-    } else if (r.value >= metric->domain_size) {
+    } else if (shape != PayloadShape::kNumber && r.value >= metric->domain_size) {
       return where + "index " + std::to_string(r.value) + " is outside the domain of " +
              describe(*metric);
     }

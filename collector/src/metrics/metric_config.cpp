@@ -11,6 +11,7 @@ constexpr uint64_t kMicrosPerNat = 1000000;
 constexpr uint64_t kMaxEpsilonMicros = 20 * kMicrosPerNat;  // SDK's kMaxReportEpsilonMicros
 constexpr uint32_t kMaxDomainSize = 1u << 16;               // SDK's GRR limit
 constexpr uint32_t kMaxBitVectorDomain = 4096;              // SDK's unary-encoding limit
+constexpr uint32_t kMaxGridDomain = 1u << 24;               // SDK's discrete-Laplace limit
 }  // namespace
 
 std::optional<Mechanism> mechanism_from_name(const std::string& name) {
@@ -18,6 +19,7 @@ std::optional<Mechanism> mechanism_from_name(const std::string& name) {
   if (name == "grr") return Mechanism::kGeneralizedRandomizedResponse;
   if (name == "sue") return Mechanism::kSymmetricUnaryEncoding;
   if (name == "oue") return Mechanism::kOptimizedUnaryEncoding;
+  if (name == "laplace") return Mechanism::kDiscreteLaplace;
   return std::nullopt;
 }
 
@@ -30,6 +32,8 @@ PayloadShape payload_shape(Mechanism mechanism) {
     case Mechanism::kSymmetricUnaryEncoding:
     case Mechanism::kOptimizedUnaryEncoding:
       return PayloadShape::kBits;
+    case Mechanism::kDiscreteLaplace:
+      return PayloadShape::kNumber;
   }
   return PayloadShape::kIndex;
 }
@@ -44,6 +48,8 @@ const char* mechanism_name(Mechanism mechanism) {
       return "sue";
     case Mechanism::kOptimizedUnaryEncoding:
       return "oue";
+    case Mechanism::kDiscreteLaplace:
+      return "laplace";
   }
   return "unknown";
 }
@@ -137,9 +143,10 @@ std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::stri
     }
     metric.domain_size = 2;
   } else {
-    const uint32_t max_domain = payload_shape(metric.mechanism) == PayloadShape::kBits
-                                    ? kMaxBitVectorDomain
-                                    : kMaxDomainSize;
+    const PayloadShape shape = payload_shape(metric.mechanism);
+    const uint32_t max_domain = shape == PayloadShape::kBits     ? kMaxBitVectorDomain
+                                : shape == PayloadShape::kNumber ? kMaxGridDomain
+                                                                 : kMaxDomainSize;
     const auto domain = parts.size() == 4 ? parse_uint32(parts[3]) : std::nullopt;
     if (!domain || *domain < 2 || *domain > max_domain) {
       *error = "metric '" + spec + "': " + mechanism_text + " needs a domain size in 2.." +

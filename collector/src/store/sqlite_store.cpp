@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS reports (
   metric_id      INTEGER NOT NULL REFERENCES metrics(metric_id),
   batch_id       INTEGER NOT NULL REFERENCES batches(batch_id),
   epsilon_micros INTEGER NOT NULL,
-  value          INTEGER,  -- the randomized bit or index (scalar payloads)
+  value          INTEGER,  -- the randomized bit, index or (signed) number
   bits           BLOB,     -- the randomized bit vector (unary encodings)
   PRIMARY KEY (device_nonce, report_id)
 ) WITHOUT ROWID;
@@ -177,7 +177,8 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
       sqlite3_bind_blob(insert_report.stmt, 7, r.bits.data(), static_cast<int>(r.bits.size()),
                         SQLITE_STATIC);
     } else {
-      sqlite3_bind_int64(insert_report.stmt, 6, r.value);
+      sqlite3_bind_int64(insert_report.stmt, 6,
+                         r.payload == PayloadKind::kNumber ? r.number : r.value);
       sqlite3_bind_null(insert_report.stmt, 7);
     }
     if (sqlite3_step(insert_report.stmt) != SQLITE_DONE) return fail("cannot store report");
@@ -193,7 +194,7 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
 }
 
 void SqliteStore::for_each_payload(uint32_t metric_id,
-                                   const std::function<void(uint32_t value, const std::string& bits,
+                                   const std::function<void(int64_t value, const std::string& bits,
                                                             uint64_t count)>& visit) const {
   std::lock_guard<std::mutex> lock(mutex_);
   Statement select(db_,
@@ -206,7 +207,7 @@ void SqliteStore::for_each_payload(uint32_t metric_id,
     const void* blob = sqlite3_column_blob(select.stmt, 1);
     bits.assign(static_cast<const char*>(blob),
                 blob ? static_cast<size_t>(sqlite3_column_bytes(select.stmt, 1)) : 0);
-    visit(static_cast<uint32_t>(sqlite3_column_int64(select.stmt, 0)), bits,
+    visit(sqlite3_column_int64(select.stmt, 0), bits,
           static_cast<uint64_t>(sqlite3_column_int64(select.stmt, 2)));
   }
 }

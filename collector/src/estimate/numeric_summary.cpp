@@ -1,0 +1,53 @@
+#include "estimate/numeric_summary.h"
+
+#include <cmath>
+
+#include "estimate/frequency_oracle.h"
+
+namespace blur::collector {
+
+void NumericSummary::add(int64_t value, uint64_t multiplicity) {
+  reports_ += multiplicity;
+  sum_ += static_cast<__int128>(value) * multiplicity;
+  sum_squares_ += static_cast<__int128>(value) * value * multiplicity;
+  histogram_[value] += multiplicity;
+}
+
+double NumericSummary::mean() const {
+  return reports_ == 0 ? 0.0 : static_cast<double>(sum_) / static_cast<double>(reports_);
+}
+
+double NumericSummary::sample_variance() const {
+  if (reports_ < 2) return 0.0;
+  // n * sum(x^2) - (sum x)^2 exactly, then one division.
+  const __int128 n = reports_;
+  const __int128 scaled = n * sum_squares_ - sum_ * sum_;
+  return static_cast<double>(scaled) / (static_cast<double>(reports_) * (reports_ - 1.0));
+}
+
+double discrete_laplace_noise_variance(const MetricConfig& metric) {
+  const double r = std::exp(-(metric.epsilon_micros / 1e6) / (metric.domain_size - 1.0));
+  return 2 * r / ((1 - r) * (1 - r));
+}
+
+nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary) {
+  nlohmann::json out;
+  out["metric_id"] = metric.id;
+  out["mechanism"] = mechanism_name(metric.mechanism);
+  out["epsilon"] = metric.epsilon_micros / 1e6;
+  out["domain_size"] = metric.domain_size;
+  out["grid_step"] = 1;
+  out["n"] = summary.reports();
+  out["noise_variance"] = discrete_laplace_noise_variance(metric);
+  out["estimates"] = nlohmann::json::array();
+  if (summary.reports() == 0) return out;
+  const double stderr_mean = std::sqrt(summary.sample_variance() / summary.reports());
+  out["estimates"].push_back(
+      {{"value", "mean"},
+       {"estimate", summary.mean()},
+       {"stderr", stderr_mean},
+       {"ci95", {summary.mean() - kZ95 * stderr_mean, summary.mean() + kZ95 * stderr_mean}}});
+  return out;
+}
+
+}  // namespace blur::collector

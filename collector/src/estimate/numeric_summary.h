@@ -1,0 +1,43 @@
+// Numeric reports (discrete Laplace): the mean of the noisy values is an
+// unbiased estimate of the mean of the true values, because the noise has
+// mean zero. Its standard error comes from the sample variance of the
+// reports (true-value spread plus noise), so it needs no assumption about
+// the data; the noise alone contributes Var(Z) = 2r / (1 - r)^2,
+// r = exp(-eps / (k - 1)), reported for reference.
+#ifndef BLUR_COLLECTOR_ESTIMATE_NUMERIC_SUMMARY_H
+#define BLUR_COLLECTOR_ESTIMATE_NUMERIC_SUMMARY_H
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "metrics/metric_config.h"
+
+namespace blur::collector {
+
+class NumericSummary {
+ public:
+  void add(int64_t value, uint64_t multiplicity = 1);
+
+  uint64_t reports() const { return reports_; }
+  double mean() const;
+  double sample_variance() const;
+  const std::map<int64_t, uint64_t>& histogram() const { return histogram_; }
+
+ private:
+  uint64_t reports_ = 0;
+  __int128 sum_ = 0;  // exact: values are bounded integers
+  __int128 sum_squares_ = 0;
+  std::map<int64_t, uint64_t> histogram_;
+};
+
+// Var(Z) of the discrete Laplace noise of a metric.
+double discrete_laplace_noise_variance(const MetricConfig& metric);
+
+// {"estimates": [{"value": "mean", "estimate", "stderr", "ci95"}],
+//  "noise_variance", "grid_step": 1, ...} (metric fields as for frequencies).
+nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary);
+
+}  // namespace blur::collector
+
+#endif  // BLUR_COLLECTOR_ESTIMATE_NUMERIC_SUMMARY_H
