@@ -75,8 +75,7 @@ int randomize(const Options& o) {
   if (rng.seed(port.port(), kName, sizeof kName - 1) != blur::Status::kOk) {
     return fail("cannot seed the DRBG");
   }
-  const bool numeric =
-      blur::collector::payload_shape(metric->mechanism) == blur::collector::PayloadShape::kNumber;
+  const bool numeric = blur::collector::is_numeric(metric->mechanism);
   blur::collector::SupportCounter support(numeric ? MetricConfig{} : *metric);
   blur::collector::NumericSummary summary;
   static blur::ReportPayload payload;
@@ -84,7 +83,10 @@ int randomize(const Options& o) {
     const blur::Status status = blur::sim::randomize(mechanism.value(), rng, o.input, &payload);
     if (status != blur::Status::kOk) return fail(blur::status_name(status));
     if (numeric) {
-      summary.add(payload.number);
+      // Laplace reports a number, 1BitMean a bit.
+      summary.add(metric->mechanism == blur::collector::Mechanism::kDiscreteLaplace
+                      ? payload.number
+                      : payload.value);
     } else {
       support.add(payload.value, blur::sim::payload_bits(payload));
     }
@@ -194,8 +196,7 @@ int fleet(const Options& o) {
   if (!mechanism.ok()) return fail(blur::status_name(mechanism.status()));
   std::vector<uint32_t> truth;
   if (!load_truth(o, metric->domain_size, &truth, &error)) return fail(error);
-  const bool numeric =
-      blur::collector::payload_shape(metric->mechanism) == blur::collector::PayloadShape::kNumber;
+  const bool numeric = blur::collector::is_numeric(metric->mechanism);
   std::vector<uint64_t> true_counts(numeric ? 0 : metric->domain_size, 0);
   double true_sum = 0;
   for (uint32_t v : truth) {
@@ -312,7 +313,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Options o;
   auto common = [&o](CLI::App* cmd) {
-    cmd->add_option("--mechanism", o.mechanism, "rr | grr | sue | oue | laplace")
+    cmd->add_option("--mechanism", o.mechanism, "rr | grr | sue | oue | laplace | onebit")
         ->capture_default_str();
     cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")->capture_default_str();
     cmd->add_option("--domain", o.domain, "Number of possible values (rr: 2)")

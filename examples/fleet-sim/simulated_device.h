@@ -12,6 +12,7 @@
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
 #include "blur/ledger.h"
+#include "blur/one_bit_mean.h"
 #include "blur/report.h"
 #include "blur/rng.h"
 #include "blur/unary_encoding.h"
@@ -22,7 +23,7 @@ namespace blur::sim {
 
 // The device-side mechanism for a metric configuration.
 using DeviceMechanism = std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse,
-                                     UnaryEncoding, DiscreteLaplace>;
+                                     UnaryEncoding, DiscreteLaplace, OneBitMean>;
 Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric);
 EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism);
 // One randomization, without a ledger (for measuring the randomizer).

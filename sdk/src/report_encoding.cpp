@@ -17,7 +17,9 @@ static_assert(static_cast<int>(MechanismId::kBinaryRandomizedResponse) ==
                   static_cast<int>(MechanismId::kOptimizedUnaryEncoding) ==
                       blur_Mechanism_MECHANISM_OUE &&
                   static_cast<int>(MechanismId::kDiscreteLaplace) ==
-                      blur_Mechanism_MECHANISM_DISCRETE_LAPLACE,
+                      blur_Mechanism_MECHANISM_DISCRETE_LAPLACE &&
+                  static_cast<int>(MechanismId::kOneBitMean) ==
+                      blur_Mechanism_MECHANISM_ONE_BIT_MEAN,
               "MechanismId must match the wire enum");
 static_assert(kMaxBitVectorBytes <= sizeof(blur_Report_bits_t::bytes),
               "BLUR_MAX_BIT_VECTOR_BYTES must not exceed blur.options' Report.bits max_size");
@@ -33,6 +35,7 @@ bool to_wire(const Report& report, blur_Report* wire) {
   wire->params.domain_size = report.domain_size;
   switch (report.mechanism) {
     case MechanismId::kBinaryRandomizedResponse:
+    case MechanismId::kOneBitMean:
       wire->which_payload = blur_Report_bit_tag;
       wire->payload.bit = report.payload.value != 0;
       return true;

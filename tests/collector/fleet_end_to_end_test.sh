@@ -48,16 +48,20 @@ PY
   > "$work/offline-oue.json"
 "$device_sim" fleet --offline --mechanism laplace --epsilon 2 --domain 101 --devices 3000 --seed 7 \
   > "$work/offline-laplace.json"
+"$device_sim" fleet --offline --mechanism onebit --epsilon 1 --domain 101 --devices 3000 --seed 8 \
+  > "$work/offline-onebit.json"
 "$device_sim" randomize --mechanism grr --epsilon 1.5 --domain 16 --input 9 --count 20000 \
   --seed 3 > "$work/randomize.json"
 /usr/bin/python3 - "$work/offline.json" "$work/randomize.json" "$work/offline-oue.json" \
-  "$work/offline-laplace.json" <<'PY'
+  "$work/offline-laplace.json" "$work/offline-onebit.json" <<'PY'
 import json, math, sys
-laplace = json.load(open(sys.argv[4]))
-mean = laplace["estimates"][0]
-assert laplace["n"] == 3000 and mean["value"] == "mean"
-assert abs(mean["estimate"] - laplace["true_mean"]) < 5 * mean["stderr"], laplace
-print(f"laplace offline: mean {mean['estimate']:.2f} vs true {laplace['true_mean']:.2f} (stderr {mean['stderr']:.2f})")
+for path in sys.argv[4:6]:
+    numeric = json.load(open(path))
+    mean = numeric["estimates"][0]
+    assert numeric["n"] == 3000 and mean["value"] == "mean"
+    assert abs(mean["estimate"] - numeric["true_mean"]) < 5 * mean["stderr"], numeric
+    print(f"{numeric['mechanism']} offline: mean {mean['estimate']:.2f} vs true "
+          f"{numeric['true_mean']:.2f} (stderr {mean['stderr']:.2f})")
 for path, name, n, d in ((sys.argv[1], "grr", 4000, 16), (sys.argv[3], "oue", 3000, 64)):
     offline = json.load(open(path))
     assert offline["n"] == n and len(offline["estimates"]) == d and offline["mechanism"] == name

@@ -36,6 +36,12 @@ TEST(MetricConfig, ParsesSpecsAndExplainsErrors) {
   ASSERT_TRUE(laplace.has_value()) << error;
   EXPECT_EQ(laplace->mechanism, Mechanism::kDiscreteLaplace);
   EXPECT_EQ(payload_shape(laplace->mechanism), PayloadShape::kNumber);
+  EXPECT_TRUE(is_numeric(laplace->mechanism));
+  const auto onebit = parse_metric_spec("10:onebit:1:101", &error);
+  ASSERT_TRUE(onebit.has_value()) << error;
+  EXPECT_EQ(payload_shape(onebit->mechanism), PayloadShape::kBit);
+  EXPECT_TRUE(is_numeric(onebit->mechanism));
+  EXPECT_FALSE(is_numeric(grr->mechanism));
 
   const struct {
     const char* spec;

@@ -60,4 +60,35 @@ TEST(NumericSummary, MeanIntervalHasNominalCoverage) {
   EXPECT_LT(std::fabs(covered - 0.95 * trials), 4.89 * std::sqrt(trials * 0.95 * 0.05)) << covered;
 }
 
+// 1BitMean: the affine estimate M (b_bar (e^eps + 1) - 1) / (e^eps - 1) is
+// unbiased and its interval covers at the nominal rate (simulated bits,
+// T = 2000 fleets of 500, same thresholds as above).
+TEST(NumericSummary, OneBitMeanUnbiasedWithNominalCoverage) {
+  std::mt19937_64 rng(4);
+  const MetricConfig metric{10, Mechanism::kOneBitMean, 1000000, 101};
+  const double e = std::exp(1.0);
+  std::uniform_int_distribution<int64_t> value(0, 100);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const int trials = 2000;
+  int covered = 0;
+  double sum_error = 0;
+  for (int t = 0; t < trials; ++t) {
+    NumericSummary summary;
+    double truth = 0;
+    for (int i = 0; i < 500; ++i) {
+      const int64_t x = value(rng);
+      truth += static_cast<double>(x) / 500;
+      const double p_one = 1 / (e + 1) + (x / 100.0) * (e - 1) / (e + 1);
+      summary.add(unit(rng) < p_one ? 1 : 0);
+    }
+    const auto json = numeric_estimate_json(metric, summary);
+    const auto& mean = json["estimates"][0];
+    sum_error += mean["estimate"].get<double>() - truth;
+    covered += mean["ci95"][0].get<double>() <= truth && truth <= mean["ci95"][1].get<double>();
+  }
+  // Per-fleet standard error is about 100 * 2.16 * sqrt(0.25 / 500) = 4.8.
+  EXPECT_LT(std::fabs(sum_error / trials), 5 * 4.9 / std::sqrt(trials));
+  EXPECT_LT(std::fabs(covered - 0.95 * trials), 4.89 * std::sqrt(trials * 0.95 * 0.05)) << covered;
+}
+
 }  // namespace

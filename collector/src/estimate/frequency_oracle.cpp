@@ -31,7 +31,8 @@ OracleParams oracle_params(const MetricConfig& metric) {
     case Mechanism::kOptimizedUnaryEncoding:
       return optimized_unary_params(metric.epsilon_micros);
     case Mechanism::kDiscreteLaplace:
-      break;  // not a frequency oracle: see numeric_summary.h
+    case Mechanism::kOneBitMean:
+      break;  // not frequency oracles: see numeric_summary.h
   }
   return OracleParams{0.5, 0.5};
 }

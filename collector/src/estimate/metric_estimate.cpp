@@ -30,7 +30,7 @@ nlohmann::json estimate_json(const SupportCounter& support) {
 }
 
 MetricAggregate::MetricAggregate(const MetricConfig& metric) : metric_(metric) {
-  if (payload_shape(metric.mechanism) != PayloadShape::kNumber) support_.emplace(metric);
+  if (!is_numeric(metric.mechanism)) support_.emplace(metric);
 }
 
 void MetricAggregate::add(int64_t value, const std::string& bits, uint64_t count) {
@@ -46,7 +46,8 @@ void MetricAggregate::add(const IncomingReport& report) {
 }
 
 nlohmann::json MetricAggregate::estimate() const {
-  return support_ ? estimate_json(*support_) : numeric_estimate_json(metric_, summary_);
+  if (support_) return estimate_json(*support_);
+  return numeric_estimate_json(metric_, summary_);
 }
 
 nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store) {

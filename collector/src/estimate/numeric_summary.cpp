@@ -38,15 +38,23 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
   out["domain_size"] = metric.domain_size;
   out["grid_step"] = 1;
   out["n"] = summary.reports();
-  out["noise_variance"] = discrete_laplace_noise_variance(metric);
   out["estimates"] = nlohmann::json::array();
+  // Both estimators are affine in the reports: mean = offset + scale * report_mean.
+  double offset = 0, scale = 1;
+  if (metric.mechanism == Mechanism::kOneBitMean) {
+    const double e = std::exp(metric.epsilon_micros / 1e6);
+    scale = (metric.domain_size - 1.0) * (e + 1) / (e - 1);
+    offset = -(metric.domain_size - 1.0) / (e - 1);
+  } else {
+    out["noise_variance"] = discrete_laplace_noise_variance(metric);
+  }
   if (summary.reports() == 0) return out;
-  const double stderr_mean = std::sqrt(summary.sample_variance() / summary.reports());
-  out["estimates"].push_back(
-      {{"value", "mean"},
-       {"estimate", summary.mean()},
-       {"stderr", stderr_mean},
-       {"ci95", {summary.mean() - kZ95 * stderr_mean, summary.mean() + kZ95 * stderr_mean}}});
+  const double mean = offset + scale * summary.mean();
+  const double stderr_mean = scale * std::sqrt(summary.sample_variance() / summary.reports());
+  out["estimates"].push_back({{"value", "mean"},
+                              {"estimate", mean},
+                              {"stderr", stderr_mean},
+                              {"ci95", {mean - kZ95 * stderr_mean, mean + kZ95 * stderr_mean}}});
   return out;
 }
 

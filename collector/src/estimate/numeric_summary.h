@@ -35,7 +35,11 @@ class NumericSummary {
 double discrete_laplace_noise_variance(const MetricConfig& metric);
 
 // {"estimates": [{"value": "mean", "estimate", "stderr", "ci95"}],
-//  "noise_variance", "grid_step": 1, ...} (metric fields as for frequencies).
+//  "grid_step": 1, ...} (metric fields as for frequencies). For discrete
+// Laplace the summary holds the noisy values and "noise_variance" is added;
+// for 1BitMean it holds the bits, and the mean is
+// M (b_bar (e^eps + 1) - 1) / (e^eps - 1), M = domain_size - 1, with the
+// standard error scaled alike from the bits' sample variance.
 nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary);
 
 }  // namespace blur::collector

@@ -20,12 +20,18 @@ std::optional<Mechanism> mechanism_from_name(const std::string& name) {
   if (name == "sue") return Mechanism::kSymmetricUnaryEncoding;
   if (name == "oue") return Mechanism::kOptimizedUnaryEncoding;
   if (name == "laplace") return Mechanism::kDiscreteLaplace;
+  if (name == "onebit") return Mechanism::kOneBitMean;
   return std::nullopt;
+}
+
+bool is_numeric(Mechanism mechanism) {
+  return mechanism == Mechanism::kDiscreteLaplace || mechanism == Mechanism::kOneBitMean;
 }
 
 PayloadShape payload_shape(Mechanism mechanism) {
   switch (mechanism) {
     case Mechanism::kBinaryRandomizedResponse:
+    case Mechanism::kOneBitMean:
       return PayloadShape::kBit;
     case Mechanism::kGeneralizedRandomizedResponse:
       return PayloadShape::kIndex;
@@ -50,6 +56,8 @@ const char* mechanism_name(Mechanism mechanism) {
       return "oue";
     case Mechanism::kDiscreteLaplace:
       return "laplace";
+    case Mechanism::kOneBitMean:
+      return "onebit";
   }
   return "unknown";
 }
@@ -144,9 +152,9 @@ std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::stri
     metric.domain_size = 2;
   } else {
     const PayloadShape shape = payload_shape(metric.mechanism);
-    const uint32_t max_domain = shape == PayloadShape::kBits     ? kMaxBitVectorDomain
-                                : shape == PayloadShape::kNumber ? kMaxGridDomain
-                                                                 : kMaxDomainSize;
+    const uint32_t max_domain = shape == PayloadShape::kBits   ? kMaxBitVectorDomain
+                                : is_numeric(metric.mechanism) ? kMaxGridDomain
+                                                               : kMaxDomainSize;
     const auto domain = parts.size() == 4 ? parse_uint32(parts[3]) : std::nullopt;
     if (!domain || *domain < 2 || *domain > max_domain) {
       *error = "metric '" + spec + "': " + mechanism_text + " needs a domain size in 2.." +

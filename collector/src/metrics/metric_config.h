@@ -17,13 +17,17 @@ enum class Mechanism : uint32_t {
   kSymmetricUnaryEncoding = 3,         // "sue": a bit vector of domain bits
   kOptimizedUnaryEncoding = 4,         // "oue": a bit vector of domain bits
   kDiscreteLaplace = 5,                // "laplace": a value in [0, domain) plus noise
+  kOneBitMean = 6,                     // "onebit": one bit for a value in [0, domain)
 };
+
+// Numeric mechanisms estimate a mean of values 0..domain-1, not frequencies.
+bool is_numeric(Mechanism mechanism);
 
 // The payload field a mechanism's reports carry.
 enum class PayloadShape { kBit, kIndex, kBits, kNumber };
 PayloadShape payload_shape(Mechanism mechanism);
 
-// "rr", "grr", "sue", "oue", "laplace" <-> Mechanism.
+// "rr", "grr", "sue", "oue", "laplace", "onebit" <-> Mechanism.
 std::optional<Mechanism> mechanism_from_name(const std::string& name);
 const char* mechanism_name(Mechanism mechanism);
 
@@ -42,8 +46,8 @@ bool operator==(const MetricConfig& a, const MetricConfig& b);
 std::optional<uint32_t> parse_epsilon_micros(const std::string& text);
 
 // Parses "ID:MECHANISM:EPSILON[:DOMAIN]", e.g. "1:rr:1.0" or "2:grr:2:16"
-// (rr has domain 2; grr needs 2..65536; sue and oue 2..4096; laplace, the
-// integer grid 0..DOMAIN-1, 2..2^24). On failure returns nothing and sets
+// (rr has domain 2; grr needs 2..65536; sue and oue 2..4096; laplace and
+// onebit, the integer grid 0..DOMAIN-1, 2..2^24). On failure returns nothing and sets
 // *error to a message naming the problem.
 std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::string* error);
 

@@ -13,6 +13,7 @@ enum class MechanismId : uint8_t {
   kSymmetricUnaryEncoding = 3,         // payload: bits
   kOptimizedUnaryEncoding = 4,         // payload: bits
   kDiscreteLaplace = 5,                // payload: value (signed, grid units)
+  kOneBitMean = 6,                     // payload: bit
 };
 
 }  // namespace blur

@@ -1,0 +1,56 @@
+// 1BitMean (Ding, Kulkarni, Yekhanin, NeurIPS 2017): a value x in [0, M]
+// (integers 0..k-1, M = k - 1) is reported as one bit, 1 with probability
+//   1 / (e^eps + 1) + (x / M) (e^eps - 1) / (e^eps + 1).
+// Sampled exactly as a mixture: b = Bernoulli(x / M) (rational), then b
+// through binary randomized response at eps. P(1 | x) lies between
+// 1/(e^eps + 1) and e^eps/(e^eps + 1) for every x, so any two inputs'
+// output probabilities differ by at most e^eps: the realized epsilon is the
+// configured epsilon_micros / 10^6, and that is the charge.
+// The collector estimates the mean as (M / n) sum (b_i (e^eps + 1) - 1) / (e^eps - 1).
+#ifndef BLUR_ONE_BIT_MEAN_H
+#define BLUR_ONE_BIT_MEAN_H
+
+#include "blur/epsilon.h"
+#include "blur/exact_sampling.h"
+#include "blur/mechanism.h"
+#include "blur/report_payload.h"
+#include "blur/result.h"
+
+namespace blur {
+
+class OneBitMean {
+ public:
+  static constexpr uint32_t kMaxDomainSize = 1u << 24;
+  static constexpr PayloadKind kPayload = PayloadKind::kScalar;
+
+  static Result<OneBitMean> create(EpsilonMicros epsilon_micros, uint32_t domain_size) {
+    if (epsilon_micros == 0 || epsilon_micros > kMaxReportEpsilonMicros || domain_size < 2 ||
+        domain_size > kMaxDomainSize) {
+      return Status::kInvalidArgument;
+    }
+    return OneBitMean(epsilon_micros, domain_size);
+  }
+
+  MechanismId id() const { return MechanismId::kOneBitMean; }
+  uint32_t domain_size() const { return domain_size_; }
+  EpsilonMicros epsilon_charged() const { return epsilon_micros_; }
+
+  template <typename Random>
+  Status randomize(Random& random, uint32_t value, uint32_t* out) const {
+    if (value >= domain_size_) return Status::kInvalidArgument;
+    bool high = false;
+    BLUR_TRY(sample_bernoulli(random, value, domain_size_ - 1, &high));
+    return sample_randomized_response(random, epsilon_micros_, kEpsilonMicrosPerNat, 2,
+                                      high ? 1 : 0, out);
+  }
+
+ private:
+  OneBitMean(EpsilonMicros epsilon_micros, uint32_t domain_size)
+      : epsilon_micros_(epsilon_micros), domain_size_(domain_size) {}
+  EpsilonMicros epsilon_micros_;
+  uint32_t domain_size_;
+};
+
+}  // namespace blur
+
+#endif  // BLUR_ONE_BIT_MEAN_H
