@@ -5,7 +5,9 @@
 #include <stdlib.h>
 
 #include "blur/binary_randomized_response.h"
+#include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
+#include "blur/one_bit_mean.h"
 #include "blur/rng.h"
 #include "blur/unary_encoding.h"
 #include "board_port.h"
@@ -32,6 +34,12 @@ int main() {
   static uint8_t bits[8];
   status = blur::UnaryEncoding::create(kind, 1000000, 64).value().randomize(g_rng, 3, bits);
   out = bits[0];
+#elif BLUR_COST_MECHANISM == 5
+  int64_t number = 0;
+  status = blur::DiscreteLaplace::create(1000000, 101).value().randomize(g_rng, 3, &number);
+  out = static_cast<uint32_t>(number);
+#elif BLUR_COST_MECHANISM == 6
+  status = blur::OneBitMean::create(1000000, 101).value().randomize(g_rng, 3, &out);
 #endif
   printf("%u\n", static_cast<unsigned>(out));
   exit(status == blur::Status::kOk ? 0 : 1);

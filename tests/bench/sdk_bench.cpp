@@ -5,7 +5,9 @@
 #include "device_reports.h"
 
 #include "blur/binary_randomized_response.h"
+#include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
+#include "blur/one_bit_mean.h"
 #include "blur/unary_encoding.h"
 #include "blur/ledger.h"
 #include "blur/report.h"
@@ -90,6 +92,41 @@ void BM_UnaryEncoding(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_UnaryEncoding)->Args({0, 1000000, 4096})->Args({1, 1000000, 4096})->Args({1, 1000000, 64});
+
+// Args: epsilon in micro-nats, grid size (values 0..k-1).
+void BM_DiscreteLaplace(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  const auto laplace = blur::DiscreteLaplace::create(static_cast<uint32_t>(state.range(0)),
+                                                     static_cast<uint32_t>(state.range(1)));
+  int64_t out = 0;
+  for (auto _ : state) {
+    if (laplace.value().randomize(rng, 1, &out) != blur::Status::kOk) {
+      return state.SkipWithError("laplace");
+    }
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DiscreteLaplace)->Args({1000000, 101})->Args({4000000, 101})->Args({1000000, 4096});
+
+void BM_OneBitMean(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  const auto onebit = blur::OneBitMean::create(static_cast<uint32_t>(state.range(0)), 101);
+  uint32_t out = 0, value = 0;
+  for (auto _ : state) {
+    if (onebit.value().randomize(rng, value, &out) != blur::Status::kOk) {
+      return state.SkipWithError("onebit");
+    }
+    value = (value + 37) % 101;
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_OneBitMean)->Arg(1000000)->Arg(4000000);
 
 // Charge (erase + program + sync + read-back on RAM flash) + randomize.
 void BM_ReportBinaryWithDurableCharge(benchmark::State& state) {

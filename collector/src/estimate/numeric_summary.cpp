@@ -50,7 +50,14 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
   }
   if (summary.reports() == 0) return out;
   const double mean = offset + scale * summary.mean();
-  const double stderr_mean = scale * std::sqrt(summary.sample_variance() / summary.reports());
+  // Discrete Laplace: the error of the mean is the mean of the noise, whose
+  // variance is known exactly (conditional on the devices' values, as for
+  // the frequency oracles). 1BitMean: the bits' sample variance, which
+  // bounds the conditional variance sum p_i (1 - p_i) / n^2 from above.
+  const double report_variance = metric.mechanism == Mechanism::kDiscreteLaplace
+                                     ? discrete_laplace_noise_variance(metric)
+                                     : summary.sample_variance();
+  const double stderr_mean = scale * std::sqrt(report_variance / summary.reports());
   out["estimates"].push_back({{"value", "mean"},
                               {"estimate", mean},
                               {"stderr", stderr_mean},

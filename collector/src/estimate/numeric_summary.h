@@ -1,9 +1,10 @@
-// Numeric reports (discrete Laplace): the mean of the noisy values is an
-// unbiased estimate of the mean of the true values, because the noise has
-// mean zero. Its standard error comes from the sample variance of the
-// reports (true-value spread plus noise), so it needs no assumption about
-// the data; the noise alone contributes Var(Z) = 2r / (1 - r)^2,
-// r = exp(-eps / (k - 1)), reported for reference.
+// Numeric reports. Discrete Laplace: the mean of the noisy values is an
+// unbiased estimate of the mean of the devices' true values, because the
+// noise has mean zero; its standard error is exact, sqrt(Var(Z) / n) with
+// Var(Z) = 2r / (1 - r)^2, r = exp(-eps / (k - 1)). Like the frequency
+// estimates, it is conditional on the devices' values (the estimand is the
+// fleet's own mean; for a population mean add the data's variance / n).
+// 1BitMean: see numeric_estimate_json.
 #ifndef BLUR_COLLECTOR_ESTIMATE_NUMERIC_SUMMARY_H
 #define BLUR_COLLECTOR_ESTIMATE_NUMERIC_SUMMARY_H
 
