@@ -13,6 +13,7 @@
 #ifndef BLUR_DISCRETE_LAPLACE_H
 #define BLUR_DISCRETE_LAPLACE_H
 
+#include "blur/domain_mechanism.h"
 #include "blur/epsilon.h"
 #include "blur/exact_sampling.h"
 #include "blur/mechanism.h"
@@ -21,23 +22,12 @@
 
 namespace blur {
 
-class DiscreteLaplace {
+class DiscreteLaplace : public DomainMechanism<DiscreteLaplace, (1u << 24)> {
  public:
   // 2 .. 2^24 grid points: keeps 10^6 (k - 1) within the sampler's bounds.
-  static constexpr uint32_t kMaxDomainSize = 1u << 24;
   static constexpr PayloadKind kPayload = PayloadKind::kNumber;
 
-  static Result<DiscreteLaplace> create(EpsilonMicros epsilon_micros, uint32_t domain_size) {
-    if (epsilon_micros == 0 || epsilon_micros > kMaxReportEpsilonMicros || domain_size < 2 ||
-        domain_size > kMaxDomainSize) {
-      return Status::kInvalidArgument;
-    }
-    return DiscreteLaplace(epsilon_micros, domain_size);
-  }
-
   MechanismId id() const { return MechanismId::kDiscreteLaplace; }
-  uint32_t domain_size() const { return domain_size_; }
-  EpsilonMicros epsilon_charged() const { return epsilon_micros_; }
 
   template <typename Random>
   Status randomize(Random& random, uint32_t value, int64_t* out) const {
@@ -50,10 +40,8 @@ class DiscreteLaplace {
   }
 
  private:
-  DiscreteLaplace(EpsilonMicros epsilon_micros, uint32_t domain_size)
-      : epsilon_micros_(epsilon_micros), domain_size_(domain_size) {}
-  EpsilonMicros epsilon_micros_;
-  uint32_t domain_size_;
+  friend class DomainMechanism<DiscreteLaplace, (1u << 24)>;
+  using DomainMechanism::DomainMechanism;
 };
 
 }  // namespace blur

@@ -10,6 +10,7 @@
 #ifndef BLUR_GENERALIZED_RANDOMIZED_RESPONSE_H
 #define BLUR_GENERALIZED_RANDOMIZED_RESPONSE_H
 
+#include "blur/domain_mechanism.h"
 #include "blur/epsilon.h"
 #include "blur/exact_sampling.h"
 #include "blur/mechanism.h"
@@ -18,26 +19,15 @@
 
 namespace blur {
 
-class GeneralizedRandomizedResponse {
+class GeneralizedRandomizedResponse
+    : public DomainMechanism<GeneralizedRandomizedResponse, (1u << 16)> {
  public:
   // Domains of 2 .. 2^16 values. Expected rounds per report are
   // k / (1 + (k - 1) e^-eps): large k with large eps is slow (that regime
   // belongs to local hashing anyway).
-  static constexpr uint32_t kMaxDomainSize = 1u << 16;
-
-  static Result<GeneralizedRandomizedResponse> create(EpsilonMicros epsilon_micros,
-                                                      uint32_t domain_size) {
-    if (epsilon_micros == 0 || epsilon_micros > kMaxReportEpsilonMicros || domain_size < 2 ||
-        domain_size > kMaxDomainSize) {
-      return Status::kInvalidArgument;
-    }
-    return GeneralizedRandomizedResponse(epsilon_micros, domain_size);
-  }
 
   MechanismId id() const { return MechanismId::kGeneralizedRandomizedResponse; }
   static constexpr PayloadKind kPayload = PayloadKind::kScalar;
-  uint32_t domain_size() const { return domain_size_; }
-  EpsilonMicros epsilon_charged() const { return epsilon_micros_; }
 
   // value in [0, domain_size); *out in [0, domain_size).
   template <typename Random>
@@ -47,10 +37,8 @@ class GeneralizedRandomizedResponse {
   }
 
  private:
-  GeneralizedRandomizedResponse(EpsilonMicros epsilon_micros, uint32_t domain_size)
-      : epsilon_micros_(epsilon_micros), domain_size_(domain_size) {}
-  EpsilonMicros epsilon_micros_;
-  uint32_t domain_size_;
+  friend class DomainMechanism<GeneralizedRandomizedResponse, (1u << 16)>;
+  using DomainMechanism::DomainMechanism;
 };
 
 }  // namespace blur

@@ -10,6 +10,7 @@
 #ifndef BLUR_ONE_BIT_MEAN_H
 #define BLUR_ONE_BIT_MEAN_H
 
+#include "blur/domain_mechanism.h"
 #include "blur/epsilon.h"
 #include "blur/exact_sampling.h"
 #include "blur/mechanism.h"
@@ -18,22 +19,11 @@
 
 namespace blur {
 
-class OneBitMean {
+class OneBitMean : public DomainMechanism<OneBitMean, (1u << 24)> {
  public:
-  static constexpr uint32_t kMaxDomainSize = 1u << 24;
   static constexpr PayloadKind kPayload = PayloadKind::kScalar;
 
-  static Result<OneBitMean> create(EpsilonMicros epsilon_micros, uint32_t domain_size) {
-    if (epsilon_micros == 0 || epsilon_micros > kMaxReportEpsilonMicros || domain_size < 2 ||
-        domain_size > kMaxDomainSize) {
-      return Status::kInvalidArgument;
-    }
-    return OneBitMean(epsilon_micros, domain_size);
-  }
-
   MechanismId id() const { return MechanismId::kOneBitMean; }
-  uint32_t domain_size() const { return domain_size_; }
-  EpsilonMicros epsilon_charged() const { return epsilon_micros_; }
 
   template <typename Random>
   Status randomize(Random& random, uint32_t value, uint32_t* out) const {
@@ -45,10 +35,8 @@ class OneBitMean {
   }
 
  private:
-  OneBitMean(EpsilonMicros epsilon_micros, uint32_t domain_size)
-      : epsilon_micros_(epsilon_micros), domain_size_(domain_size) {}
-  EpsilonMicros epsilon_micros_;
-  uint32_t domain_size_;
+  friend class DomainMechanism<OneBitMean, (1u << 24)>;
+  using DomainMechanism::DomainMechanism;
 };
 
 }  // namespace blur

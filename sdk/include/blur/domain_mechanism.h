@@ -1,0 +1,44 @@
+// The common part of mechanisms configured by (epsilon, domain size): the
+// validating builder and the two accessors make_report() needs. A mechanism
+// derives from DomainMechanism<Itself, its largest domain> and adds
+// id(), kPayload and randomize().
+#ifndef BLUR_DOMAIN_MECHANISM_H
+#define BLUR_DOMAIN_MECHANISM_H
+
+#include <stdint.h>
+
+#include "blur/epsilon.h"
+#include "blur/result.h"
+
+namespace blur {
+
+template <typename Mechanism, uint32_t kMaxDomain>
+class DomainMechanism {
+ public:
+  static constexpr uint32_t kMaxDomainSize = kMaxDomain;
+
+  // 0 < epsilon_micros <= kMaxReportEpsilonMicros and
+  // 2 <= domain_size <= kMaxDomainSize, else kInvalidArgument.
+  static Result<Mechanism> create(EpsilonMicros epsilon_micros, uint32_t domain_size) {
+    if (epsilon_micros == 0 || epsilon_micros > kMaxReportEpsilonMicros || domain_size < 2 ||
+        domain_size > kMaxDomainSize) {
+      return Status::kInvalidArgument;
+    }
+    return Mechanism(epsilon_micros, domain_size);
+  }
+
+  uint32_t domain_size() const { return domain_size_; }
+  // The epsilon one report realizes, rounded up to micro-nats (exact for
+  // every mechanism built on the exact samplers).
+  EpsilonMicros epsilon_charged() const { return epsilon_micros_; }
+
+ protected:
+  DomainMechanism(EpsilonMicros epsilon_micros, uint32_t domain_size)
+      : epsilon_micros_(epsilon_micros), domain_size_(domain_size) {}
+  EpsilonMicros epsilon_micros_;
+  uint32_t domain_size_;
+};
+
+}  // namespace blur
+
+#endif  // BLUR_DOMAIN_MECHANISM_H
