@@ -313,7 +313,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Options o;
   auto common = [&o](CLI::App* cmd) {
-    cmd->add_option("--mechanism", o.mechanism, "rr | grr | sue | oue | laplace | onebit")
+    cmd->add_option("--mechanism", o.mechanism, "rr | grr | sue | oue | hr | laplace | onebit")
         ->capture_default_str();
     cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")->capture_default_str();
     cmd->add_option("--domain", o.domain, "Number of possible values (rr: 2)")

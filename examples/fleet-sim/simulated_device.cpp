@@ -31,6 +31,11 @@ Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric) 
       if (!laplace.ok()) return laplace.status();
       return DeviceMechanism(laplace.value());
     }
+    case collector::Mechanism::kHadamardResponse: {
+      const auto hr = HadamardResponse::create(metric.epsilon_micros, metric.domain_size);
+      if (!hr.ok()) return hr.status();
+      return DeviceMechanism(hr.value());
+    }
     case collector::Mechanism::kOneBitMean: {
       const auto onebit = OneBitMean::create(metric.epsilon_micros, metric.domain_size);
       if (!onebit.ok()) return onebit.status();

@@ -11,6 +11,7 @@
 #include "blur/binary_randomized_response.h"
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
+#include "blur/hadamard_response.h"
 #include "blur/ledger.h"
 #include "blur/one_bit_mean.h"
 #include "blur/report.h"
@@ -23,7 +24,7 @@ namespace blur::sim {
 
 // The device-side mechanism for a metric configuration.
 using DeviceMechanism = std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse,
-                                     UnaryEncoding, DiscreteLaplace, OneBitMean>;
+                                     UnaryEncoding, DiscreteLaplace, OneBitMean, HadamardResponse>;
 Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric);
 EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism);
 // One randomization, without a ledger (for measuring the randomizer).

@@ -19,7 +19,9 @@ static_assert(static_cast<int>(MechanismId::kBinaryRandomizedResponse) ==
                   static_cast<int>(MechanismId::kDiscreteLaplace) ==
                       blur_Mechanism_MECHANISM_DISCRETE_LAPLACE &&
                   static_cast<int>(MechanismId::kOneBitMean) ==
-                      blur_Mechanism_MECHANISM_ONE_BIT_MEAN,
+                      blur_Mechanism_MECHANISM_ONE_BIT_MEAN &&
+                  static_cast<int>(MechanismId::kHadamardResponse) ==
+                      blur_Mechanism_MECHANISM_HADAMARD_RESPONSE,
               "MechanismId must match the wire enum");
 static_assert(kMaxBitVectorBytes <= sizeof(blur_Report_bits_t::bytes),
               "BLUR_MAX_BIT_VECTOR_BYTES must not exceed blur.options' Report.bits max_size");
@@ -40,6 +42,7 @@ bool to_wire(const Report& report, blur_Report* wire) {
       wire->payload.bit = report.payload.value != 0;
       return true;
     case MechanismId::kGeneralizedRandomizedResponse:
+    case MechanismId::kHadamardResponse:
       wire->which_payload = blur_Report_index_tag;
       wire->payload.index = report.payload.value;
       return true;

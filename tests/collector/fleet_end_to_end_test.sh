@@ -46,6 +46,8 @@ PY
   > "$work/offline.json"
 "$device_sim" fleet --offline --mechanism oue --epsilon 1 --domain 64 --devices 3000 --seed 6 \
   > "$work/offline-oue.json"
+"$device_sim" fleet --offline --mechanism hr --epsilon 1 --domain 100 --devices 5000 --seed 9 \
+  > "$work/offline-hr.json"
 "$device_sim" fleet --offline --mechanism laplace --epsilon 2 --domain 101 --devices 3000 --seed 7 \
   > "$work/offline-laplace.json"
 "$device_sim" fleet --offline --mechanism onebit --epsilon 1 --domain 101 --devices 3000 --seed 8 \
@@ -53,16 +55,17 @@ PY
 "$device_sim" randomize --mechanism grr --epsilon 1.5 --domain 16 --input 9 --count 20000 \
   --seed 3 > "$work/randomize.json"
 /usr/bin/python3 - "$work/offline.json" "$work/randomize.json" "$work/offline-oue.json" \
-  "$work/offline-laplace.json" "$work/offline-onebit.json" <<'PY'
+  "$work/offline-laplace.json" "$work/offline-onebit.json" "$work/offline-hr.json" <<'PY'
 import json, math, sys
-for path in sys.argv[4:6]:
+for path in sys.argv[4:6]:  # numeric
     numeric = json.load(open(path))
     mean = numeric["estimates"][0]
     assert numeric["n"] == 3000 and mean["value"] == "mean"
     assert abs(mean["estimate"] - numeric["true_mean"]) < 5 * mean["stderr"], numeric
     print(f"{numeric['mechanism']} offline: mean {mean['estimate']:.2f} vs true "
           f"{numeric['true_mean']:.2f} (stderr {mean['stderr']:.2f})")
-for path, name, n, d in ((sys.argv[1], "grr", 4000, 16), (sys.argv[3], "oue", 3000, 64)):
+for path, name, n, d in ((sys.argv[1], "grr", 4000, 16), (sys.argv[3], "oue", 3000, 64),
+                         (sys.argv[6], "hr", 5000, 100)):
     offline = json.load(open(path))
     assert offline["n"] == n and len(offline["estimates"]) == d and offline["mechanism"] == name
     for e, truth in zip(offline["estimates"], offline["true_counts"]):
@@ -79,7 +82,7 @@ PY
 # The simulator's randomize command counts the same support as the shared
 # randomizer known answers (tests/vectors/randomizer_outputs.kat).
 grep -vE '^(#|$)' "$randomizer_kat" | while read -r mechanism epsilon domain seed input count outputs; do
-  case $mechanism in 1) name=rr ;; 2) name=grr ;; 5) name=laplace ;; esac
+  case $mechanism in 1) name=rr ;; 2) name=grr ;; 5) name=laplace ;; 7) name=hr ;; esac
   eps=$(/usr/bin/python3 -c "print($epsilon / 1e6)")
   "$device_sim" randomize --mechanism "$name" --epsilon "$eps" --domain "$domain" --seed "$seed" \
     --input "$input" --count "$count" |
@@ -92,7 +95,12 @@ if 'histogram' in result:
     assert result['histogram'] == expected, (result['histogram'], expected)
 else:
     expected = [0] * $domain
-    for o in outputs: expected[o] += 1
+    for o in outputs:
+        if $mechanism == 7:  # Hadamard: j supports v iff popcount((v+1) & j) is even
+            for v in range($domain):
+                expected[v] += bin((v + 1) & o).count('1') % 2 == 0
+        else:
+            expected[o] += 1
     assert result['support'] == expected, (result['support'], expected)
 "
 done

@@ -6,6 +6,7 @@
 #include "blur/binary_randomized_response.h"
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
+#include "blur/hadamard_response.h"
 #include "blur/rng.h"
 #include "kat_randomizer_outputs.inc"  // kKatRandomizerOutputs
 #include "sim_port.h"
@@ -83,6 +84,10 @@ TEST(RandomizerKnownAnswers, OutputsAgreeBitForBit) {
         const auto rr = blur::BinaryRandomizedResponse::create(v.epsilon_micros);
         ASSERT_TRUE(rr.ok());
         check(rr.value(), v);
+      } else if (v.mechanism == 7) {
+        const auto hr = blur::HadamardResponse::create(v.epsilon_micros, v.domain);
+        ASSERT_TRUE(hr.ok());
+        check(hr.value(), v);
       } else if (v.mechanism == 5) {
         const auto laplace = blur::DiscreteLaplace::create(v.epsilon_micros, v.domain);
         ASSERT_TRUE(laplace.ok());

@@ -30,6 +30,9 @@ OracleParams oracle_params(const MetricConfig& metric) {
       return symmetric_unary_params(metric.epsilon_micros);
     case Mechanism::kOptimizedUnaryEncoding:
       return optimized_unary_params(metric.epsilon_micros);
+    case Mechanism::kHadamardResponse:
+      // Own value: randomized response into its half; others: exactly 1/2.
+      return OracleParams{1.0 / (1.0 + std::exp(-(metric.epsilon_micros / 1e6))), 0.5};
     case Mechanism::kDiscreteLaplace:
     case Mechanism::kOneBitMean:
       break;  // not frequency oracles: see numeric_summary.h

@@ -17,8 +17,9 @@ nlohmann::json estimate_json(const SupportCounter& support) {
   if (support.reports() == 0) return out;
   const OracleParams params = oracle_params(metric);
   const double n = static_cast<double>(support.reports());
+  const std::vector<uint64_t> counts = support.counts();
   for (uint32_t value = 0; value < metric.domain_size; ++value) {
-    const CountEstimate e = estimate_count(support.reports(), support.counts()[value], params);
+    const CountEstimate e = estimate_count(support.reports(), counts[value], params);
     out["estimates"].push_back({{"value", value},
                                 {"estimate", e.count},
                                 {"stderr", e.std_error},

@@ -5,7 +5,9 @@
 // simulator's `randomize` output alike.
 //
 //   randomized response (rr, grr): a report supports exactly its value;
-//   unary encodings (sue, oue): a report supports every value whose bit is set.
+//   unary encodings (sue, oue): a report supports every value whose bit is set;
+//   Hadamard response (hr): report j supports v iff popcount((v + 1) & j) is
+//   even (counted for all v at once by a Walsh-Hadamard transform).
 #ifndef BLUR_COLLECTOR_ESTIMATE_SUPPORT_COUNTER_H
 #define BLUR_COLLECTOR_ESTIMATE_SUPPORT_COUNTER_H
 
@@ -26,12 +28,13 @@ class SupportCounter {
   void add(uint32_t report_value, const std::string& bits, uint64_t multiplicity = 1);
 
   const MetricConfig& metric() const { return metric_; }
-  const std::vector<uint64_t>& counts() const { return counts_; }
+  // I_v for v in [0, domain_size).
+  std::vector<uint64_t> counts() const;
   uint64_t reports() const { return reports_; }
 
  private:
   MetricConfig metric_;
-  std::vector<uint64_t> counts_;
+  std::vector<uint64_t> tally_;  // per value, or per report index (hr)
   uint64_t reports_ = 0;
 };
 

@@ -44,7 +44,7 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
       if (padding > 0 && (static_cast<uint8_t>(r.bits.back()) >> (8 - padding)) != 0) {
         return where + "bits set past the domain of " + describe(*metric);
       }
-    } else if (shape != PayloadShape::kNumber && r.value >= metric->domain_size) {
+    } else if (shape != PayloadShape::kNumber && r.value >= report_value_limit(*metric)) {
       return where + "index " + std::to_string(r.value) + " is outside the domain of " +
              describe(*metric);
     }

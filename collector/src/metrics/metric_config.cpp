@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "blur/hadamard_response.h"
+
 namespace blur::collector {
 
 namespace {
@@ -21,7 +23,13 @@ std::optional<Mechanism> mechanism_from_name(const std::string& name) {
   if (name == "oue") return Mechanism::kOptimizedUnaryEncoding;
   if (name == "laplace") return Mechanism::kDiscreteLaplace;
   if (name == "onebit") return Mechanism::kOneBitMean;
+  if (name == "hr") return Mechanism::kHadamardResponse;
   return std::nullopt;
+}
+
+uint32_t report_value_limit(const MetricConfig& metric) {
+  return metric.mechanism == Mechanism::kHadamardResponse ? blur::hadamard_size(metric.domain_size)
+                                                          : metric.domain_size;
 }
 
 bool is_numeric(Mechanism mechanism) {
@@ -34,6 +42,7 @@ PayloadShape payload_shape(Mechanism mechanism) {
     case Mechanism::kOneBitMean:
       return PayloadShape::kBit;
     case Mechanism::kGeneralizedRandomizedResponse:
+    case Mechanism::kHadamardResponse:
       return PayloadShape::kIndex;
     case Mechanism::kSymmetricUnaryEncoding:
     case Mechanism::kOptimizedUnaryEncoding:
@@ -58,6 +67,8 @@ const char* mechanism_name(Mechanism mechanism) {
       return "laplace";
     case Mechanism::kOneBitMean:
       return "onebit";
+    case Mechanism::kHadamardResponse:
+      return "hr";
   }
   return "unknown";
 }
@@ -154,7 +165,9 @@ std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::stri
     const PayloadShape shape = payload_shape(metric.mechanism);
     const uint32_t max_domain = shape == PayloadShape::kBits   ? kMaxBitVectorDomain
                                 : is_numeric(metric.mechanism) ? kMaxGridDomain
-                                                               : kMaxDomainSize;
+                                : metric.mechanism == Mechanism::kHadamardResponse
+                                    ? kMaxDomainSize - 1
+                                    : kMaxDomainSize;
     const auto domain = parts.size() == 4 ? parse_uint32(parts[3]) : std::nullopt;
     if (!domain || *domain < 2 || *domain > max_domain) {
       *error = "metric '" + spec + "': " + mechanism_text + " needs a domain size in 2.." +

@@ -14,6 +14,7 @@ enum class MechanismId : uint8_t {
   kOptimizedUnaryEncoding = 4,         // payload: bits
   kDiscreteLaplace = 5,                // payload: value (signed, grid units)
   kOneBitMean = 6,                     // payload: bit
+  kHadamardResponse = 7,               // payload: index
 };
 
 }  // namespace blur

@@ -1,0 +1,43 @@
+#include "estimate/support_counter.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "blur/hadamard_response.h"
+
+namespace {
+
+using namespace blur::collector;
+
+// The Walsh-Hadamard shortcut counts exactly what the definition says:
+// report j supports v iff popcount((v + 1) & j) is even.
+TEST(SupportCounter, HadamardTransformEqualsTheDefinition) {
+  const MetricConfig metric{1, Mechanism::kHadamardResponse, 1000000, 13};
+  const uint32_t size = blur::hadamard_size(13);
+  SupportCounter counter(metric);
+  std::vector<uint64_t> expected(13, 0);
+  std::mt19937 rng(5);
+  for (int i = 0; i < 5000; ++i) {
+    const uint32_t j = rng() % size;
+    const uint64_t multiplicity = 1 + rng() % 3;
+    counter.add(j, std::string(), multiplicity);
+    for (uint32_t v = 0; v < 13; ++v) {
+      if ((__builtin_popcount((v + 1) & j) & 1) == 0) expected[v] += multiplicity;
+    }
+  }
+  EXPECT_EQ(counter.counts(), expected);
+}
+
+TEST(SupportCounter, UnaryBitsAndScalarValues) {
+  SupportCounter unary(MetricConfig{2, Mechanism::kOptimizedUnaryEncoding, 1000000, 12});
+  unary.add(0, std::string("\x81\x08", 2), 2);  // values 0, 7, 11
+  EXPECT_EQ(unary.counts(), (std::vector<uint64_t>{2, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2}));
+  EXPECT_EQ(unary.reports(), 2u);
+  SupportCounter grr(MetricConfig{3, Mechanism::kGeneralizedRandomizedResponse, 1000000, 4});
+  grr.add(2, std::string());
+  grr.add(2, std::string(), 4);
+  EXPECT_EQ(grr.counts(), (std::vector<uint64_t>{0, 0, 5, 0}));
+}
+
+}  // namespace
