@@ -1,8 +1,6 @@
 // Collector-side costs: decoding and validating untrusted batches, durable
 // SQLite commits (WAL, synchronous=FULL), and estimation.
 #include <benchmark/benchmark.h>
-
-#include "device_reports.h"
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "blur/report_encoding.h"
+#include "device_reports.h"
 #include "estimate/metric_estimate.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
@@ -22,7 +21,8 @@ using namespace blur::collector;
 std::vector<uint8_t> encoded_batch(size_t count, uint64_t nonce) {
   std::vector<blur::Report> reports(count);
   for (size_t i = 0; i < count; ++i) {
-    reports[i] = blur_test::scalar_report(i, 1, blur::MechanismId::kBinaryRandomizedResponse, 1000000, 2, i % 3 == 0);
+    reports[i] = blur_test::scalar_report(i, 1, blur::MechanismId::kBinaryRandomizedResponse,
+                                          1000000, 2, i % 3 == 0);
   }
   std::vector<uint8_t> bytes(blur::kBatchHeaderSize + count * blur::kMaxEncodedScalarReportSize);
   size_t written = 0;

@@ -2,17 +2,16 @@
 // durable ledger charge, encoding, and a whole simulated device's life.
 #include <benchmark/benchmark.h>
 
-#include "device_reports.h"
-
 #include "blur/binary_randomized_response.h"
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
-#include "blur/one_bit_mean.h"
-#include "blur/unary_encoding.h"
 #include "blur/ledger.h"
+#include "blur/one_bit_mean.h"
 #include "blur/report.h"
 #include "blur/report_encoding.h"
 #include "blur/rng.h"
+#include "blur/unary_encoding.h"
+#include "device_reports.h"
 #include "sim_port.h"
 
 namespace {
@@ -91,7 +90,10 @@ void BM_UnaryEncoding(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_UnaryEncoding)->Args({0, 1000000, 4096})->Args({1, 1000000, 4096})->Args({1, 1000000, 64});
+BENCHMARK(BM_UnaryEncoding)
+    ->Args({0, 1000000, 4096})
+    ->Args({1, 1000000, 4096})
+    ->Args({1, 1000000, 64});
 
 // Args: epsilon in micro-nats, grid size (values 0..k-1).
 void BM_DiscreteLaplace(benchmark::State& state) {
@@ -154,7 +156,7 @@ void BM_EncodeBatch(benchmark::State& state) {
   blur::Report reports[blur::kMaxReportsPerBatch];
   for (size_t i = 0; i < count; ++i) {
     reports[i] = blur_test::scalar_report(1000 + i, 7, blur::MechanismId::kBinaryRandomizedResponse,
-                  1000000,  2, i % 3 == 0);
+                                          1000000, 2, i % 3 == 0);
   }
   uint8_t buffer[blur::kBatchHeaderSize +
                  blur::kMaxReportsPerBatch * blur::kMaxEncodedScalarReportSize];

@@ -35,6 +35,10 @@ class SupportCounter {
  private:
   MetricConfig metric_;
   std::vector<uint64_t> tally_;  // per value, or per report index (hr)
+  // Bit vectors: for each byte position, how many reports had each byte
+  // value (bytes x 256). One increment per byte instead of one per set bit;
+  // counts() expands it to per-value counts.
+  std::vector<uint64_t> byte_tally_;
   uint64_t reports_ = 0;
 };
 
