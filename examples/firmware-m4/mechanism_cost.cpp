@@ -7,6 +7,7 @@
 #include "blur/binary_randomized_response.h"
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
+#include "blur/hadamard_response.h"
 #include "blur/one_bit_mean.h"
 #include "blur/rng.h"
 #include "blur/unary_encoding.h"
@@ -38,6 +39,8 @@ int main() {
   int64_t number = 0;
   status = blur::DiscreteLaplace::create(1000000, 101).value().randomize(g_rng, 3, &number);
   out = static_cast<uint32_t>(number);
+#elif BLUR_COST_MECHANISM == 7
+  status = blur::HadamardResponse::create(1000000, 100).value().randomize(g_rng, 3, &out);
 #elif BLUR_COST_MECHANISM == 6
   status = blur::OneBitMean::create(1000000, 101).value().randomize(g_rng, 3, &out);
 #endif

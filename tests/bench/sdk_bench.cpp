@@ -5,6 +5,7 @@
 #include "blur/binary_randomized_response.h"
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
+#include "blur/hadamard_response.h"
 #include "blur/ledger.h"
 #include "blur/one_bit_mean.h"
 #include "blur/report.h"
@@ -94,6 +95,26 @@ BENCHMARK(BM_UnaryEncoding)
     ->Args({0, 1000000, 4096})
     ->Args({1, 1000000, 4096})
     ->Args({1, 1000000, 64});
+
+// Args: epsilon in micro-nats, domain size.
+void BM_HadamardResponse(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  const auto hr = blur::HadamardResponse::create(static_cast<uint32_t>(state.range(0)),
+                                                 static_cast<uint32_t>(state.range(1)));
+  const uint32_t domain = static_cast<uint32_t>(state.range(1));
+  uint32_t out = 0, value = 0;
+  for (auto _ : state) {
+    if (hr.value().randomize(rng, value, &out) != blur::Status::kOk) {
+      return state.SkipWithError("hr");
+    }
+    value = (value + 1) % domain;
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_HadamardResponse)->Args({1000000, 4096})->Args({4000000, 4096});
 
 // Args: epsilon in micro-nats, grid size (values 0..k-1).
 void BM_DiscreteLaplace(benchmark::State& state) {
