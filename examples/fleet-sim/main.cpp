@@ -88,7 +88,12 @@ int randomize(const Options& o) {
                       ? payload.number
                       : payload.value);
     } else {
-      support.add(payload.value, blur::sim::payload_bits(payload));
+      const uint64_t packed = blur::collector::payload_shape(metric->mechanism) ==
+                                      blur::collector::PayloadShape::kLocalHash
+                                  ? blur::collector::SupportCounter::pack_local_hash(
+                                        payload.seed >> 16, payload.seed & 0xFFFF, payload.value)
+                                  : payload.value;
+      support.add(packed, blur::sim::payload_bits(payload));
     }
   }
   const blur::EpsilonMicros charged = blur::sim::epsilon_charged(mechanism.value());
@@ -313,7 +318,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Options o;
   auto common = [&o](CLI::App* cmd) {
-    cmd->add_option("--mechanism", o.mechanism, "rr | grr | sue | oue | hr | laplace | onebit")
+    cmd->add_option("--mechanism", o.mechanism,
+                    "rr | grr | sue | oue | hr | olh | blh | laplace | onebit")
         ->capture_default_str();
     cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")->capture_default_str();
     cmd->add_option("--domain", o.domain, "Number of possible values (rr: 2)")

@@ -36,6 +36,15 @@ Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric) 
       if (!hr.ok()) return hr.status();
       return DeviceMechanism(hr.value());
     }
+    case collector::Mechanism::kOptimizedLocalHashing:
+    case collector::Mechanism::kBinaryLocalHashing: {
+      const auto kind = metric.mechanism == collector::Mechanism::kBinaryLocalHashing
+                            ? LocalHashing::Kind::kBinary
+                            : LocalHashing::Kind::kOptimized;
+      const auto lh = LocalHashing::create(kind, metric.epsilon_micros, metric.domain_size);
+      if (!lh.ok()) return lh.status();
+      return DeviceMechanism(lh.value());
+    }
     case collector::Mechanism::kOneBitMean: {
       const auto onebit = OneBitMean::create(metric.epsilon_micros, metric.domain_size);
       if (!onebit.ok()) return onebit.status();
@@ -56,6 +65,9 @@ Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, Rep
         if constexpr (kind == PayloadKind::kBitVector) {
           out->bit_count = static_cast<uint16_t>(m.domain_size());
           return m.randomize(rng, value, out->bits);
+        } else if constexpr (kind == PayloadKind::kHashed) {
+          out->bit_count = 0;
+          return m.randomize(rng, value, &out->seed, &out->value);
         } else if constexpr (kind == PayloadKind::kNumber) {
           out->bit_count = 0;
           return m.randomize(rng, value, &out->number);

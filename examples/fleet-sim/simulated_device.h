@@ -13,6 +13,7 @@
 #include "blur/generalized_randomized_response.h"
 #include "blur/hadamard_response.h"
 #include "blur/ledger.h"
+#include "blur/local_hashing.h"
 #include "blur/one_bit_mean.h"
 #include "blur/report.h"
 #include "blur/rng.h"
@@ -23,8 +24,9 @@
 namespace blur::sim {
 
 // The device-side mechanism for a metric configuration.
-using DeviceMechanism = std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse,
-                                     UnaryEncoding, DiscreteLaplace, OneBitMean, HadamardResponse>;
+using DeviceMechanism =
+    std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse, UnaryEncoding,
+                 DiscreteLaplace, OneBitMean, HadamardResponse, LocalHashing>;
 Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric);
 EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism);
 // One randomization, without a ledger (for measuring the randomizer).

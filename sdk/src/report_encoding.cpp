@@ -8,21 +8,21 @@ namespace blur {
 
 namespace {
 
-static_assert(static_cast<int>(MechanismId::kBinaryRandomizedResponse) ==
-                      blur_Mechanism_MECHANISM_BINARY_RR &&
-                  static_cast<int>(MechanismId::kGeneralizedRandomizedResponse) ==
-                      blur_Mechanism_MECHANISM_GRR &&
-                  static_cast<int>(MechanismId::kSymmetricUnaryEncoding) ==
-                      blur_Mechanism_MECHANISM_SUE &&
-                  static_cast<int>(MechanismId::kOptimizedUnaryEncoding) ==
-                      blur_Mechanism_MECHANISM_OUE &&
-                  static_cast<int>(MechanismId::kDiscreteLaplace) ==
-                      blur_Mechanism_MECHANISM_DISCRETE_LAPLACE &&
-                  static_cast<int>(MechanismId::kOneBitMean) ==
-                      blur_Mechanism_MECHANISM_ONE_BIT_MEAN &&
-                  static_cast<int>(MechanismId::kHadamardResponse) ==
-                      blur_Mechanism_MECHANISM_HADAMARD_RESPONSE,
-              "MechanismId must match the wire enum");
+static_assert(
+    static_cast<int>(MechanismId::kBinaryRandomizedResponse) ==
+            blur_Mechanism_MECHANISM_BINARY_RR &&
+        static_cast<int>(MechanismId::kGeneralizedRandomizedResponse) ==
+            blur_Mechanism_MECHANISM_GRR &&
+        static_cast<int>(MechanismId::kSymmetricUnaryEncoding) == blur_Mechanism_MECHANISM_SUE &&
+        static_cast<int>(MechanismId::kOptimizedUnaryEncoding) == blur_Mechanism_MECHANISM_OUE &&
+        static_cast<int>(MechanismId::kDiscreteLaplace) ==
+            blur_Mechanism_MECHANISM_DISCRETE_LAPLACE &&
+        static_cast<int>(MechanismId::kOneBitMean) == blur_Mechanism_MECHANISM_ONE_BIT_MEAN &&
+        static_cast<int>(MechanismId::kHadamardResponse) ==
+            blur_Mechanism_MECHANISM_HADAMARD_RESPONSE &&
+        static_cast<int>(MechanismId::kOptimizedLocalHashing) == blur_Mechanism_MECHANISM_OLH &&
+        static_cast<int>(MechanismId::kBinaryLocalHashing) == blur_Mechanism_MECHANISM_BLH,
+    "MechanismId must match the wire enum");
 static_assert(kMaxBitVectorBytes <= sizeof(blur_Report_bits_t::bytes),
               "BLUR_MAX_BIT_VECTOR_BYTES must not exceed blur.options' Report.bits max_size");
 static_assert(kMaxReportsPerBatch == sizeof(blur_ReportBatch::reports) / sizeof(blur_Report),
@@ -45,6 +45,13 @@ bool to_wire(const Report& report, blur_Report* wire) {
     case MechanismId::kHadamardResponse:
       wire->which_payload = blur_Report_index_tag;
       wire->payload.index = report.payload.value;
+      return true;
+    case MechanismId::kOptimizedLocalHashing:
+    case MechanismId::kBinaryLocalHashing:
+      wire->which_payload = blur_Report_local_hash_tag;
+      wire->payload.local_hash.a = report.payload.seed >> 16;
+      wire->payload.local_hash.b = report.payload.seed & 0xFFFFu;
+      wire->payload.local_hash.bucket = report.payload.value;
       return true;
     case MechanismId::kDiscreteLaplace:
       wire->which_payload = blur_Report_value_tag;

@@ -42,8 +42,11 @@ TEST(BatchDecoder, DecodesKnownAnswers) {
       EXPECT_EQ(batch.reports[i].payload, mechanism == 1   ? PayloadKind::kBit
                                           : mechanism == 2 ? PayloadKind::kIndex
                                           : mechanism == 5 ? PayloadKind::kNumber
+                                          : mechanism >= 8 ? PayloadKind::kLocalHash
                                                            : PayloadKind::kBits);
       EXPECT_EQ(batch.reports[i].number, v.reports[i].number);
+      EXPECT_EQ(batch.reports[i].hash_a, v.reports[i].hash_a);
+      EXPECT_EQ(batch.reports[i].hash_b, v.reports[i].hash_b);
       EXPECT_EQ(batch.reports[i].bits, std::string(reinterpret_cast<const char*>(v.reports[i].bits),
                                                    v.reports[i].bit_bytes));
       EXPECT_EQ(batch.reports[i].value, v.reports[i].value);

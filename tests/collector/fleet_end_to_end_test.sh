@@ -13,19 +13,22 @@ work=$(mktemp -d)
 trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 . "$(dirname "$0")/../../scripts/lib/collector.sh"
 start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 3:rr:0.75 \
-  --metric 4:oue:1:64
+  --metric 4:oue:1:64 --metric 5:olh:1:64
 port=$collector_port
 
 "$device_sim" fleet --collector "http://127.0.0.1:$port" --devices 3000 --true-rate 0.2 \
   --epsilon 0.75 --metric 3 --seed 99 --threads 8 > "$work/fleet.json"
 "$device_sim" fleet --collector "http://127.0.0.1:$port" --mechanism oue --domain 64 --epsilon 1 \
   --devices 2000 --metric 4 --seed 98 --threads 8 > "$work/fleet-oue.json"
+"$device_sim" fleet --collector "http://127.0.0.1:$port" --mechanism olh --domain 64 --epsilon 1 \
+  --devices 2000 --metric 5 --seed 97 --threads 8 > "$work/fleet-olh.json"
 kill $collector_pid; wait $collector_pid || true
 
 "$collector" estimate --db "$work/blur.db" --metric 3 > "$work/estimate.json"
 "$collector" estimate --db "$work/blur.db" --metric 4 > "$work/estimate-oue.json"
+"$collector" estimate --db "$work/blur.db" --metric 5 > "$work/estimate-olh.json"
 /usr/bin/python3 - "$work/fleet.json" "$work/estimate.json" "$work/fleet-oue.json" \
-  "$work/estimate-oue.json" <<'PY'
+  "$work/estimate-oue.json" "$work/fleet-olh.json" "$work/estimate-olh.json" <<'PY'
 import json, sys
 fleet = json.load(open(sys.argv[1]))
 est = json.load(open(sys.argv[2]))
@@ -34,12 +37,14 @@ one = est["estimates"][1]
 error = abs(one["estimate"] - fleet["true_counts"][1])
 print(f"rr over HTTP: truth {fleet['true_counts'][1]}, estimate {one['estimate']:.1f}, stderr {one['stderr']:.1f}")
 assert error < 5 * one["stderr"], "estimate too far from the truth"
-fleet = json.load(open(sys.argv[3]))
-est = json.load(open(sys.argv[4]))
-assert est["n"] == 2000 and len(est["estimates"]) == 64
-for e, truth in zip(est["estimates"], fleet["true_counts"]):
-    assert abs(e["estimate"] - truth) < 5 * e["stderr"], (e, truth)
-print("oue over HTTP and SQLite: all 64 estimates within 5 standard errors")
+for fleet_path, estimate_path, name in ((sys.argv[3], sys.argv[4], "oue"),
+                                        (sys.argv[5], sys.argv[6], "olh")):
+    fleet = json.load(open(fleet_path))
+    est = json.load(open(estimate_path))
+    assert est["n"] == 2000 and len(est["estimates"]) == 64
+    for e, truth in zip(est["estimates"], fleet["true_counts"]):
+        assert abs(e["estimate"] - truth) < 5 * e["stderr"], (e, truth)
+    print(f"{name} over HTTP and SQLite: all 64 estimates within 5 standard errors")
 PY
 
 "$device_sim" fleet --offline --mechanism grr --epsilon 2 --domain 16 --devices 4000 --seed 5 \
@@ -48,6 +53,10 @@ PY
   > "$work/offline-oue.json"
 "$device_sim" fleet --offline --mechanism hr --epsilon 1 --domain 100 --devices 5000 --seed 9 \
   > "$work/offline-hr.json"
+"$device_sim" fleet --offline --mechanism olh --epsilon 2 --domain 100 --devices 5000 --seed 10 \
+  > "$work/offline-olh.json"
+"$device_sim" fleet --offline --mechanism blh --epsilon 1 --domain 100 --devices 5000 --seed 11 \
+  > "$work/offline-blh.json"
 "$device_sim" fleet --offline --mechanism laplace --epsilon 2 --domain 101 --devices 3000 --seed 7 \
   > "$work/offline-laplace.json"
 "$device_sim" fleet --offline --mechanism onebit --epsilon 1 --domain 101 --devices 3000 --seed 8 \
@@ -55,7 +64,8 @@ PY
 "$device_sim" randomize --mechanism grr --epsilon 1.5 --domain 16 --input 9 --count 20000 \
   --seed 3 > "$work/randomize.json"
 /usr/bin/python3 - "$work/offline.json" "$work/randomize.json" "$work/offline-oue.json" \
-  "$work/offline-laplace.json" "$work/offline-onebit.json" "$work/offline-hr.json" <<'PY'
+  "$work/offline-laplace.json" "$work/offline-onebit.json" "$work/offline-hr.json" \
+  "$work/offline-olh.json" "$work/offline-blh.json" <<'PY'
 import json, math, sys
 for path in sys.argv[4:6]:  # numeric
     numeric = json.load(open(path))
@@ -65,7 +75,8 @@ for path in sys.argv[4:6]:  # numeric
     print(f"{numeric['mechanism']} offline: mean {mean['estimate']:.2f} vs true "
           f"{numeric['true_mean']:.2f} (stderr {mean['stderr']:.2f})")
 for path, name, n, d in ((sys.argv[1], "grr", 4000, 16), (sys.argv[3], "oue", 3000, 64),
-                         (sys.argv[6], "hr", 5000, 100)):
+                         (sys.argv[6], "hr", 5000, 100), (sys.argv[7], "olh", 5000, 100),
+                         (sys.argv[8], "blh", 5000, 100)):
     offline = json.load(open(path))
     assert offline["n"] == n and len(offline["estimates"]) == d and offline["mechanism"] == name
     for e, truth in zip(offline["estimates"], offline["true_counts"]):

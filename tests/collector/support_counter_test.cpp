@@ -29,6 +29,28 @@ TEST(SupportCounter, HadamardTransformEqualsTheDefinition) {
   EXPECT_EQ(counter.counts(), expected);
 }
 
+// Local hashing: tallying by (a, bucket xor top(b)) counts exactly what the
+// definition says: (a, b, y) supports v iff top(a * v + b) = y.
+TEST(SupportCounter, LocalHashAggregationEqualsTheDefinition) {
+  for (auto mechanism : {Mechanism::kOptimizedLocalHashing, Mechanism::kBinaryLocalHashing}) {
+    const MetricConfig metric{1, mechanism, 4000000, 100};
+    const auto shape = local_hash_shape(metric);
+    const uint32_t shift = shape.field_bits - shape.bucket_bits;
+    SupportCounter counter(metric);
+    std::vector<uint64_t> expected(100, 0);
+    std::mt19937 rng(6);
+    for (int i = 0; i < 3000; ++i) {
+      const uint32_t a = rng() % (1u << shape.field_bits), b = rng() % (1u << shape.field_bits);
+      const uint32_t y = rng() % (1u << shape.bucket_bits);
+      counter.add(SupportCounter::pack_local_hash(a, b, y), std::string());
+      for (uint32_t v = 0; v < 100; ++v) {
+        expected[v] += ((blur::gf2_multiply(a, v, shape.field_bits) ^ b) >> shift) == y;
+      }
+    }
+    EXPECT_EQ(counter.counts(), expected) << mechanism_name(mechanism);
+  }
+}
+
 TEST(SupportCounter, UnaryBitsAndScalarValues) {
   SupportCounter unary(MetricConfig{2, Mechanism::kOptimizedUnaryEncoding, 1000000, 12});
   unary.add(0, std::string("\x81\x08", 2), 2);  // values 0, 7, 11

@@ -19,6 +19,7 @@ blur::Report to_report(const blur_test::KatReport& r) {
                                                  static_cast<blur::MechanismId>(r.mechanism),
                                                  r.epsilon_micros, r.domain_size, r.value);
   report.payload.number = r.number;
+  report.payload.seed = r.hash_a << 16 | r.hash_b;
   if (r.mechanism == 3 || r.mechanism == 4) {
     report.payload.bit_count = static_cast<uint16_t>(r.domain_size);
     memcpy(report.payload.bits, r.bits, r.bit_bytes);

@@ -16,9 +16,10 @@ struct KatReport {
   uint32_t mechanism;
   uint32_t epsilon_micros;
   uint32_t domain_size;
-  uint32_t value;    // payload: `bit` for mechanism 1, `index` for mechanism 2
-  int64_t number;    // payload `value` for mechanism 5
-  uint8_t bits[64];  // payload `bits` for mechanisms 3 and 4
+  uint32_t value;           // payload: `bit` for mechanism 1, `index` for mechanism 2
+  int64_t number;           // payload `value` for mechanism 5
+  uint32_t hash_a, hash_b;  // payload `local_hash` (a, b; bucket in `value`) for 8, 9
+  uint8_t bits[64];         // payload `bits` for mechanisms 3 and 4
   size_t bit_bytes;
 };
 
@@ -70,6 +71,10 @@ inline bool parse_kat_line(const char* line, size_t length, KatBatch* out) {
         r.bits[r.bit_bytes++] = static_cast<uint8_t>(hex_digit(end[0]) << 4 | hex_digit(end[1]));
         end += 2;
       }
+    } else if (r.mechanism == 8 || r.mechanism == 9) {
+      r.hash_a = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
+      r.hash_b = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
+      r.value = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
     } else if (r.mechanism == 5) {
       r.number = strtoll(end + 1, &end, 0);
     } else {

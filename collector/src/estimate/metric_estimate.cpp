@@ -36,14 +36,20 @@ MetricAggregate::MetricAggregate(const MetricConfig& metric) : metric_(metric) {
 
 void MetricAggregate::add(int64_t value, const std::string& bits, uint64_t count) {
   if (support_) {
-    support_->add(static_cast<uint32_t>(value), bits, count);
+    support_->add(static_cast<uint64_t>(value), bits, count);
   } else {
     summary_.add(value, count);
   }
 }
 
 void MetricAggregate::add(const IncomingReport& report) {
-  add(report.payload == PayloadKind::kNumber ? report.number : report.value, report.bits);
+  int64_t value = report.value;
+  if (report.payload == PayloadKind::kNumber) value = report.number;
+  if (report.payload == PayloadKind::kLocalHash) {
+    value = static_cast<int64_t>(
+        SupportCounter::pack_local_hash(report.hash_a, report.hash_b, report.value));
+  }
+  add(value, report.bits);
 }
 
 nlohmann::json MetricAggregate::estimate() const {

@@ -12,18 +12,38 @@ bool is_hadamard(const MetricConfig& metric) {
   return metric.mechanism == Mechanism::kHadamardResponse;
 }
 
+bool is_local_hash(const MetricConfig& metric) {
+  return payload_shape(metric.mechanism) == PayloadShape::kLocalHash;
+}
+
+size_t tally_size(const MetricConfig& metric) {
+  if (is_hadamard(metric)) return hadamard_size(metric.domain_size);
+  if (is_local_hash(metric)) {
+    const auto shape = local_hash_shape(metric);
+    return size_t{1} << (shape.field_bits + shape.bucket_bits);
+  }
+  return metric.domain_size;
+}
+
 }  // namespace
 
 SupportCounter::SupportCounter(const MetricConfig& metric)
-    : metric_(metric),
-      tally_(is_hadamard(metric) ? hadamard_size(metric.domain_size) : metric.domain_size, 0) {
+    : metric_(metric), tally_(tally_size(metric), 0) {
   if (payload_shape(metric.mechanism) == PayloadShape::kBits) {
     byte_tally_.assign(256 * ((metric.domain_size + 7) / 8), 0);
   }
 }
 
-void SupportCounter::add(uint32_t report_value, const std::string& bits, uint64_t multiplicity) {
+void SupportCounter::add(uint64_t report_value, const std::string& bits, uint64_t multiplicity) {
   reports_ += multiplicity;
+  if (is_local_hash(metric_)) {
+    const auto shape = local_hash_shape(metric_);
+    const uint64_t a = report_value >> 32, b = (report_value >> 16) & 0xFFFF;
+    const uint64_t key = (report_value & 0xFFFF) ^ (b >> (shape.field_bits - shape.bucket_bits));
+    const uint64_t slot = a << shape.bucket_bits | key;
+    if (slot < tally_.size()) tally_[slot] += multiplicity;
+    return;
+  }
   if (payload_shape(metric_.mechanism) != PayloadShape::kBits) {
     // rr/grr: the value itself; hr: the histogram of j, transformed in counts().
     if (report_value < tally_.size()) tally_[report_value] += multiplicity;
@@ -47,6 +67,21 @@ std::vector<uint64_t> SupportCounter::counts() const {
           const size_t value = 8 * byte + static_cast<size_t>(__builtin_ctz(set));
           if (value < support.size()) support[value] += row[pattern];
         }
+      }
+    }
+    return support;
+  }
+  if (is_local_hash(metric_)) {
+    const auto shape = local_hash_shape(metric_);
+    const uint32_t shift = shape.field_bits - shape.bucket_bits;
+    std::vector<uint64_t> support(metric_.domain_size, 0);
+    for (uint32_t a = 0; a < (1u << shape.field_bits); ++a) {
+      const uint64_t* row = &tally_[size_t{a} << shape.bucket_bits];
+      bool any = false;
+      for (uint32_t key = 0; key < (1u << shape.bucket_bits) && !any; ++key) any = row[key] != 0;
+      if (!any) continue;
+      for (uint32_t v = 0; v < metric_.domain_size; ++v) {
+        support[v] += row[blur::gf2_multiply(a, v, shape.field_bits) >> shift];
       }
     }
     return support;

@@ -7,7 +7,10 @@
 //   randomized response (rr, grr): a report supports exactly its value;
 //   unary encodings (sue, oue): a report supports every value whose bit is set;
 //   Hadamard response (hr): report j supports v iff popcount((v + 1) & j) is
-//   even (counted for all v at once by a Walsh-Hadamard transform).
+//   even (counted for all v at once by a Walsh-Hadamard transform);
+//   local hashing (olh, blh): (a, b, y) supports v iff top(a * v + b) = y,
+//   i.e. top(a * v) = y xor top(b): reports are tallied by (a, that key) and
+//   a * v is evaluated once per distinct a and value.
 #ifndef BLUR_COLLECTOR_ESTIMATE_SUPPORT_COUNTER_H
 #define BLUR_COLLECTOR_ESTIMATE_SUPPORT_COUNTER_H
 
@@ -24,8 +27,14 @@ class SupportCounter {
   explicit SupportCounter(const MetricConfig& metric);
 
   // Adds `multiplicity` validated reports with this payload: `report_value`
-  // for scalar payloads, `bits` for bit vectors.
-  void add(uint32_t report_value, const std::string& bits, uint64_t multiplicity = 1);
+  // for scalar payloads (local hashing: pack_local_hash(a, b, bucket)),
+  // `bits` for bit vectors.
+  void add(uint64_t report_value, const std::string& bits, uint64_t multiplicity = 1);
+
+  // A local-hashing report as one integer (also its form in the store).
+  static uint64_t pack_local_hash(uint32_t a, uint32_t b, uint32_t bucket) {
+    return uint64_t{a} << 32 | uint64_t{b} << 16 | bucket;
+  }
 
   const MetricConfig& metric() const { return metric_; }
   // I_v for v in [0, domain_size).
@@ -34,7 +43,7 @@ class SupportCounter {
 
  private:
   MetricConfig metric_;
-  std::vector<uint64_t> tally_;  // per value, or per report index (hr)
+  std::vector<uint64_t> tally_;  // per value, per report index (hr), per (a, key) (olh, blh)
   // Bit vectors: for each byte position, how many reports had each byte
   // value (bytes x 256). One increment per byte instead of one per set bit;
   // counts() expands it to per-value counts.

@@ -49,6 +49,12 @@ bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* e
         report.bits.assign(reinterpret_cast<const char*>(r.payload.bits.bytes),
                            r.payload.bits.size);
         break;
+      case blur_Report_local_hash_tag:
+        report.payload = PayloadKind::kLocalHash;
+        report.hash_a = r.payload.local_hash.a;
+        report.hash_b = r.payload.local_hash.b;
+        report.value = r.payload.local_hash.bucket;
+        break;
       case blur_Report_value_tag:
         report.payload = PayloadKind::kNumber;
         report.number = r.payload.value;

@@ -28,9 +28,10 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
     }
     const PayloadShape shape = payload_shape(metric->mechanism);
     static const PayloadKind kExpected[] = {PayloadKind::kBit, PayloadKind::kIndex,
-                                            PayloadKind::kBits, PayloadKind::kNumber};
+                                            PayloadKind::kBits, PayloadKind::kNumber,
+                                            PayloadKind::kLocalHash};
     if (r.payload != kExpected[static_cast<int>(shape)]) {
-      static const char* const kNames[] = {"bit", "index", "bits", "value"};
+      static const char* const kNames[] = {"bit", "index", "bits", "value", "local_hash"};
       return where + "payload must be `" + kNames[static_cast<int>(shape)] + "` for " +
              mechanism_name(metric->mechanism);
     }
@@ -43,6 +44,12 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
       const unsigned padding = 8 * bytes - metric->domain_size;
       if (padding > 0 && (static_cast<uint8_t>(r.bits.back()) >> (8 - padding)) != 0) {
         return where + "bits set past the domain of " + describe(*metric);
+      }
+    } else if (shape == PayloadShape::kLocalHash) {
+      const auto lh = local_hash_shape(*metric);
+      if (r.hash_a >> lh.field_bits != 0 || r.hash_b >> lh.field_bits != 0 ||
+          r.value >> lh.bucket_bits != 0) {
+        return where + "hash seed or bucket outside the family of " + describe(*metric);
       }
     } else if (shape != PayloadShape::kNumber && r.value >= report_value_limit(*metric)) {
       return where + "index " + std::to_string(r.value) + " is outside the domain of " +

@@ -24,12 +24,21 @@ std::optional<Mechanism> mechanism_from_name(const std::string& name) {
   if (name == "laplace") return Mechanism::kDiscreteLaplace;
   if (name == "onebit") return Mechanism::kOneBitMean;
   if (name == "hr") return Mechanism::kHadamardResponse;
+  if (name == "olh") return Mechanism::kOptimizedLocalHashing;
+  if (name == "blh") return Mechanism::kBinaryLocalHashing;
   return std::nullopt;
 }
 
 uint32_t report_value_limit(const MetricConfig& metric) {
   return metric.mechanism == Mechanism::kHadamardResponse ? blur::hadamard_size(metric.domain_size)
                                                           : metric.domain_size;
+}
+
+blur::LocalHashShape local_hash_shape(const MetricConfig& metric) {
+  return blur::LocalHashing::shape(metric.mechanism == Mechanism::kBinaryLocalHashing
+                                       ? blur::LocalHashing::Kind::kBinary
+                                       : blur::LocalHashing::Kind::kOptimized,
+                                   metric.epsilon_micros, metric.domain_size);
 }
 
 bool is_numeric(Mechanism mechanism) {
@@ -49,6 +58,9 @@ PayloadShape payload_shape(Mechanism mechanism) {
       return PayloadShape::kBits;
     case Mechanism::kDiscreteLaplace:
       return PayloadShape::kNumber;
+    case Mechanism::kOptimizedLocalHashing:
+    case Mechanism::kBinaryLocalHashing:
+      return PayloadShape::kLocalHash;
   }
   return PayloadShape::kIndex;
 }
@@ -69,6 +81,10 @@ const char* mechanism_name(Mechanism mechanism) {
       return "onebit";
     case Mechanism::kHadamardResponse:
       return "hr";
+    case Mechanism::kOptimizedLocalHashing:
+      return "olh";
+    case Mechanism::kBinaryLocalHashing:
+      return "blh";
   }
   return "unknown";
 }
@@ -163,11 +179,11 @@ std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::stri
     metric.domain_size = 2;
   } else {
     const PayloadShape shape = payload_shape(metric.mechanism);
-    const uint32_t max_domain = shape == PayloadShape::kBits   ? kMaxBitVectorDomain
-                                : is_numeric(metric.mechanism) ? kMaxGridDomain
-                                : metric.mechanism == Mechanism::kHadamardResponse
-                                    ? kMaxDomainSize - 1
-                                    : kMaxDomainSize;
+    const uint32_t max_domain =
+        shape == PayloadShape::kBits || shape == PayloadShape::kLocalHash ? kMaxBitVectorDomain
+        : is_numeric(metric.mechanism)                                    ? kMaxGridDomain
+        : metric.mechanism == Mechanism::kHadamardResponse                ? kMaxDomainSize - 1
+                                                                          : kMaxDomainSize;
     const auto domain = parts.size() == 4 ? parse_uint32(parts[3]) : std::nullopt;
     if (!domain || *domain < 2 || *domain > max_domain) {
       *error = "metric '" + spec + "': " + mechanism_text + " needs a domain size in 2.." +

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "blur/local_hashing.h"
+
 namespace blur::collector {
 
 // Values equal blur.proto's Mechanism enum.
@@ -19,16 +21,18 @@ enum class Mechanism : uint32_t {
   kDiscreteLaplace = 5,                // "laplace": a value in [0, domain) plus noise
   kOneBitMean = 6,                     // "onebit": one bit for a value in [0, domain)
   kHadamardResponse = 7,               // "hr": an index in [0, K), K = 2^ceil(log2(domain + 1))
+  kOptimizedLocalHashing = 8,          // "olh": hash seed + bucket, g ~ e^eps + 1
+  kBinaryLocalHashing = 9,             // "blh": hash seed + bucket, g = 2
 };
 
 // Numeric mechanisms estimate a mean of values 0..domain-1, not frequencies.
 bool is_numeric(Mechanism mechanism);
 
 // The payload field a mechanism's reports carry.
-enum class PayloadShape { kBit, kIndex, kBits, kNumber };
+enum class PayloadShape { kBit, kIndex, kBits, kNumber, kLocalHash };
 PayloadShape payload_shape(Mechanism mechanism);
 
-// "rr", "grr", "sue", "oue", "laplace", "onebit", "hr" <-> Mechanism.
+// "rr", "grr", "sue", "oue", "hr", "olh", "blh", "laplace", "onebit" <-> Mechanism.
 std::optional<Mechanism> mechanism_from_name(const std::string& name);
 const char* mechanism_name(Mechanism mechanism);
 
@@ -45,13 +49,18 @@ bool operator==(const MetricConfig& a, const MetricConfig& b);
 // for Hadamard response.
 uint32_t report_value_limit(const MetricConfig& metric);
 
+// Local hashing: the field and bucket sizes of the metric's hash family,
+// computed by the SDK's own rule (blur::LocalHashing::shape).
+blur::LocalHashShape local_hash_shape(const MetricConfig& metric);
+
 // Parses a decimal epsilon ("1", "0.25", "1.5e0" is not accepted) into
 // micro-nats, truncating digits past the sixth decimal, as the SDK does.
 // Returns nothing for malformed, zero or over-20-nat values.
 std::optional<uint32_t> parse_epsilon_micros(const std::string& text);
 
 // Parses "ID:MECHANISM:EPSILON[:DOMAIN]", e.g. "1:rr:1.0" or "2:grr:2:16"
-// (rr has domain 2; grr needs 2..65536; hr 2..65535; sue and oue 2..4096;
+// (rr has domain 2; grr needs 2..65536; hr 2..65535; sue, oue, olh and blh
+// 2..4096;
 // laplace and onebit, the integer grid 0..DOMAIN-1, 2..2^24). On failure returns nothing and sets
 // *error to a message naming the problem.
 std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::string* error);

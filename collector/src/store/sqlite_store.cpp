@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "estimate/support_counter.h"
+
 namespace blur::collector {
 
 namespace {
@@ -28,7 +30,7 @@ CREATE TABLE IF NOT EXISTS reports (
   metric_id      INTEGER NOT NULL REFERENCES metrics(metric_id),
   batch_id       INTEGER NOT NULL REFERENCES batches(batch_id),
   epsilon_micros INTEGER NOT NULL,
-  value          INTEGER,  -- the randomized bit, index or (signed) number
+  value          INTEGER,  -- bit, index, signed number, or a << 32 | b << 16 | bucket
   bits           BLOB,     -- the randomized bit vector (unary encodings)
   PRIMARY KEY (device_nonce, report_id)
 ) WITHOUT ROWID;
@@ -177,8 +179,13 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
       sqlite3_bind_blob(insert_report.stmt, 7, r.bits.data(), static_cast<int>(r.bits.size()),
                         SQLITE_STATIC);
     } else {
-      sqlite3_bind_int64(insert_report.stmt, 6,
-                         r.payload == PayloadKind::kNumber ? r.number : r.value);
+      sqlite3_int64 value = r.value;
+      if (r.payload == PayloadKind::kNumber) value = r.number;
+      if (r.payload == PayloadKind::kLocalHash) {
+        value = static_cast<sqlite3_int64>(
+            SupportCounter::pack_local_hash(r.hash_a, r.hash_b, r.value));
+      }
+      sqlite3_bind_int64(insert_report.stmt, 6, value);
       sqlite3_bind_null(insert_report.stmt, 7);
     }
     if (sqlite3_step(insert_report.stmt) != SQLITE_DONE) return fail("cannot store report");

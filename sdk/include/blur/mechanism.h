@@ -15,6 +15,8 @@ enum class MechanismId : uint8_t {
   kDiscreteLaplace = 5,                // payload: value (signed, grid units)
   kOneBitMean = 6,                     // payload: bit
   kHadamardResponse = 7,               // payload: index
+  kOptimizedLocalHashing = 8,          // payload: local_hash
+  kBinaryLocalHashing = 9,             // payload: local_hash
 };
 
 }  // namespace blur

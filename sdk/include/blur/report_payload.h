@@ -17,12 +17,13 @@ namespace blur {
 inline constexpr size_t kMaxBitVectorBytes = BLUR_MAX_BIT_VECTOR_BYTES;
 
 // The shape of a mechanism's output (each mechanism declares kPayload).
-enum class PayloadKind : uint8_t { kScalar, kBitVector, kNumber };
+enum class PayloadKind : uint8_t { kScalar, kBitVector, kNumber, kHashed };
 
 struct ReportPayload {
-  uint32_t value;                    // scalar payload: the bit (rr) or the index (grr)
-  int64_t number;                    // numeric payload (discrete Laplace), in grid units
-  uint16_t bit_count;                // bit-vector payload: its length in bits; 0 for scalars
+  uint32_t value;      // scalar payload: the bit (rr) or the index (grr)
+  int64_t number;      // numeric payload (discrete Laplace), in grid units
+  uint32_t seed;       // hashed payload (local hashing): a << 16 | b, the bucket in `value`
+  uint16_t bit_count;  // bit-vector payload: its length in bits; 0 for scalars
   uint8_t bits[kMaxBitVectorBytes];  // bit i is bits[i / 8] >> (i % 8) & 1
 };
 
