@@ -8,6 +8,7 @@
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
 #include "blur/hadamard_response.h"
+#include "blur/local_hashing.h"
 #include "blur/one_bit_mean.h"
 #include "blur/rng.h"
 #include "blur/unary_encoding.h"
@@ -41,6 +42,12 @@ int main() {
   out = static_cast<uint32_t>(number);
 #elif BLUR_COST_MECHANISM == 7
   status = blur::HadamardResponse::create(1000000, 100).value().randomize(g_rng, 3, &out);
+#elif BLUR_COST_MECHANISM == 8
+  uint32_t seed = 0;
+  status = blur::LocalHashing::create(blur::LocalHashing::Kind::kOptimized, 1000000, 4096)
+               .value()
+               .randomize(g_rng, 3, &seed, &out);
+  out ^= seed;
 #elif BLUR_COST_MECHANISM == 6
   status = blur::OneBitMean::create(1000000, 101).value().randomize(g_rng, 3, &out);
 #endif

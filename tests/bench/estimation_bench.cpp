@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "blur/hadamard_response.h"
+#include "blur/local_hashing.h"
 #include "estimate/metric_estimate.h"
 
 namespace {
@@ -22,6 +23,7 @@ constexpr uint32_t kDomain = 4096;
 
 struct Reports {
   std::vector<uint32_t> values;
+  std::vector<uint64_t> packed;  // local hashing
   std::vector<std::string> bits;
 };
 
@@ -37,6 +39,20 @@ Reports generate(Mechanism mechanism, size_t n) {
       case Mechanism::kGeneralizedRandomizedResponse:
         r.values.push_back(unit(rng) < e / (e + kDomain - 1) ? v : value(rng));
         break;
+      case Mechanism::kOptimizedLocalHashing: {
+        const MetricConfig metric{1, mechanism, 1000000, kDomain};
+        const auto shape = local_hash_shape(metric);
+        const uint32_t g = 1u << shape.bucket_bits;
+        const uint32_t a = static_cast<uint32_t>(rng() % (1u << shape.field_bits));
+        const uint32_t b = static_cast<uint32_t>(rng() % (1u << shape.field_bits));
+        const uint32_t h = (blur::gf2_multiply(a, v, shape.field_bits) ^ b) >>
+                           (shape.field_bits - shape.bucket_bits);
+        const uint32_t y =
+            unit(rng) < e / (e + g - 1) ? h : (h + 1 + static_cast<uint32_t>(rng() % (g - 1))) % g;
+        r.values.push_back(0);
+        r.packed.push_back(SupportCounter::pack_local_hash(a, b, y));
+        break;
+      }
       case Mechanism::kHadamardResponse: {
         const uint32_t size = blur::hadamard_size(kDomain);
         const bool inside = unit(rng) < e / (e + 1);
@@ -66,15 +82,19 @@ void BM_AggregateAndEstimate(benchmark::State& state) {
   const auto mechanism = static_cast<Mechanism>(state.range(0));
   const size_t n = static_cast<size_t>(state.range(1));
   const MetricConfig metric{1, mechanism, 1000000, kDomain};
-  // Unary reports are costly to draw: 50,000 distinct ones are cycled.
-  const size_t distinct = std::min<size_t>(n, 50000);
+  // Unary reports are costly to draw: 50,000 distinct ones are cycled
+  // (the others are all drawn).
+  const bool unary = payload_shape(mechanism) == PayloadShape::kBits;
+  const size_t distinct = unary ? std::min<size_t>(n, 50000) : n;
   const Reports reports = generate(mechanism, distinct);
   const std::string empty;
   for (auto _ : state) {
     MetricAggregate aggregate(metric);
     for (size_t i = 0; i < n; ++i) {
       const size_t k = i % distinct;
-      aggregate.add(reports.values[k], reports.bits.empty() ? empty : reports.bits[k]);
+      const int64_t value = reports.packed.empty() ? reports.values[k]
+                                                   : static_cast<int64_t>(reports.packed[k]);
+      aggregate.add(value, reports.bits.empty() ? empty : reports.bits[k]);
     }
     benchmark::DoNotOptimize(aggregate.estimate());
   }
@@ -84,6 +104,7 @@ void BM_AggregateAndEstimate(benchmark::State& state) {
 BENCHMARK(BM_AggregateAndEstimate)
     ->Args({2, 1000000})
     ->Args({7, 1000000})
+    ->Args({8, 1000000})
     ->Args({4, 1000000})
     ->Args({3, 1000000})
     ->Unit(benchmark::kMillisecond)

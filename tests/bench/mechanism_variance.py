@@ -15,7 +15,7 @@ def run(mech, eps, d, seed, n):
     out = subprocess.run([sim, "fleet", "--offline", "--mechanism", mech, "--epsilon", str(eps), "--domain", str(d),
                           "--devices", str(n), "--seed", str(seed)], capture_output=True, text=True, check=True).stdout
     return json.loads(out)
-for mech, d in (("rr", 2), ("grr", 16), ("sue", 16), ("oue", 16), ("hr", 16)):
+for mech, d in (("rr", 2), ("grr", 16), ("sue", 16), ("oue", 16), ("hr", 16), ("olh", 16), ("blh", 16)):
     for eps in (1, 4):
         errs = []; formula = []
         for seed in range(1, 151):

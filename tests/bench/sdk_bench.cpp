@@ -6,6 +6,7 @@
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
 #include "blur/hadamard_response.h"
+#include "blur/local_hashing.h"
 #include "blur/ledger.h"
 #include "blur/one_bit_mean.h"
 #include "blur/report.h"
@@ -115,6 +116,27 @@ void BM_HadamardResponse(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_HadamardResponse)->Args({1000000, 4096})->Args({4000000, 4096});
+
+// Args: 0 = OLH / 1 = BLH, epsilon in micro-nats, domain size.
+void BM_LocalHashing(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  const auto lh = blur::LocalHashing::create(
+      state.range(0) == 0 ? blur::LocalHashing::Kind::kOptimized : blur::LocalHashing::Kind::kBinary,
+      static_cast<uint32_t>(state.range(1)), static_cast<uint32_t>(state.range(2)));
+  const uint32_t domain = static_cast<uint32_t>(state.range(2));
+  uint32_t seed = 0, bucket = 0, value = 0;
+  for (auto _ : state) {
+    if (lh.value().randomize(rng, value, &seed, &bucket) != blur::Status::kOk) {
+      return state.SkipWithError("lh");
+    }
+    value = (value + 1) % domain;
+    benchmark::DoNotOptimize(bucket);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_LocalHashing)->Args({0, 1000000, 4096})->Args({0, 4000000, 4096})->Args({1, 1000000, 4096});
 
 // Args: epsilon in micro-nats, grid size (values 0..k-1).
 void BM_DiscreteLaplace(benchmark::State& state) {
