@@ -12,6 +12,14 @@
 
 namespace blur {
 
+// The one rule for a mechanism's configuration: 0 < epsilon_micros <=
+// kMaxReportEpsilonMicros and 2 <= domain_size <= max_domain_size.
+inline constexpr bool valid_mechanism_config(EpsilonMicros epsilon_micros, uint32_t domain_size,
+                                             uint32_t max_domain_size) {
+  return epsilon_micros != 0 && epsilon_micros <= kMaxReportEpsilonMicros && domain_size >= 2 &&
+         domain_size <= max_domain_size;
+}
+
 template <typename Mechanism, uint32_t kMaxDomain>
 class DomainMechanism {
  public:
@@ -20,8 +28,7 @@ class DomainMechanism {
   // 0 < epsilon_micros <= kMaxReportEpsilonMicros and
   // 2 <= domain_size <= kMaxDomainSize, else kInvalidArgument.
   static Result<Mechanism> create(EpsilonMicros epsilon_micros, uint32_t domain_size) {
-    if (epsilon_micros == 0 || epsilon_micros > kMaxReportEpsilonMicros || domain_size < 2 ||
-        domain_size > kMaxDomainSize) {
+    if (!valid_mechanism_config(epsilon_micros, domain_size, kMaxDomainSize)) {
       return Status::kInvalidArgument;
     }
     return Mechanism(epsilon_micros, domain_size);

@@ -22,6 +22,7 @@
 #ifndef BLUR_LOCAL_HASHING_H
 #define BLUR_LOCAL_HASHING_H
 
+#include "blur/domain_mechanism.h"
 #include "blur/epsilon.h"
 #include "blur/exact_sampling.h"
 #include "blur/mechanism.h"
@@ -78,8 +79,7 @@ class LocalHashing {
 
   static Result<LocalHashing> create(Kind kind, EpsilonMicros epsilon_micros,
                                      uint32_t domain_size) {
-    if (epsilon_micros == 0 || epsilon_micros > kMaxReportEpsilonMicros || domain_size < 2 ||
-        domain_size > kMaxDomainSize) {
+    if (!valid_mechanism_config(epsilon_micros, domain_size, kMaxDomainSize)) {
       return Status::kInvalidArgument;
     }
     return LocalHashing(kind, epsilon_micros, domain_size);

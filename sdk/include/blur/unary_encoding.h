@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blur/domain_mechanism.h"
 #include "blur/epsilon.h"
 #include "blur/exact_sampling.h"
 #include "blur/mechanism.h"
@@ -38,8 +39,7 @@ class UnaryEncoding {
 
   static Result<UnaryEncoding> create(Kind kind, EpsilonMicros epsilon_micros,
                                       uint32_t domain_size) {
-    if (epsilon_micros == 0 || epsilon_micros > kMaxReportEpsilonMicros || domain_size < 2 ||
-        domain_size > kMaxDomainSize) {
+    if (!valid_mechanism_config(epsilon_micros, domain_size, kMaxDomainSize)) {
       return Status::kInvalidArgument;
     }
     return UnaryEncoding(kind, epsilon_micros, domain_size);
