@@ -75,26 +75,13 @@ int randomize(const Options& o) {
   if (rng.seed(port.port(), kName, sizeof kName - 1) != blur::Status::kOk) {
     return fail("cannot seed the DRBG");
   }
-  const bool numeric = blur::collector::is_numeric(metric->mechanism);
-  blur::collector::SupportCounter support(numeric ? MetricConfig{} : *metric);
-  blur::collector::NumericSummary summary;
+  // Counted by the collector's own aggregation, from the decoder's form.
+  blur::collector::MetricAggregate aggregate(*metric);
   static blur::ReportPayload payload;
   for (uint64_t i = 0; i < o.count; ++i) {
     const blur::Status status = blur::sim::randomize(mechanism.value(), rng, o.input, &payload);
     if (status != blur::Status::kOk) return fail(blur::status_name(status));
-    if (numeric) {
-      // Laplace reports a number, 1BitMean a bit.
-      summary.add(metric->mechanism == blur::collector::Mechanism::kDiscreteLaplace
-                      ? payload.number
-                      : payload.value);
-    } else {
-      const uint64_t packed = blur::collector::payload_shape(metric->mechanism) ==
-                                      blur::collector::PayloadShape::kLocalHash
-                                  ? blur::collector::SupportCounter::pack_local_hash(
-                                        payload.seed >> 16, payload.seed & 0xFFFF, payload.value)
-                                  : payload.value;
-      support.add(packed, blur::sim::payload_bits(payload));
-    }
+    aggregate.add(blur::sim::as_incoming(payload, *metric));
   }
   const blur::EpsilonMicros charged = blur::sim::epsilon_charged(mechanism.value());
   nlohmann::json out{{"mechanism", o.mechanism},
@@ -103,13 +90,15 @@ int randomize(const Options& o) {
                      {"domain", metric->domain_size},
                      {"input", o.input},
                      {"count", o.count}};
-  if (numeric) {
+  if (aggregate.support() != nullptr) {
+    out["support"] = aggregate.support()->counts();
+  } else {
     nlohmann::json histogram = nlohmann::json::object();
-    for (const auto& [value, count] : summary.histogram()) histogram[std::to_string(value)] = count;
+    for (const auto& [value, count] : aggregate.summary().histogram()) {
+      histogram[std::to_string(value)] = count;
+    }
     out["histogram"] = histogram;
     out["grid_step"] = 1;
-  } else {
-    out["support"] = support.counts();
   }
   std::cout << out.dump() << "\n";
   return 0;

@@ -79,8 +79,38 @@ Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, Rep
       mechanism);
 }
 
-std::string payload_bits(const ReportPayload& payload) {
-  return std::string(reinterpret_cast<const char*>(payload.bits), (payload.bit_count + 7u) / 8u);
+collector::IncomingReport as_incoming(const ReportPayload& payload,
+                                      const collector::MetricConfig& metric) {
+  using collector::PayloadKind;
+  using collector::PayloadShape;
+  collector::IncomingReport report;
+  report.metric_id = metric.id;
+  report.mechanism = static_cast<uint32_t>(metric.mechanism);
+  report.domain_size = metric.domain_size;
+  report.value = payload.value;
+  switch (collector::payload_shape(metric.mechanism)) {
+    case PayloadShape::kBit:
+      report.payload = PayloadKind::kBit;
+      break;
+    case PayloadShape::kIndex:
+      report.payload = PayloadKind::kIndex;
+      break;
+    case PayloadShape::kBits:
+      report.payload = PayloadKind::kBits;
+      report.bits.assign(reinterpret_cast<const char*>(payload.bits),
+                         (payload.bit_count + 7u) / 8u);
+      break;
+    case PayloadShape::kNumber:
+      report.payload = PayloadKind::kNumber;
+      report.number = payload.number;
+      break;
+    case PayloadShape::kLocalHash:
+      report.payload = PayloadKind::kLocalHash;
+      report.hash_a = payload.seed >> 16;
+      report.hash_b = payload.seed & 0xFFFFu;
+      break;
+  }
+  return report;
 }
 
 uint64_t device_seed(uint64_t fleet_seed, uint64_t index) {

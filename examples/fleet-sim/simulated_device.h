@@ -18,6 +18,7 @@
 #include "blur/report.h"
 #include "blur/rng.h"
 #include "blur/unary_encoding.h"
+#include "ingest/batch.h"
 #include "metrics/metric_config.h"
 #include "sim_port.h"
 
@@ -31,8 +32,9 @@ Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric);
 EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism);
 // One randomization, without a ledger (for measuring the randomizer).
 Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, ReportPayload* out);
-// The payload as the collector's SupportCounter takes it.
-std::string payload_bits(const ReportPayload& payload);
+// A payload as the collector's decoder would deliver it for `metric`.
+collector::IncomingReport as_incoming(const ReportPayload& payload,
+                                      const collector::MetricConfig& metric);
 
 // Device i of a fleet seeded with `fleet_seed`: distinct, reproducible.
 uint64_t device_seed(uint64_t fleet_seed, uint64_t index);

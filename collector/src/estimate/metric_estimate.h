@@ -36,6 +36,10 @@ class MetricAggregate {
   void add(int64_t value, const std::string& bits, uint64_t count = 1);
   void add(const IncomingReport& report);
   nlohmann::json estimate() const;
+  // The aggregate itself: support counts (frequency oracles, else null) and
+  // the numeric summary (numeric mechanisms).
+  const SupportCounter* support() const { return support_ ? &*support_ : nullptr; }
+  const NumericSummary& summary() const { return summary_; }
 
  private:
   MetricConfig metric_;
