@@ -18,6 +18,7 @@ endforeach()
 set(_mbed "${BLUR_DEPS_DIR}/mbedtls")
 add_library(blur_mbedtls STATIC
   ${_mbed}/library/aes.c
+  ${_mbed}/library/aesni.c
   ${_mbed}/library/ctr_drbg.c
   ${_mbed}/library/entropy.c
   ${_mbed}/library/sha256.c

@@ -65,6 +65,19 @@ Status Rng::refill() {
 
 Status Rng::fill(uint8_t* out, size_t length) {
   while (length > 0) {
+    if (pool_used_ == kPoolSize && length >= kPoolSize) {
+      // Bulk path: generate straight into the caller's buffer, up to one
+      // DRBG request at a time (one state update per request).
+      if (!seeded_) return Status::kEntropyFailure;
+      size_t take = length < MBEDTLS_CTR_DRBG_MAX_REQUEST ? length : MBEDTLS_CTR_DRBG_MAX_REQUEST;
+      if (mbedtls_ctr_drbg_random(&drbg_, out, take) != 0) {
+        seeded_ = false;
+        return Status::kEntropyFailure;
+      }
+      out += take;
+      length -= take;
+      continue;
+    }
     if (pool_used_ == kPoolSize) BLUR_TRY(refill());
     size_t take = kPoolSize - pool_used_;
     if (take > length) take = length;

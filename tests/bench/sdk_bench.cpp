@@ -31,6 +31,21 @@ void BM_RngUniform(benchmark::State& state) {
 }
 BENCHMARK(BM_RngUniform);
 
+// DRBG output rate: the cost floor of the unary encodings' bit-sliced coins.
+void BM_RngFill(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  uint8_t buffer[4096];
+  const size_t length = static_cast<size_t>(state.range(0));
+  for (auto _ : state) {
+    if (rng.fill(buffer, length) != blur::Status::kOk) return state.SkipWithError("fill");
+    benchmark::DoNotOptimize(buffer);
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(length));
+}
+BENCHMARK(BM_RngFill)->Arg(64)->Arg(4096);
+
 void BM_BinaryRandomizedResponse(benchmark::State& state) {
   blur::sim::SimPort port(1);
   blur::Rng rng;

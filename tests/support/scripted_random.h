@@ -4,6 +4,7 @@
 #ifndef BLUR_TESTS_SCRIPTED_RANDOM_H
 #define BLUR_TESTS_SCRIPTED_RANDOM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "blur/status.h"
@@ -19,6 +20,12 @@ class ScriptedRandomForFaultInjection {
     ++draws_;
     if (mode_ == Mode::kFail) return blur::Status::kEntropyFailure;
     *out = mode_ == Mode::kAlwaysZero ? 0 : bound - 1;
+    return blur::Status::kOk;
+  }
+  blur::Status fill(uint8_t* out, size_t length) {
+    ++draws_;
+    if (mode_ == Mode::kFail) return blur::Status::kEntropyFailure;
+    for (size_t i = 0; i < length; ++i) out[i] = mode_ == Mode::kAlwaysZero ? 0 : 0xFF;
     return blur::Status::kOk;
   }
   uint64_t draws() const { return draws_; }

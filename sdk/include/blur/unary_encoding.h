@@ -1,18 +1,22 @@
 // Unary encodings (Wang, Blocki, Li, Jha 2017): a value v in [0, k) becomes
 // the one-hot vector e_v, and every bit is randomized independently:
 //
-//   SUE (symmetric, basic one-time RAPPOR): each bit goes through binary
-//       randomized response at eps/2: p = e^{eps/2} / (e^{eps/2} + 1), q = 1 - p.
+//   SUE (symmetric, basic one-time RAPPOR): every bit is flipped with
+//       q ~ 1 / (e^{eps/2} + 1); the true bit is 1 with p = 1 - q.
 //   OUE (optimized): the true bit is 1 with p = 1/2, every other bit is 1
-//       with q = 1 / (e^eps + 1). Best variance among the unary encodings.
+//       with q ~ 1 / (e^eps + 1). Best variance among the unary encodings.
 //
 // Neighbouring inputs differ in two bits, so the loss is
-// ln(p (1 - q) / ((1 - p) q)) = eps for both. Both are sampled exactly with
-// the rational epsilon_micros / 10^6 (eps/2 as epsilon_micros / (2 10^6)),
-// so the realized epsilon is the configured one and that is the charge.
+// ln(p (1 - q) / ((1 - p) q)): 2 ln((1 - q) / q) for SUE, ln((1 - q) / q)
+// for OUE. q is dyadic, m / 2^64 with m = flip_numerator(eps/2 or eps)
+// (dyadic_bernoulli.h): the realized loss is at most the configured
+// epsilon_micros and within 1e-9 nats of it, so epsilon_micros is the
+// realized loss rounded up, and that is the charge. flip_probability()
+// gives the collector the exact q its estimator must use.
+//
 // Per-bit marginals are exactly p for the true bit and q for the others
-// (the bug of keeping the true bit with p + (1 - p) q cannot happen: the
-// true bit is sampled once, from its own distribution).
+// (the bug of keeping the true bit with p + (1 - p) q cannot happen: every
+// bit gets exactly one coin).
 //
 // A report is ceil(k / 8) bytes: bit v is bits[v / 8] >> (v % 8) & 1.
 #ifndef BLUR_UNARY_ENCODING_H
@@ -23,7 +27,7 @@
 
 #include "blur/domain_mechanism.h"
 #include "blur/epsilon.h"
-#include "blur/exact_sampling.h"
+#include "blur/dyadic_bernoulli.h"
 #include "blur/mechanism.h"
 #include "blur/report_payload.h"
 #include "blur/result.h"
@@ -53,38 +57,43 @@ class UnaryEncoding {
   size_t payload_bytes() const { return (domain_size_ + 7) / 8; }
   EpsilonMicros epsilon_charged() const { return epsilon_micros_; }
 
+  // q's numerator: q = flip_numerator() / 2^64 (SUE flips every bit with q;
+  // OUE sets every bit but the true one with q).
+  static constexpr uint64_t flip_numerator(Kind kind, EpsilonMicros epsilon_micros) {
+    return blur::flip_numerator(epsilon_micros,
+                                kind == Kind::kSymmetric ? 2ull * kEpsilonMicrosPerNat
+                                                         : uint64_t{kEpsilonMicrosPerNat});
+  }
+
   // Writes payload_bytes() bytes to `bits` (unused high bits of the last
   // byte are zero). On failure the content of `bits` is unspecified.
+  // Random: fill() (dyadic_bernoulli.h) and uniform() (rng.h).
   template <typename Random>
   Status randomize(Random& random, uint32_t value, uint8_t* bits) const {
     if (value >= domain_size_) return Status::kInvalidArgument;
     for (size_t i = 0; i < payload_bytes(); ++i) bits[i] = 0;
-    for (uint32_t v = 0; v < domain_size_; ++v) {
-      uint32_t bit = 0;
-      if (kind_ == Kind::kSymmetric) {
-        // Binary randomized response at eps/2 on the one-hot bit.
-        BLUR_TRY(sample_randomized_response(random, epsilon_micros_, 2ull * kEpsilonMicrosPerNat, 2,
-                                            v == value ? 1 : 0, &bit));
-      } else if (v == value) {
-        uint64_t coin = 0;  // p = 1/2
-        BLUR_TRY(random.uniform(2, &coin));
-        bit = static_cast<uint32_t>(coin);
-      } else {
-        // 1 with probability 1 / (e^eps + 1): randomized response of a 0.
-        BLUR_TRY(
-            sample_randomized_response(random, epsilon_micros_, kEpsilonMicrosPerNat, 2, 0, &bit));
-      }
-      bits[v / 8] = static_cast<uint8_t>(bits[v / 8] | (bit << (v % 8)));
+    BLUR_TRY(flip_bits(random, flip_numerator_, bits, domain_size_));
+    const uint8_t mask = static_cast<uint8_t>(1u << (value % 8));
+    if (kind_ == Kind::kSymmetric) {
+      bits[value / 8] ^= mask;  // 1 xor Bernoulli(q) = Bernoulli(1 - q)
+    } else {
+      uint64_t coin = 0;  // p = 1/2, replacing the true bit's coin
+      BLUR_TRY(random.uniform(2, &coin));
+      bits[value / 8] = static_cast<uint8_t>(coin ? bits[value / 8] | mask : bits[value / 8] & ~mask);
     }
     return Status::kOk;
   }
 
  private:
   UnaryEncoding(Kind kind, EpsilonMicros epsilon_micros, uint32_t domain_size)
-      : kind_(kind), epsilon_micros_(epsilon_micros), domain_size_(domain_size) {}
+      : kind_(kind),
+        epsilon_micros_(epsilon_micros),
+        domain_size_(domain_size),
+        flip_numerator_(flip_numerator(kind, epsilon_micros)) {}
   Kind kind_;
   EpsilonMicros epsilon_micros_;
   uint32_t domain_size_;
+  uint64_t flip_numerator_;
 };
 
 }  // namespace blur
