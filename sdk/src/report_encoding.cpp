@@ -21,10 +21,13 @@ static_assert(
         static_cast<int>(MechanismId::kHadamardResponse) ==
             blur_Mechanism_MECHANISM_HADAMARD_RESPONSE &&
         static_cast<int>(MechanismId::kOptimizedLocalHashing) == blur_Mechanism_MECHANISM_OLH &&
-        static_cast<int>(MechanismId::kBinaryLocalHashing) == blur_Mechanism_MECHANISM_BLH,
+        static_cast<int>(MechanismId::kBinaryLocalHashing) == blur_Mechanism_MECHANISM_BLH &&
+        static_cast<int>(MechanismId::kRappor) == blur_Mechanism_MECHANISM_RAPPOR,
     "MechanismId must match the wire enum");
 static_assert(kMaxBitVectorBytes <= sizeof(blur_Report_bits_t::bytes),
               "BLUR_MAX_BIT_VECTOR_BYTES must not exceed blur.options' Report.bits max_size");
+static_assert(kMaxBitVectorBytes <= sizeof(blur_BloomPayload_bits_t::bytes),
+              "BLUR_MAX_BIT_VECTOR_BYTES must not exceed blur.options' BloomPayload.bits max_size");
 static_assert(kMaxReportsPerBatch == sizeof(blur_ReportBatch::reports) / sizeof(blur_Report),
               "kMaxReportsPerBatch must match blur.options");
 
@@ -64,6 +67,15 @@ bool to_wire(const Report& report, blur_Report* wire) {
       wire->which_payload = blur_Report_bits_tag;
       wire->payload.bits.size = static_cast<pb_size_t>(bytes);
       for (size_t i = 0; i < bytes; ++i) wire->payload.bits.bytes[i] = report.payload.bits[i];
+      return true;
+    }
+    case MechanismId::kRappor: {
+      const size_t bytes = (report.payload.bit_count + 7u) / 8u;
+      if (bytes > kMaxBitVectorBytes) return false;
+      wire->which_payload = blur_Report_bloom_tag;
+      wire->payload.bloom.cohort = report.payload.seed;
+      wire->payload.bloom.bits.size = static_cast<pb_size_t>(bytes);
+      for (size_t i = 0; i < bytes; ++i) wire->payload.bloom.bits.bytes[i] = report.payload.bits[i];
       return true;
     }
   }

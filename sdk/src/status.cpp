@@ -28,6 +28,8 @@ const char* status_name(Status status) {
       return "sampler iteration cap";
     case Status::kEncodingFailure:
       return "encoding failure";
+    case Status::kCryptoFailure:
+      return "crypto failure";
   }
   return "unknown status";
 }

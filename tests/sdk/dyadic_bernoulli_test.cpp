@@ -31,8 +31,8 @@ static_assert(blur::flip_numerator(1, 0) == 0, "zero denominator is refused");
 // artefact. m is also the smallest such numerator: m - 1 would exceed x.
 TEST(FlipNumerator, RealizesTheLogRatioRoundedDown) {
   const uint64_t denominators[] = {1000000, 2000000, 4000000, 16000000};
-  const uint64_t numerators[] = {1,       1000,     250000,   500000,   693147,   1000000,
-                                 1500000, 2000000,  3141592,  4000000,  8000000,  10000000,
+  const uint64_t numerators[] = {1,        1000,     250000,   500000,  693147,  1000000,
+                                 1500000,  2000000,  3141592,  4000000, 8000000, 10000000,
                                  16000000, 20000000, 20999999, 21000000};
   for (uint64_t d : denominators) {
     for (uint64_t n : numerators) {

@@ -17,6 +17,7 @@ enum class MechanismId : uint8_t {
   kHadamardResponse = 7,               // payload: index
   kOptimizedLocalHashing = 8,          // payload: local_hash
   kBinaryLocalHashing = 9,             // payload: local_hash
+  kRappor = 10,                        // payload: bloom
 };
 
 }  // namespace blur

@@ -40,6 +40,9 @@ Status make_report(Ledger& ledger, Rng& rng, const Mechanism& mechanism, uint32_
   if constexpr (Mechanism::kPayload == PayloadKind::kBitVector) {
     BLUR_TRY(mechanism.randomize(rng, value, report.payload.bits));
     report.payload.bit_count = static_cast<uint16_t>(mechanism.domain_size());
+  } else if constexpr (Mechanism::kPayload == PayloadKind::kBloom) {
+    BLUR_TRY(mechanism.randomize(rng, value, &report.payload.seed, report.payload.bits));
+    report.payload.bit_count = static_cast<uint16_t>(mechanism.shape().bloom_bits);
   } else if constexpr (Mechanism::kPayload == PayloadKind::kHashed) {
     BLUR_TRY(mechanism.randomize(rng, value, &report.payload.seed, &report.payload.value));
   } else if constexpr (Mechanism::kPayload == PayloadKind::kNumber) {

@@ -20,8 +20,9 @@ inline constexpr size_t kMaxReportsPerBatch = 64;
 // inside a batch, in bytes.
 inline constexpr size_t kMaxEncodedScalarReportSize = 48;
 // Upper bound of any one encoded report (a full bit vector) in a batch.
+// (A Bloom payload adds its cohort: tag + varint32 + submessage header.)
 inline constexpr size_t kMaxEncodedReportSize =
-    kMaxEncodedScalarReportSize + 3 + kMaxBitVectorBytes;
+    kMaxEncodedScalarReportSize + 12 + kMaxBitVectorBytes;
 // Batch header: sdk_version (tag + varint32) + device_nonce (tag + fixed64).
 inline constexpr size_t kBatchHeaderSize = 1 + 5 + 1 + 8;
 

@@ -1,4 +1,5 @@
-// What a report carries: a scalar (a bit or an index) or a bit vector.
+// What a report carries: a scalar (a bit or an index), a number, a hashed
+// bucket with its seed, or a bit vector (unary encodings, Bloom filters).
 #ifndef BLUR_REPORT_PAYLOAD_H
 #define BLUR_REPORT_PAYLOAD_H
 
@@ -17,12 +18,13 @@ namespace blur {
 inline constexpr size_t kMaxBitVectorBytes = BLUR_MAX_BIT_VECTOR_BYTES;
 
 // The shape of a mechanism's output (each mechanism declares kPayload).
-enum class PayloadKind : uint8_t { kScalar, kBitVector, kNumber, kHashed };
+enum class PayloadKind : uint8_t { kScalar, kBitVector, kNumber, kHashed, kBloom };
 
 struct ReportPayload {
   uint32_t value;      // scalar payload: the bit (rr) or the index (grr)
   int64_t number;      // numeric payload (discrete Laplace), in grid units
-  uint32_t seed;       // hashed payload (local hashing): a << 16 | b, the bucket in `value`
+  uint32_t seed;       // hashed payload (local hashing): a << 16 | b, the bucket in `value`;
+                       // Bloom payload (RAPPOR): the cohort, the filter in `bits`
   uint16_t bit_count;  // bit-vector payload: its length in bits; 0 for scalars
   uint8_t bits[kMaxBitVectorBytes];  // bit i is bits[i / 8] >> (i % 8) & 1
 };

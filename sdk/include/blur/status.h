@@ -21,6 +21,7 @@ enum class [[nodiscard]] Status : uint8_t{
     kLedgerClosed,        // the ledger is not open (never opened, or a write failed)
     kIterationCap,        // a sampler ran past its iteration cap: no output
     kEncodingFailure,     // the wire encoder failed
+    kCryptoFailure,       // a cryptographic primitive (SHA-256) failed
 };
 
 // A stable, human-readable name ("ok", "budget exhausted", ...).

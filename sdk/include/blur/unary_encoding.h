@@ -26,8 +26,8 @@
 #include <stdint.h>
 
 #include "blur/domain_mechanism.h"
-#include "blur/epsilon.h"
 #include "blur/dyadic_bernoulli.h"
+#include "blur/epsilon.h"
 #include "blur/mechanism.h"
 #include "blur/report_payload.h"
 #include "blur/result.h"
@@ -60,9 +60,9 @@ class UnaryEncoding {
   // q's numerator: q = flip_numerator() / 2^64 (SUE flips every bit with q;
   // OUE sets every bit but the true one with q).
   static constexpr uint64_t flip_numerator(Kind kind, EpsilonMicros epsilon_micros) {
-    return blur::flip_numerator(epsilon_micros,
-                                kind == Kind::kSymmetric ? 2ull * kEpsilonMicrosPerNat
-                                                         : uint64_t{kEpsilonMicrosPerNat});
+    return blur::flip_numerator(epsilon_micros, kind == Kind::kSymmetric
+                                                    ? 2ull * kEpsilonMicrosPerNat
+                                                    : uint64_t{kEpsilonMicrosPerNat});
   }
 
   // Writes payload_bytes() bytes to `bits` (unused high bits of the last
@@ -79,7 +79,8 @@ class UnaryEncoding {
     } else {
       uint64_t coin = 0;  // p = 1/2, replacing the true bit's coin
       BLUR_TRY(random.uniform(2, &coin));
-      bits[value / 8] = static_cast<uint8_t>(coin ? bits[value / 8] | mask : bits[value / 8] & ~mask);
+      bits[value / 8] =
+          static_cast<uint8_t>(coin ? bits[value / 8] | mask : bits[value / 8] & ~mask);
     }
     return Status::kOk;
   }
