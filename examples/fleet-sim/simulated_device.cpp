@@ -45,6 +45,12 @@ Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric) 
       if (!lh.ok()) return lh.status();
       return DeviceMechanism(lh.value());
     }
+    case collector::Mechanism::kRappor: {
+      const auto rappor = Rappor::create(metric.epsilon_micros, metric.domain_size, metric.rappor,
+                                         BloomHashKey{metric.id, metric.hash_key});
+      if (!rappor.ok()) return rappor.status();
+      return DeviceMechanism(rappor.value());
+    }
     case collector::Mechanism::kOneBitMean: {
       const auto onebit = OneBitMean::create(metric.epsilon_micros, metric.domain_size);
       if (!onebit.ok()) return onebit.status();
@@ -65,6 +71,9 @@ Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, Rep
         if constexpr (kind == PayloadKind::kBitVector) {
           out->bit_count = static_cast<uint16_t>(m.domain_size());
           return m.randomize(rng, value, out->bits);
+        } else if constexpr (kind == PayloadKind::kBloom) {
+          out->bit_count = static_cast<uint16_t>(m.shape().bloom_bits);
+          return m.randomize(rng, value, &out->seed, out->bits);
         } else if constexpr (kind == PayloadKind::kHashed) {
           out->bit_count = 0;
           return m.randomize(rng, value, &out->seed, &out->value);
@@ -103,6 +112,12 @@ collector::IncomingReport as_incoming(const ReportPayload& payload,
     case PayloadShape::kNumber:
       report.payload = PayloadKind::kNumber;
       report.number = payload.number;
+      break;
+    case PayloadShape::kBloom:
+      report.payload = PayloadKind::kBloom;
+      report.value = payload.seed;  // the cohort
+      report.bits.assign(reinterpret_cast<const char*>(payload.bits),
+                         (payload.bit_count + 7u) / 8u);
       break;
     case PayloadShape::kLocalHash:
       report.payload = PayloadKind::kLocalHash;

@@ -15,6 +15,7 @@
 #include "blur/ledger.h"
 #include "blur/local_hashing.h"
 #include "blur/one_bit_mean.h"
+#include "blur/rappor.h"
 #include "blur/report.h"
 #include "blur/rng.h"
 #include "blur/unary_encoding.h"
@@ -27,7 +28,7 @@ namespace blur::sim {
 // The device-side mechanism for a metric configuration.
 using DeviceMechanism =
     std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse, UnaryEncoding,
-                 DiscreteLaplace, OneBitMean, HadamardResponse, LocalHashing>;
+                 DiscreteLaplace, OneBitMean, HadamardResponse, LocalHashing, Rappor>;
 Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric);
 EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism);
 // One randomization, without a ledger (for measuring the randomizer).

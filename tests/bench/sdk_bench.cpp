@@ -6,9 +6,10 @@
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
 #include "blur/hadamard_response.h"
-#include "blur/local_hashing.h"
 #include "blur/ledger.h"
+#include "blur/local_hashing.h"
 #include "blur/one_bit_mean.h"
+#include "blur/rappor.h"
 #include "blur/report.h"
 #include "blur/report_encoding.h"
 #include "blur/rng.h"
@@ -113,6 +114,30 @@ BENCHMARK(BM_UnaryEncoding)
     ->Args({1, 1000000, 64});
 
 // Args: epsilon in micro-nats, domain size.
+// One-time RAPPOR: cohort draw, SHA-256 Bloom positions, k dyadic bit flips.
+void BM_Rappor(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  const blur::RapporShape shape{static_cast<uint32_t>(state.range(1)),
+                                static_cast<uint32_t>(state.range(2)), 64};
+  const auto rappor = blur::Rappor::create(static_cast<uint32_t>(state.range(0)), 4096, shape,
+                                           blur::BloomHashKey{1, 0});
+  if (!rappor.ok()) return state.SkipWithError("create");
+  uint8_t bits[blur::kMaxBitVectorBytes];
+  uint32_t cohort = 0;
+  uint32_t value = 0;
+  for (auto _ : state) {
+    if (rappor.value().randomize(rng, value, &cohort, bits) != blur::Status::kOk) {
+      return state.SkipWithError("randomize");
+    }
+    value = (value + 1) % 4096;
+    benchmark::DoNotOptimize(bits);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Rappor)->Args({1000000, 256, 1})->Args({1000000, 128, 2})->Args({4000000, 256, 1});
+
 void BM_HadamardResponse(benchmark::State& state) {
   blur::sim::SimPort port(1);
   blur::Rng rng;
@@ -138,7 +163,8 @@ void BM_LocalHashing(benchmark::State& state) {
   blur::Rng rng;
   if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
   const auto lh = blur::LocalHashing::create(
-      state.range(0) == 0 ? blur::LocalHashing::Kind::kOptimized : blur::LocalHashing::Kind::kBinary,
+      state.range(0) == 0 ? blur::LocalHashing::Kind::kOptimized
+                          : blur::LocalHashing::Kind::kBinary,
       static_cast<uint32_t>(state.range(1)), static_cast<uint32_t>(state.range(2)));
   const uint32_t domain = static_cast<uint32_t>(state.range(2));
   uint32_t seed = 0, bucket = 0, value = 0;
@@ -151,7 +177,10 @@ void BM_LocalHashing(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_LocalHashing)->Args({0, 1000000, 4096})->Args({0, 4000000, 4096})->Args({1, 1000000, 4096});
+BENCHMARK(BM_LocalHashing)
+    ->Args({0, 1000000, 4096})
+    ->Args({0, 4000000, 4096})
+    ->Args({1, 1000000, 4096});
 
 // Args: epsilon in micro-nats, grid size (values 0..k-1).
 void BM_DiscreteLaplace(benchmark::State& state) {

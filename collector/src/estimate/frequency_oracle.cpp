@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "blur/rappor.h"
+#include "blur/unary_encoding.h"
+
 namespace blur::collector {
 
 OracleParams randomized_response_params(uint32_t epsilon_micros, uint32_t domain_size) {
@@ -12,13 +15,42 @@ OracleParams randomized_response_params(uint32_t epsilon_micros, uint32_t domain
   return OracleParams{p, p * std::exp(-(epsilon_micros / 1e6))};
 }
 
+namespace {
+// q = m / 2^64 exactly as the device flips (dyadic_bernoulli.h).
+double dyadic(uint64_t m) { return std::ldexp(static_cast<double>(m), -64); }
+}  // namespace
+
 OracleParams symmetric_unary_params(uint32_t epsilon_micros) {
-  const double p = 1.0 / (1.0 + std::exp(-(epsilon_micros / 2e6)));
-  return OracleParams{p, 1.0 - p};
+  using blur::UnaryEncoding;
+  const double q =
+      dyadic(UnaryEncoding::flip_numerator(UnaryEncoding::Kind::kSymmetric, epsilon_micros));
+  return OracleParams{1.0 - q, q};
 }
 
 OracleParams optimized_unary_params(uint32_t epsilon_micros) {
-  return OracleParams{0.5, 1.0 / (std::exp(epsilon_micros / 1e6) + 1.0)};
+  using blur::UnaryEncoding;
+  return OracleParams{
+      0.5, dyadic(UnaryEncoding::flip_numerator(UnaryEncoding::Kind::kOptimized, epsilon_micros))};
+}
+
+// Derivation of kappa. Fix v and a cohort c. A report of u != v in c has
+// weight X = sum_j r[pos_j(v, c)]; O = #{j : pos_j(v, c) in B_{u,c}} of
+// v's positions fall in u's filter, each with probability pi, so each bit's
+// marginal is q = f + (1 - 2f) pi (counted in the Bernoulli term). But all
+// n_{u,c} reports of u in cohort c share O: the covariance adds
+// (1-2f)^2 Var[O] (n_{u,c}^2 - n_{u,c}) to Var[sum X], with Var[O] ~ h pi
+// (1 - pi) and E[n_{u,c}^2 - n_{u,c}] = n_u (n_u - 1) / C^2 per cohort for
+// uniform cohorts. Summed over cohorts and scaled by 1/(h (p - q))^2:
+// kappa * sum_u n_u (n_u - 1), estimated with the plug-in c_u^2.
+OracleParams rappor_params(const MetricConfig& metric) {
+  const blur::RapporShape& shape = metric.rappor;
+  const double f = dyadic(blur::Rappor::flip_numerator(metric.epsilon_micros, shape.hash_count));
+  const double h = shape.hash_count;
+  const double pi = 1.0 - std::pow(1.0 - 1.0 / shape.bloom_bits, h);
+  const double p = 1.0 - f, q = f + (1.0 - 2.0 * f) * pi;
+  const double kappa =
+      (1 - 2 * f) * (1 - 2 * f) * pi * (1 - pi) / (h * shape.cohort_count * (p - q) * (p - q));
+  return OracleParams{p, q, h, kappa};
 }
 
 OracleParams oracle_params(const MetricConfig& metric) {
@@ -41,6 +73,8 @@ OracleParams oracle_params(const MetricConfig& metric) {
     case Mechanism::kHadamardResponse:
       // Own value: randomized response into its half; others: exactly 1/2.
       return OracleParams{1.0 / (1.0 + std::exp(-(metric.epsilon_micros / 1e6))), 0.5};
+    case Mechanism::kRappor:
+      return rappor_params(metric);
     case Mechanism::kDiscreteLaplace:
     case Mechanism::kOneBitMean:
       break;  // not frequency oracles: see numeric_summary.h
@@ -48,13 +82,16 @@ OracleParams oracle_params(const MetricConfig& metric) {
   return OracleParams{0.5, 0.5};
 }
 
-CountEstimate estimate_count(uint64_t reports, uint64_t support, OracleParams params) {
+CountEstimate estimate_count(uint64_t reports, uint64_t support, OracleParams params,
+                             double others_squared) {
   const double n = static_cast<double>(reports);
   const double gap = params.p - params.q;
-  const double count = (static_cast<double>(support) - n * params.q) / gap;
+  const double count = (static_cast<double>(support) / params.weight - n * params.q) / gap;
   const double plug_in = std::clamp(count, 0.0, n);
   const double variance =
-      n * params.q * (1 - params.q) / (gap * gap) + plug_in * (1 - params.p - params.q) / gap;
+      (n * params.q * (1 - params.q) / (gap * gap) + plug_in * (1 - params.p - params.q) / gap) /
+          params.weight +
+      params.collision_coefficient * others_squared;
   const double std_error = std::sqrt(std::max(variance, 0.0));
   return CountEstimate{count, std_error, count - kZ95 * std_error, count + kZ95 * std_error};
 }

@@ -7,8 +7,16 @@
 //   Var     = n q (1 - q) / (p - q)^2 + c_v (1 - p - q) / (p - q)
 //
 // with c_v replaced by c_hat clipped to [0, n] (plug-in). Every oracle with
-// this p/q form (binary RR now; GRR, unary encodings, local hashing later)
-// only supplies p, q and its support counts.
+// this p/q form (rr, grr, sue, oue, hr, olh, blh, rappor) only supplies
+// p, q and its support counts.
+//
+// RAPPOR generalizes "supports" to a weight in 0..h (v's Bloom bits set in
+// the report): I_v is the summed weight over h, p and q are per bit, each
+// report's variance is a Bernoulli's over h, and reports of one cohort
+// share their hash collisions, which adds
+//   kappa * sum_{u != v} c_u^2,   kappa = (1-2f)^2 pi (1-pi) / (h C (p-q)^2)
+// (f the flip probability, pi the chance a bit of v lies in another value's
+// filter, C cohorts; derived in frequency_oracle.cpp).
 #ifndef BLUR_COLLECTOR_ESTIMATE_FREQUENCY_ORACLE_H
 #define BLUR_COLLECTOR_ESTIMATE_FREQUENCY_ORACLE_H
 
@@ -19,8 +27,10 @@
 namespace blur::collector {
 
 struct OracleParams {
-  double p;  // P(report supports its own true value)
-  double q;  // P(report supports a given other value)
+  double p;                          // P(report supports its own true value)
+  double q;                          // P(report supports a given other value)
+  double weight = 1;                 // RAPPOR: h, the largest support weight of a report
+  double collision_coefficient = 0;  // RAPPOR: kappa above
 };
 
 // k-ary randomized response (binary: k = 2) at epsilon = epsilon_micros / 10^6:
@@ -31,6 +41,9 @@ OracleParams randomized_response_params(uint32_t epsilon_micros, uint32_t domain
 OracleParams symmetric_unary_params(uint32_t epsilon_micros);
 // Optimized unary encoding: p = 1/2, q = 1 / (e^eps + 1).
 OracleParams optimized_unary_params(uint32_t epsilon_micros);
+// RAPPOR with the metric's shape: p = 1 - f, q = f + (1 - 2f) pi with
+// pi = 1 - (1 - 1/k)^h, f = Rappor::flip_numerator / 2^64.
+OracleParams rappor_params(const MetricConfig& metric);
 // The parameters of a metric's mechanism.
 OracleParams oracle_params(const MetricConfig& metric);
 
@@ -44,7 +57,10 @@ struct CountEstimate {
   double ci95_high;
 };
 
-CountEstimate estimate_count(uint64_t reports, uint64_t support, OracleParams params);
+// `others_squared`: sum over the other values of their clipped estimates
+// squared (only read when params.collision_coefficient is not 0).
+CountEstimate estimate_count(uint64_t reports, uint64_t support, OracleParams params,
+                             double others_squared = 0);
 
 }  // namespace blur::collector
 

@@ -1,5 +1,7 @@
 #include "estimate/metric_estimate.h"
 
+#include <algorithm>
+
 #include "estimate/frequency_oracle.h"
 #include "estimate/numeric_summary.h"
 
@@ -18,8 +20,20 @@ nlohmann::json estimate_json(const SupportCounter& support) {
   const OracleParams params = oracle_params(metric);
   const double n = static_cast<double>(support.reports());
   const std::vector<uint64_t> counts = support.counts();
+  // Shared-collision variance (RAPPOR): needs every value's plug-in count.
+  std::vector<double> squared(metric.domain_size, 0.0);
+  double all_squared = 0;
+  if (params.collision_coefficient != 0) {
+    for (uint32_t value = 0; value < metric.domain_size; ++value) {
+      const double c =
+          std::clamp(estimate_count(support.reports(), counts[value], params).count, 0.0, n);
+      squared[value] = c * c;
+      all_squared += c * c;
+    }
+  }
   for (uint32_t value = 0; value < metric.domain_size; ++value) {
-    const CountEstimate e = estimate_count(support.reports(), counts[value], params);
+    const CountEstimate e =
+        estimate_count(support.reports(), counts[value], params, all_squared - squared[value]);
     out["estimates"].push_back({{"value", value},
                                 {"estimate", e.count},
                                 {"stderr", e.std_error},

@@ -10,7 +10,11 @@
 //   even (counted for all v at once by a Walsh-Hadamard transform);
 //   local hashing (olh, blh): (a, b, y) supports v iff top(a * v + b) = y,
 //   i.e. top(a * v) = y xor top(b): reports are tallied by (a, that key) and
-//   a * v is evaluated once per distinct a and value.
+//   a * v is evaluated once per distinct a and value;
+//   RAPPOR (rappor): a report (cohort c, filter r) supports v with weight
+//   sum_j r[position_j(v, c)], the number of v's h Bloom bits set (0..h; a
+//   fractional support of weight / h): filters are tallied per cohort by
+//   byte value, and v's positions are hashed once per cohort.
 #ifndef BLUR_COLLECTOR_ESTIMATE_SUPPORT_COUNTER_H
 #define BLUR_COLLECTOR_ESTIMATE_SUPPORT_COUNTER_H
 
@@ -37,16 +41,17 @@ class SupportCounter {
   }
 
   const MetricConfig& metric() const { return metric_; }
-  // I_v for v in [0, domain_size).
+  // I_v for v in [0, domain_size) (RAPPOR: h I_v, the summed weights).
   std::vector<uint64_t> counts() const;
   uint64_t reports() const { return reports_; }
 
  private:
+  std::vector<uint64_t> bloom_counts() const;
   MetricConfig metric_;
   std::vector<uint64_t> tally_;  // per value, per report index (hr), per (a, key) (olh, blh)
-  // Bit vectors: for each byte position, how many reports had each byte
-  // value (bytes x 256). One increment per byte instead of one per set bit;
-  // counts() expands it to per-value counts.
+  // Bit vectors: for each byte position (per cohort for RAPPOR), how many
+  // reports had each byte value (cohorts x bytes x 256). One increment per byte instead of one per
+  // set bit; counts() expands it to per-value counts.
   std::vector<uint64_t> byte_tally_;
   uint64_t reports_ = 0;
 };

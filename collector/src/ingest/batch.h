@@ -9,7 +9,16 @@
 namespace blur::collector {
 
 // Which payload field a report carried.
-enum class PayloadKind : uint8_t { kNone, kBit, kIndex, kBits, kNumber, kLocalHash, kOther };
+enum class PayloadKind : uint8_t {
+  kNone,
+  kBit,
+  kIndex,
+  kBits,
+  kNumber,
+  kLocalHash,
+  kBloom,
+  kOther
+};
 
 struct IncomingReport {
   uint64_t report_id = 0;
@@ -18,8 +27,8 @@ struct IncomingReport {
   uint32_t epsilon_micros = 0;
   uint32_t domain_size = 0;
   PayloadKind payload = PayloadKind::kNone;
-  uint32_t value = 0;   // the bit (0/1) or the index
-  std::string bits;     // the bit vector (unary encodings)
+  uint32_t value = 0;   // the bit (0/1), the index, or the Bloom filter's cohort
+  std::string bits;     // the bit vector (unary encodings, Bloom filter)
   int64_t number = 0;   // the noisy number (discrete Laplace), grid units
   uint32_t hash_a = 0;  // local hashing: the seed (a, b); the bucket is `value`
   uint32_t hash_b = 0;

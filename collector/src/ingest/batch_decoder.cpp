@@ -55,6 +55,12 @@ bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* e
         report.hash_b = r.payload.local_hash.b;
         report.value = r.payload.local_hash.bucket;
         break;
+      case blur_Report_bloom_tag:
+        report.payload = PayloadKind::kBloom;
+        report.value = r.payload.bloom.cohort;
+        report.bits.assign(reinterpret_cast<const char*>(r.payload.bloom.bits.bytes),
+                           r.payload.bloom.bits.size);
+        break;
       case blur_Report_value_tag:
         report.payload = PayloadKind::kNumber;
         report.number = r.payload.value;

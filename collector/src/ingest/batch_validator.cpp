@@ -27,11 +27,11 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
              describe(*metric);
     }
     const PayloadShape shape = payload_shape(metric->mechanism);
-    static const PayloadKind kExpected[] = {PayloadKind::kBit, PayloadKind::kIndex,
-                                            PayloadKind::kBits, PayloadKind::kNumber,
-                                            PayloadKind::kLocalHash};
+    static const PayloadKind kExpected[] = {PayloadKind::kBit,       PayloadKind::kIndex,
+                                            PayloadKind::kBits,      PayloadKind::kNumber,
+                                            PayloadKind::kLocalHash, PayloadKind::kBloom};
     if (r.payload != kExpected[static_cast<int>(shape)]) {
-      static const char* const kNames[] = {"bit", "index", "bits", "value", "local_hash"};
+      static const char* const kNames[] = {"bit", "index", "bits", "value", "local_hash", "bloom"};
       return where + "payload must be `" + kNames[static_cast<int>(shape)] + "` for " +
              mechanism_name(metric->mechanism);
     }
@@ -44,6 +44,15 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
       const unsigned padding = 8 * bytes - metric->domain_size;
       if (padding > 0 && (static_cast<uint8_t>(r.bits.back()) >> (8 - padding)) != 0) {
         return where + "bits set past the domain of " + describe(*metric);
+      }
+    } else if (shape == PayloadShape::kBloom) {
+      if (r.bits.size() != metric->rappor.bloom_bits / 8) {
+        return where + "Bloom filter of " + std::to_string(r.bits.size()) + " bytes, expected " +
+               std::to_string(metric->rappor.bloom_bits / 8) + " for " + describe(*metric);
+      }
+      if (r.value >= metric->rappor.cohort_count) {
+        return where + "cohort " + std::to_string(r.value) + " is outside the " +
+               std::to_string(metric->rappor.cohort_count) + " cohorts of " + describe(*metric);
       }
     } else if (shape == PayloadShape::kLocalHash) {
       const auto lh = local_hash_shape(*metric);

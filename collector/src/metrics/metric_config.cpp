@@ -26,6 +26,7 @@ std::optional<Mechanism> mechanism_from_name(const std::string& name) {
   if (name == "hr") return Mechanism::kHadamardResponse;
   if (name == "olh") return Mechanism::kOptimizedLocalHashing;
   if (name == "blh") return Mechanism::kBinaryLocalHashing;
+  if (name == "rappor") return Mechanism::kRappor;
   return std::nullopt;
 }
 
@@ -61,6 +62,8 @@ PayloadShape payload_shape(Mechanism mechanism) {
     case Mechanism::kOptimizedLocalHashing:
     case Mechanism::kBinaryLocalHashing:
       return PayloadShape::kLocalHash;
+    case Mechanism::kRappor:
+      return PayloadShape::kBloom;
   }
   return PayloadShape::kIndex;
 }
@@ -85,13 +88,17 @@ const char* mechanism_name(Mechanism mechanism) {
       return "olh";
     case Mechanism::kBinaryLocalHashing:
       return "blh";
+    case Mechanism::kRappor:
+      return "rappor";
   }
   return "unknown";
 }
 
 bool operator==(const MetricConfig& a, const MetricConfig& b) {
   return a.id == b.id && a.mechanism == b.mechanism && a.epsilon_micros == b.epsilon_micros &&
-         a.domain_size == b.domain_size;
+         a.domain_size == b.domain_size && a.rappor.bloom_bits == b.rappor.bloom_bits &&
+         a.rappor.hash_count == b.rappor.hash_count &&
+         a.rappor.cohort_count == b.rappor.cohort_count && a.hash_key == b.hash_key;
 }
 
 std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
@@ -161,7 +168,8 @@ std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::stri
   metric.id = *id;
   const auto mechanism = mechanism_from_name(mechanism_text);
   if (!mechanism) {
-    *error = "metric '" + spec + "': unknown mechanism '" + mechanism_text + "' (known: rr, grr)";
+    *error = "metric '" + spec + "': unknown mechanism '" + mechanism_text +
+             "' (known: rr, grr, sue, oue, hr, olh, blh, rappor, laplace, onebit)";
     return std::nullopt;
   }
   metric.mechanism = *mechanism;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "blur/local_hashing.h"
+#include "blur/rappor.h"
 
 namespace blur::collector {
 
@@ -23,16 +24,18 @@ enum class Mechanism : uint32_t {
   kHadamardResponse = 7,               // "hr": an index in [0, K), K = 2^ceil(log2(domain + 1))
   kOptimizedLocalHashing = 8,          // "olh": hash seed + bucket, g ~ e^eps + 1
   kBinaryLocalHashing = 9,             // "blh": hash seed + bucket, g = 2
+  kRappor = 10,                        // "rappor": cohort + Bloom filter (RapporShape)
 };
 
 // Numeric mechanisms estimate a mean of values 0..domain-1, not frequencies.
 bool is_numeric(Mechanism mechanism);
 
 // The payload field a mechanism's reports carry.
-enum class PayloadShape { kBit, kIndex, kBits, kNumber, kLocalHash };
+enum class PayloadShape { kBit, kIndex, kBits, kNumber, kLocalHash, kBloom };
 PayloadShape payload_shape(Mechanism mechanism);
 
-// "rr", "grr", "sue", "oue", "hr", "olh", "blh", "laplace", "onebit" <-> Mechanism.
+// "rr", "grr", "sue", "oue", "hr", "olh", "blh", "rappor", "laplace", "onebit"
+// <-> Mechanism.
 std::optional<Mechanism> mechanism_from_name(const std::string& name);
 const char* mechanism_name(Mechanism mechanism);
 
@@ -41,6 +44,10 @@ struct MetricConfig {
   Mechanism mechanism = Mechanism::kBinaryRandomizedResponse;
   uint32_t epsilon_micros = 0;
   uint32_t domain_size = 2;  // number of possible true values
+  // rappor only: the filter shape and the hash key (with `id`) devices use.
+  // Candidates are the integers 0..domain_size-1, hashed as decimal text.
+  blur::RapporShape rappor{};
+  uint64_t hash_key = 0;
 };
 
 bool operator==(const MetricConfig& a, const MetricConfig& b);
@@ -61,7 +68,9 @@ std::optional<uint32_t> parse_epsilon_micros(const std::string& text);
 // Parses "ID:MECHANISM:EPSILON[:DOMAIN]", e.g. "1:rr:1.0" or "2:grr:2:16"
 // (rr has domain 2; grr needs 2..65536; hr 2..65535; sue, oue, olh and blh
 // 2..4096;
-// laplace and onebit, the integer grid 0..DOMAIN-1, 2..2^24). On failure returns nothing and sets
+// laplace and onebit, the integer grid 0..DOMAIN-1, 2..2^24; rappor 2..65536
+// candidates, with the default RapporShape: 256-bit filter, 2 hashes,
+// 64 cohorts, hash key 0). On failure returns nothing and sets
 // *error to a message naming the problem.
 std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::string* error);
 

@@ -174,8 +174,12 @@ bool SqliteStore::insert_batch(const Batch& batch, InsertResult* result, std::st
     sqlite3_bind_int64(insert_report.stmt, 3, r.metric_id);
     sqlite3_bind_int64(insert_report.stmt, 4, batch_id);
     sqlite3_bind_int64(insert_report.stmt, 5, r.epsilon_micros);
-    if (r.payload == PayloadKind::kBits) {
-      sqlite3_bind_null(insert_report.stmt, 6);
+    if (r.payload == PayloadKind::kBits || r.payload == PayloadKind::kBloom) {
+      if (r.payload == PayloadKind::kBloom) {
+        sqlite3_bind_int64(insert_report.stmt, 6, r.value);  // the cohort
+      } else {
+        sqlite3_bind_null(insert_report.stmt, 6);
+      }
       sqlite3_bind_blob(insert_report.stmt, 7, r.bits.data(), static_cast<int>(r.bits.size()),
                         SQLITE_STATIC);
     } else {

@@ -47,7 +47,8 @@ class SqliteStore {
   // Calls visit(value, bits, count) for each distinct payload among the
   // metric's reports (a GROUP BY: the store aggregates, the estimator's
   // SupportCounter decides what a payload supports). `bits` is empty for
-  // scalar payloads, `value` is 0 for bit vectors; numbers are signed.
+  // scalar payloads, `value` is 0 for unary bit vectors and the cohort for
+  // Bloom filters; numbers are signed.
   void for_each_payload(uint32_t metric_id,
                         const std::function<void(int64_t value, const std::string& bits,
                                                  uint64_t count)>& visit) const;

@@ -132,15 +132,19 @@ template <typename Random>
 Status flip_bits(Random& random, uint64_t m, uint8_t* bits, size_t bit_count) {
   constexpr size_t kBufferWords = 32;
   uint8_t buffer[kBufferWords * 8];
-  size_t next_word = kBufferWords;
+  size_t next_word = 0, buffered_words = 0;
   for (size_t first = 0; first < bit_count; first += 64) {
     // 64 coins at once: lane l is decided at the first bit position where
     // its random bit differs from m's (U < q iff U has a 0 where m has a 1).
     uint64_t undecided = ~uint64_t{0};
     uint64_t ones = 0;
     for (int position = 63; position >= 0 && undecided != 0; --position) {
-      if (next_word == kBufferWords) {
-        BLUR_TRY(random.fill(buffer, sizeof buffer));
+      if (next_word == buffered_words) {
+        // About 8 words per group of 64 coins are used: draw no more than
+        // the remaining groups are likely to need (DRBG output is the cost).
+        const size_t groups_left = (bit_count - first + 63) / 64;
+        buffered_words = groups_left < kBufferWords / 8 ? 8 * groups_left : kBufferWords;
+        BLUR_TRY(random.fill(buffer, 8 * buffered_words));
         next_word = 0;
       }
       uint64_t word = 0;

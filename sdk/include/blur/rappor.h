@@ -35,7 +35,7 @@ namespace blur {
 
 struct RapporShape {
   uint32_t bloom_bits = 256;   // k: a power of two, 8 .. 8 * kMaxBitVectorBytes
-  uint32_t hash_count = 2;     // h: 1 .. kMaxBloomHashes
+  uint32_t hash_count = 1;     // h: 1 .. kMaxBloomHashes (see below)
   uint32_t cohort_count = 64;  // cohorts: 1 .. 65536, each with its own hash functions
 };
 
