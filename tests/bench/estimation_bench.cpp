@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "blur/bloom_hash.h"
 #include "blur/hadamard_response.h"
 #include "blur/local_hashing.h"
 #include "estimate/metric_estimate.h"
@@ -62,6 +64,28 @@ Reports generate(Mechanism mechanism, size_t n) {
         r.values.push_back(j);
         break;
       }
+      case Mechanism::kRappor: {  // default shape: 256 bits, 1 hash, 64 cohorts
+        const blur::RapporShape shape{};
+        const double f = std::ldexp(
+            static_cast<double>(blur::Rappor::flip_numerator(1000000, shape.hash_count)), -64);
+        const uint32_t cohort = static_cast<uint32_t>(rng() % shape.cohort_count);
+        const std::string text = std::to_string(v);
+        uint16_t positions[blur::kMaxBloomHashes];
+        if (blur::bloom_positions({1, 0}, cohort, reinterpret_cast<const uint8_t*>(text.data()),
+                                  text.size(), shape.bloom_bits, shape.hash_count,
+                                  positions) != blur::Status::kOk) {
+          std::abort();
+        }
+        std::string bits(shape.bloom_bits / 8, '\0');
+        for (uint32_t b = 0; b < shape.bloom_bits; ++b) {
+          const bool member = std::find(positions, positions + shape.hash_count, b) !=
+                              positions + shape.hash_count;
+          if (member != (unit(rng) < f)) bits[b / 8] |= static_cast<char>(1 << (b % 8));
+        }
+        r.bits.push_back(std::move(bits));
+        r.values.push_back(cohort);
+        break;
+      }
       default: {  // unary encodings
         std::string bits(kDomain / 8, '\0');
         const double q =
@@ -84,7 +108,8 @@ void BM_AggregateAndEstimate(benchmark::State& state) {
   const MetricConfig metric{1, mechanism, 1000000, kDomain};
   // Unary reports are costly to draw: 50,000 distinct ones are cycled
   // (the others are all drawn).
-  const bool unary = payload_shape(mechanism) == PayloadShape::kBits;
+  const bool unary = payload_shape(mechanism) == PayloadShape::kBits ||
+                     payload_shape(mechanism) == PayloadShape::kBloom;
   const size_t distinct = unary ? std::min<size_t>(n, 50000) : n;
   const Reports reports = generate(mechanism, distinct);
   const std::string empty;
@@ -107,6 +132,7 @@ BENCHMARK(BM_AggregateAndEstimate)
     ->Args({8, 1000000})
     ->Args({4, 1000000})
     ->Args({3, 1000000})
+    ->Args({10, 1000000})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -91,28 +91,56 @@ assert abs(z) < 4.89, z
 PY
 
 # The simulator's randomize command counts the same support as the shared
-# randomizer known answers (tests/vectors/randomizer_outputs.kat).
+# randomizer known answers (tests/vectors/randomizer_outputs.kat), with each
+# support rule re-implemented here from its definition (the Bloom hash from
+# Python's hashlib).
+names=(_ rr grr sue oue laplace onebit hr olh blh rappor)
 grep -vE '^(#|$)' "$randomizer_kat" | while read -r mechanism epsilon domain seed input count outputs; do
-  case $mechanism in 1) name=rr ;; 2) name=grr ;; 5) name=laplace ;; 7) name=hr ;; esac
+  name=${names[$mechanism]}
   eps=$(/usr/bin/python3 -c "print($epsilon / 1e6)")
   "$device_sim" randomize --mechanism "$name" --epsilon "$eps" --domain "$domain" --seed "$seed" \
     --input "$input" --count "$count" |
     /usr/bin/python3 -c "
-import collections, json, sys
+import collections, hashlib, json, struct, sys
+mechanism, epsilon, domain = $mechanism, $epsilon, $domain
 result = json.load(sys.stdin)
-outputs = [int(o) for o in '$outputs'.split(',')]
+tokens = '$outputs'.split(',')
+POLY = [0, 0x3, 0x7, 0xB, 0x13, 0x25, 0x43, 0x83, 0x11B, 0x211, 0x409, 0x805, 0x1053]
+def gf2_multiply(a, b, k):
+    product = 0
+    for i in range(k):
+        if (b >> i) & 1: product ^= a << i
+    for bit in range(2 * k - 2, k - 1, -1):
+        if (product >> bit) & 1: product ^= POLY[k] << (bit - k)
+    return product
+def bloom_position(cohort, value):
+    text = str(value).encode()
+    digest = hashlib.sha256(b'blur.bloom.v1' + struct.pack('<IQII', 1, 0, cohort, len(text)) + text).digest()
+    return (digest[0] | digest[1] << 8) % 256
 if 'histogram' in result:
-    expected = {str(k): v for k, v in collections.Counter(outputs).items()}
+    expected = {str(k): v for k, v in collections.Counter(int(t) for t in tokens).items()}
     assert result['histogram'] == expected, (result['histogram'], expected)
-else:
-    expected = [0] * $domain
-    for o in outputs:
-        if $mechanism == 7:  # Hadamard: j supports v iff popcount((v+1) & j) is even
-            for v in range($domain):
-                expected[v] += bin((v + 1) & o).count('1') % 2 == 0
-        else:
-            expected[o] += 1
-    assert result['support'] == expected, (result['support'], expected)
+    sys.exit(0)
+expected = [0] * domain
+for token in tokens:
+    for v in range(domain):
+        if mechanism in (1, 2):
+            expected[v] += int(token) == v
+        elif mechanism == 7:  # Hadamard: j supports v iff popcount((v+1) & j) is even
+            expected[v] += bin((v + 1) & int(token)).count('1') % 2 == 0
+        elif mechanism in (3, 4):  # unary: bit v of the payload
+            expected[v] += (bytes.fromhex(token)[v // 8] >> (v % 8)) & 1
+        elif mechanism in (8, 9):  # local hashing: top(a v + b) == bucket
+            a, b, y = map(int, token.split(':'))
+            thresholds = [603456, 1538340, 2333474, 3073962, 3789965, 4494347, 5193064]
+            g_bits = 1 if mechanism == 9 else 1 + sum(epsilon >= t for t in thresholds)
+            k = max(max(1, (domain - 1).bit_length()), g_bits)
+            expected[v] += (gf2_multiply(a, v, k) ^ b) >> (k - g_bits) == y
+        elif mechanism == 10:  # RAPPOR, h = 1: v's Bloom bit in the report's cohort
+            cohort, filter_hex = token.split(':')
+            position = bloom_position(int(cohort), v)
+            expected[v] += (bytes.fromhex(filter_hex)[position // 8] >> (position % 8)) & 1
+assert result['support'] == expected, (mechanism, result['support'], expected)
 "
 done
 echo "randomize: support counts match the randomizer known answers"

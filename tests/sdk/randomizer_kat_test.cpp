@@ -7,40 +7,81 @@
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
 #include "blur/hadamard_response.h"
+#include "blur/local_hashing.h"
+#include "blur/one_bit_mean.h"
+#include "blur/rappor.h"
 #include "blur/rng.h"
+#include "blur/unary_encoding.h"
 #include "kat_randomizer_outputs.inc"  // kKatRandomizerOutputs
 #include "sim_port.h"
 
 namespace {
 
+using blur::PayloadKind;
 using blur::Status;
 
 constexpr char kPersonalization[] = "blur-device-sim/randomize";
+constexpr uint32_t kRapporMetricId = 1;  // blur-device-sim's default metric, hash key 0
 
 struct Vector {
   uint32_t mechanism, epsilon_micros, domain, input, count;
   uint64_t seed;
-  int64_t outputs[256];
+  const char* outputs;  // the rest of the line
+  size_t outputs_length;
 };
 
 bool parse(const char* line, size_t length, Vector* v) {
-  char buffer[2048];
-  if (length == 0 || line[0] == '#' || length >= sizeof buffer) return false;
-  memcpy(buffer, line, length);
-  buffer[length] = '\0';
-  char* end = buffer;
+  if (length == 0 || line[0] == '#') return false;
+  char header[128];
+  size_t header_length = 0;
+  for (int fields = 0; header_length < length && header_length < sizeof header - 1;
+       ++header_length) {
+    if (line[header_length] == ' ' && ++fields == 6) break;
+  }
+  memcpy(header, line, header_length);
+  header[header_length] = '\0';
+  char* end = header;
   v->mechanism = static_cast<uint32_t>(strtoul(end, &end, 10));
   v->epsilon_micros = static_cast<uint32_t>(strtoul(end, &end, 10));
   v->domain = static_cast<uint32_t>(strtoul(end, &end, 10));
   v->seed = strtoull(end, &end, 10);
   v->input = static_cast<uint32_t>(strtoul(end, &end, 10));
   v->count = static_cast<uint32_t>(strtoul(end, &end, 10));
-  if (v->count > 256) return false;
-  for (uint32_t i = 0; i < v->count; ++i) {
-    v->outputs[i] = strtoll(end + (i == 0 ? 0 : 1), &end, 10);
-  }
+  if (header_length >= length) return false;
+  v->outputs = line + header_length + 1;
+  v->outputs_length = length - header_length - 1;
   return true;
 }
+
+// Appends one output token: decimal for scalars and numbers, "a:b:bucket"
+// for local hashing, lower-case hex of the bytes for bit vectors, and
+// "cohort:hex" for Bloom filters.
+class Tokens {
+ public:
+  void number(long long value) { append("%lld", value); }
+  void hashed(uint32_t seed, uint32_t bucket) {
+    append("%u:%u:%u", seed >> 16, seed & 0xFFFFu, bucket);
+  }
+  void bytes(const uint8_t* data, size_t length, long long cohort) {
+    if (cohort >= 0) append("%lld:", cohort);
+    for (size_t i = 0; i < length; ++i) {
+      snprintf(text_ + used_, sizeof text_ - used_, "%02x", data[i]);
+      used_ += 2;
+    }
+  }
+  void separator() { append(","); }
+  const char* text() const { return text_; }
+  size_t length() const { return used_; }
+
+ private:
+  template <typename... Args>
+  void append(const char* format, Args... args) {
+    const int n = snprintf(text_ + used_, sizeof text_ - used_, format, args...);
+    if (n > 0) used_ += static_cast<size_t>(n);
+  }
+  char text_[8192];
+  size_t used_ = 0;
+};
 
 template <typename Mechanism>
 void check(const Mechanism& mechanism, const Vector& v) {
@@ -49,58 +90,105 @@ void check(const Mechanism& mechanism, const Vector& v) {
   ASSERT_EQ(rng.seed(port.port(), reinterpret_cast<const uint8_t*>(kPersonalization),
                      sizeof kPersonalization - 1),
             Status::kOk);
-  static int64_t actual[256];
-  uint32_t mismatches = 0;
+  static Tokens tokens;
+  tokens = Tokens();
   for (uint32_t i = 0; i < v.count; ++i) {
-    if constexpr (Mechanism::kPayload == blur::PayloadKind::kNumber) {
-      ASSERT_EQ(mechanism.randomize(rng, v.input, &actual[i]), Status::kOk);
+    if (i > 0) tokens.separator();
+    constexpr PayloadKind kind = Mechanism::kPayload;
+    if constexpr (kind == PayloadKind::kNumber) {
+      int64_t out = 0;
+      ASSERT_EQ(mechanism.randomize(rng, v.input, &out), Status::kOk);
+      tokens.number(out);
+    } else if constexpr (kind == PayloadKind::kHashed) {
+      uint32_t seed = 0, bucket = 0;
+      ASSERT_EQ(mechanism.randomize(rng, v.input, &seed, &bucket), Status::kOk);
+      tokens.hashed(seed, bucket);
+    } else if constexpr (kind == PayloadKind::kBitVector) {
+      uint8_t bits[64];
+      ASSERT_LE(mechanism.payload_bytes(), sizeof bits);
+      ASSERT_EQ(mechanism.randomize(rng, v.input, bits), Status::kOk);
+      tokens.bytes(bits, mechanism.payload_bytes(), -1);
+    } else if constexpr (kind == PayloadKind::kBloom) {
+      uint8_t bits[blur::kMaxBitVectorBytes];
+      uint32_t cohort = 0;
+      ASSERT_EQ(mechanism.randomize(rng, v.input, &cohort, bits), Status::kOk);
+      tokens.bytes(bits, mechanism.payload_bytes(), cohort);
     } else {
       uint32_t out = 0;
       ASSERT_EQ(mechanism.randomize(rng, v.input, &out), Status::kOk);
-      actual[i] = out;
+      tokens.number(out);
     }
-    mismatches += actual[i] != v.outputs[i];
   }
-  EXPECT_EQ(mismatches, 0u) << "mechanism " << v.mechanism << " seed " << v.seed;
-  if (mismatches != 0) {  // what this platform produced, in the file's format
-    printf("actual:");
-    for (uint32_t i = 0; i < v.count; ++i) {
-      printf("%s%ld", i == 0 ? " " : ",", static_cast<long>(actual[i]));
-    }
-    printf("\n");
+  const bool same = tokens.length() == v.outputs_length &&
+                    memcmp(tokens.text(), v.outputs, v.outputs_length) == 0;
+  EXPECT_TRUE(same) << "mechanism " << v.mechanism << " seed " << v.seed;
+  if (!same) {  // what this platform produced, in the file's format
+    printf("actual: %u %u %u %llu %u %u %s\n", v.mechanism, v.epsilon_micros, v.domain,
+           static_cast<unsigned long long>(v.seed), v.input, v.count, tokens.text());
   }
+}
+
+template <typename Built>
+void check_built(const Built& built, const Vector& v) {
+  ASSERT_TRUE(built.ok()) << "mechanism " << v.mechanism;
+  check(built.value(), v);
 }
 
 // Every platform reproduces the recorded outputs exactly.
 TEST(RandomizerKnownAnswers, OutputsAgreeBitForBit) {
   static Vector v;
   size_t vectors = 0;
+  bool seen[11] = {};
   for (const char* text = kKatRandomizerOutputs; *text != '\0';) {
     const char* end = strchr(text, '\n');
     const size_t length = end ? static_cast<size_t>(end - text) : strlen(text);
     if (parse(text, length, &v)) {
       ++vectors;
-      if (v.mechanism == 1) {
-        const auto rr = blur::BinaryRandomizedResponse::create(v.epsilon_micros);
-        ASSERT_TRUE(rr.ok());
-        check(rr.value(), v);
-      } else if (v.mechanism == 7) {
-        const auto hr = blur::HadamardResponse::create(v.epsilon_micros, v.domain);
-        ASSERT_TRUE(hr.ok());
-        check(hr.value(), v);
-      } else if (v.mechanism == 5) {
-        const auto laplace = blur::DiscreteLaplace::create(v.epsilon_micros, v.domain);
-        ASSERT_TRUE(laplace.ok());
-        check(laplace.value(), v);
-      } else {
-        const auto grr = blur::GeneralizedRandomizedResponse::create(v.epsilon_micros, v.domain);
-        ASSERT_TRUE(grr.ok());
-        check(grr.value(), v);
+      const uint32_t e = v.epsilon_micros, d = v.domain;
+      using UE = blur::UnaryEncoding;
+      using LH = blur::LocalHashing;
+      switch (v.mechanism) {
+        case 1:
+          check_built(blur::BinaryRandomizedResponse::create(e), v);
+          break;
+        case 2:
+          check_built(blur::GeneralizedRandomizedResponse::create(e, d), v);
+          break;
+        case 3:
+          check_built(UE::create(UE::Kind::kSymmetric, e, d), v);
+          break;
+        case 4:
+          check_built(UE::create(UE::Kind::kOptimized, e, d), v);
+          break;
+        case 5:
+          check_built(blur::DiscreteLaplace::create(e, d), v);
+          break;
+        case 6:
+          check_built(blur::OneBitMean::create(e, d), v);
+          break;
+        case 7:
+          check_built(blur::HadamardResponse::create(e, d), v);
+          break;
+        case 8:
+          check_built(LH::create(LH::Kind::kOptimized, e, d), v);
+          break;
+        case 9:
+          check_built(LH::create(LH::Kind::kBinary, e, d), v);
+          break;
+        case 10:
+          check_built(blur::Rappor::create(e, d, blur::RapporShape{},
+                                           blur::BloomHashKey{kRapporMetricId, 0}),
+                      v);
+          break;
+        default:
+          ADD_FAILURE() << "unknown mechanism " << v.mechanism;
       }
+      if (v.mechanism <= 10) seen[v.mechanism] = true;
     }
     text += length + (end ? 1 : 0);
   }
-  EXPECT_GE(vectors, 4u);
+  for (int m = 1; m <= 10; ++m) EXPECT_TRUE(seen[m]) << "no vector for mechanism " << m;
+  EXPECT_GE(vectors, 10u);
 }
 
 }  // namespace
