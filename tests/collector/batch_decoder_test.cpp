@@ -39,11 +39,12 @@ TEST(BatchDecoder, DecodesKnownAnswers) {
       EXPECT_EQ(batch.reports[i].domain_size, v.reports[i].domain_size);
       using blur::collector::PayloadKind;
       const uint32_t mechanism = v.reports[i].mechanism;
-      EXPECT_EQ(batch.reports[i].payload, mechanism == 1   ? PayloadKind::kBit
-                                          : mechanism == 2 ? PayloadKind::kIndex
-                                          : mechanism == 5 ? PayloadKind::kNumber
-                                          : mechanism >= 8 ? PayloadKind::kLocalHash
-                                                           : PayloadKind::kBits);
+      EXPECT_EQ(batch.reports[i].payload, mechanism == 1    ? PayloadKind::kBit
+                                          : mechanism == 2  ? PayloadKind::kIndex
+                                          : mechanism == 5  ? PayloadKind::kNumber
+                                          : mechanism == 10 ? PayloadKind::kBloom
+                                          : mechanism >= 8  ? PayloadKind::kLocalHash
+                                                            : PayloadKind::kBits);
       EXPECT_EQ(batch.reports[i].number, v.reports[i].number);
       EXPECT_EQ(batch.reports[i].hash_a, v.reports[i].hash_a);
       EXPECT_EQ(batch.reports[i].hash_b, v.reports[i].hash_b);

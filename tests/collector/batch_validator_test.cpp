@@ -74,4 +74,34 @@ TEST(BatchValidator, BitVectorsMustFitTheDomainExactly) {
   EXPECT_NE(validate_batch(batch, oue).find("payload must be `bits` for oue"), std::string::npos);
 }
 
+TEST(BatchValidator, BloomFiltersMatchTheMetricShape) {
+  const auto rappor = [](uint32_t id) -> std::optional<MetricConfig> {
+    if (id != 10) return std::nullopt;
+    MetricConfig metric{10, Mechanism::kRappor, 2000000, 100};
+    metric.rappor = blur::RapporShape{64, 2, 8};
+    return metric;
+  };
+  Batch batch;
+  IncomingReport r;
+  r.metric_id = 10;
+  r.mechanism = 10;
+  r.epsilon_micros = 2000000;
+  r.domain_size = 100;
+  r.payload = PayloadKind::kBloom;
+  r.value = 7;  // the last cohort
+  r.bits = std::string(8, '\xff');
+  batch.reports.push_back(r);
+  EXPECT_EQ(validate_batch(batch, rappor), "");
+  batch.reports[0].value = 8;
+  EXPECT_NE(validate_batch(batch, rappor).find("cohort 8 is outside the 8 cohorts"),
+            std::string::npos);
+  batch.reports[0].value = 0;
+  batch.reports[0].bits = std::string(32, '\0');
+  EXPECT_NE(validate_batch(batch, rappor).find("Bloom filter of 32 bytes, expected 8"),
+            std::string::npos);
+  batch.reports[0].payload = PayloadKind::kBits;
+  EXPECT_NE(validate_batch(batch, rappor).find("payload must be `bloom` for rappor"),
+            std::string::npos);
+}
+
 }  // namespace

@@ -23,6 +23,10 @@ blur::Report to_report(const blur_test::KatReport& r) {
   if (r.mechanism == 3 || r.mechanism == 4) {
     report.payload.bit_count = static_cast<uint16_t>(r.domain_size);
     memcpy(report.payload.bits, r.bits, r.bit_bytes);
+  } else if (r.mechanism == 10) {
+    report.payload.seed = r.value;  // the cohort
+    report.payload.bit_count = static_cast<uint16_t>(8 * r.bit_bytes);
+    memcpy(report.payload.bits, r.bits, r.bit_bytes);
   }
   return report;
 }

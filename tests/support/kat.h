@@ -19,7 +19,7 @@ struct KatReport {
   uint32_t value;           // payload: `bit` for mechanism 1, `index` for mechanism 2
   int64_t number;           // payload `value` for mechanism 5
   uint32_t hash_a, hash_b;  // payload `local_hash` (a, b; bucket in `value`) for 8, 9
-  uint8_t bits[64];         // payload `bits` for mechanisms 3 and 4
+  uint8_t bits[64];         // payload `bits` for 3 and 4; `bloom` bits for 10 (cohort in `value`)
   size_t bit_bytes;
 };
 
@@ -65,7 +65,10 @@ inline bool parse_kat_line(const char* line, size_t length, KatBatch* out) {
     r.mechanism = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
     r.epsilon_micros = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
     r.domain_size = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
-    if (r.mechanism == 3 || r.mechanism == 4) {  // hex bytes
+    if (r.mechanism == 10) {  // cohort/hex bytes
+      r.value = static_cast<uint32_t>(strtoul(end + 1, &end, 0));
+    }
+    if (r.mechanism == 3 || r.mechanism == 4 || r.mechanism == 10) {  // hex bytes
       ++end;
       while (hex_digit(end[0]) >= 0 && hex_digit(end[1]) >= 0 && r.bit_bytes < sizeof r.bits) {
         r.bits[r.bit_bytes++] = static_cast<uint8_t>(hex_digit(end[0]) << 4 | hex_digit(end[1]));
