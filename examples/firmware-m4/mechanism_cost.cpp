@@ -10,6 +10,7 @@
 #include "blur/hadamard_response.h"
 #include "blur/local_hashing.h"
 #include "blur/one_bit_mean.h"
+#include "blur/rappor.h"
 #include "blur/rng.h"
 #include "blur/unary_encoding.h"
 #include "board_port.h"
@@ -48,6 +49,12 @@ int main() {
                .value()
                .randomize(g_rng, 3, &seed, &out);
   out ^= seed;
+#elif BLUR_COST_MECHANISM == 10
+  static uint8_t bits[32];
+  status = blur::Rappor::create(1000000, 100, blur::RapporShape{}, blur::BloomHashKey{1, 0})
+               .value()
+               .randomize(g_rng, 3, &out, bits);
+  out ^= bits[0];
 #elif BLUR_COST_MECHANISM == 6
   status = blur::OneBitMean::create(1000000, 101).value().randomize(g_rng, 3, &out);
 #endif
