@@ -6,7 +6,7 @@ mechanisms: the mean over 0..100) and prints,
 per mechanism and epsilon, the empirical variance of (estimate - truth)
 pooled over the values, the mean formula variance, and their ratio.
 
-    python3 tests/bench/mechanism_variance.py [build/host]
+    python3 tests/bench/mechanism_variance.py [build/host] [mechanism,mechanism,...]
 """
 import json, subprocess, math, statistics, sys
 build = sys.argv[1] if len(sys.argv) > 1 else "build/host"
@@ -15,7 +15,10 @@ def run(mech, eps, d, seed, n):
     out = subprocess.run([sim, "fleet", "--offline", "--mechanism", mech, "--epsilon", str(eps), "--domain", str(d),
                           "--devices", str(n), "--seed", str(seed)], capture_output=True, text=True, check=True).stdout
     return json.loads(out)
-for mech, d in (("rr", 2), ("grr", 16), ("sue", 16), ("oue", 16), ("hr", 16), ("olh", 16), ("blh", 16)):
+only = sys.argv[2].split(",") if len(sys.argv) > 2 else None  # e.g. sue,oue,rappor
+for mech, d in (("rr", 2), ("grr", 16), ("sue", 16), ("oue", 16), ("hr", 16), ("olh", 16), ("blh", 16),
+                ("rappor", 16)):
+    if only and mech not in only: continue
     for eps in (1, 4):
         errs = []; formula = []
         for seed in range(1, 151):
@@ -27,6 +30,7 @@ for mech, d in (("rr", 2), ("grr", 16), ("sue", 16), ("oue", 16), ("hr", 16), ("
 # Numeric mechanisms: the mean of values 0..100; the empirical variance of
 # (estimated mean - true mean) against the mean squared standard error.
 for mech in ("laplace", "onebit"):
+    if only and mech not in only: continue
     for eps in (1, 4):
         errs = []; formula = []
         for seed in range(1, 151):
