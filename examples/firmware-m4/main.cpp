@@ -16,7 +16,7 @@
 
 namespace {
 
-constexpr uint32_t kBlockSize = 256;
+constexpr uint32_t kBlockSize = 512;
 constexpr uint32_t kBlockCount = 2;
 constexpr uint32_t kMetricDoorOpened = 1;
 constexpr size_t kReports = 4;

@@ -61,13 +61,23 @@ Status board_erase(void* context, uint32_t block) {
 
 Status board_sync(void*) { return Status::kOk; }  // RAM is "durable" until reset
 
+// The host's clock through semihosting (a real board reads its RTC).
+Status board_now(void*, uint64_t* seconds) {
+  const int32_t t = semihosting_call(SemihostingOp::kTime, nullptr);
+  if (t < 0) return Status::kClockFailure;
+  *seconds = static_cast<uint64_t>(t);
+  return Status::kOk;
+}
+
 }  // namespace
 
 Port board_port(BoardContext* context, uint8_t* flash, uint32_t block_size, uint32_t block_count) {
   *context = BoardContext{flash, block_size, block_count, -1};
   memset(flash, 0xFF, static_cast<size_t>(block_size) * block_count);
-  return Port{context,      &board_entropy, &board_read, &board_prog,
-              &board_erase, &board_sync,    block_size,  block_count};
+  // No monotonic counter on this board: an old flash image would restore an
+  // old budget (document the risk, or wire RPMB/OTP into counter_read).
+  return Port{context,    &board_entropy, &board_read, &board_prog, &board_erase, &board_sync,
+              block_size, block_count,    &board_now,  nullptr,     nullptr};
 }
 
 }  // namespace cortex_m

@@ -13,6 +13,7 @@ enum class SemihostingOp : uint32_t {
   kOpen = 0x01,
   kClose = 0x02,
   kRead = 0x06,
+  kTime = 0x11,  // seconds since 1970 on the host
 };
 
 inline int32_t semihosting_call(SemihostingOp op, const void* args) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace blur {
@@ -72,7 +73,17 @@ Port PosixPort::port() {
               &PosixPort::erase,
               &PosixPort::sync,
               block_size_,
-              block_count_};
+              block_count_,
+              &PosixPort::now,
+              nullptr,  // no monotonic counter: see posix_port.h
+              nullptr};
+}
+
+Status PosixPort::now(void*, uint64_t* seconds) {
+  timespec ts{};
+  if (clock_gettime(CLOCK_REALTIME, &ts) != 0 || ts.tv_sec < 0) return Status::kClockFailure;
+  *seconds = static_cast<uint64_t>(ts.tv_sec);
+  return Status::kOk;
 }
 
 bool PosixPort::in_range(uint32_t block, uint32_t offset, uint32_t size) const {

@@ -2,6 +2,12 @@
 // - Entropy: getrandom(2) (the kernel CSPRNG; blocks until it is seeded).
 // - Storage: a file of block_count * block_size bytes, created erased
 //   (0xFF); sync is fsync(2).
+// - Clock: CLOCK_REALTIME seconds (per-window budgets).
+// - No monotonic counter: restoring an old copy of the storage file
+//   restores an old budget. An app that needs that defence keeps the file
+//   where the user cannot replace it, or supplies counter_read /
+//   counter_advance backed by a hardware counter (Android: a KeyMint /
+//   StrongBox-bound key version; iOS: the Secure Enclave's counters).
 #ifndef BLUR_PORTS_POSIX_PORT_H
 #define BLUR_PORTS_POSIX_PORT_H
 
@@ -36,6 +42,7 @@ class PosixPort {
                      uint32_t size);
   static Status erase(void* context, uint32_t block);
   static Status sync(void* context);
+  static Status now(void* context, uint64_t* seconds);
   bool in_range(uint32_t block, uint32_t offset, uint32_t size) const;
 
   int fd_ = -1;

@@ -24,8 +24,55 @@ bool in_range(uint32_t block, uint32_t offset, uint32_t size) {
 SimPort::SimPort(uint64_t seed) : state_(seed) { memset(flash_, 0xFF, sizeof flash_); }
 
 Port SimPort::port() {
-  return Port{this,           &SimPort::entropy, &SimPort::read, &SimPort::prog, &SimPort::erase,
-              &SimPort::sync, kBlockSize,        kBlockCount};
+  Port port{this,           &SimPort::entropy, &SimPort::read, &SimPort::prog, &SimPort::erase,
+            &SimPort::sync, kBlockSize,        kBlockCount,    &SimPort::now,  nullptr,
+            nullptr};
+  if (counter_enabled_) {
+    port.counter_read = &SimPort::counter_read;
+    port.counter_advance = &SimPort::counter_advance;
+  }
+  return port;
+}
+
+void SimPort::cut_power_after(uint64_t operations, uint64_t tear_seed) {
+  power_cut_after_ = operations;
+  tear_state_ = tear_seed;
+}
+
+uint64_t SimPort::next_tear_random() { return splitmix64(&tear_state_); }
+
+bool SimPort::take_flash_operation(bool* tear) {
+  *tear = false;
+  if (!powered_) return false;
+  if (power_cut_after_ != kNever) {
+    if (power_cut_after_ == 0) {
+      *tear = true;
+      powered_ = false;
+      return true;  // the caller applies part of the operation
+    }
+    --power_cut_after_;
+  }
+  ++flash_operations_;
+  return true;
+}
+
+Status SimPort::now(void* context, uint64_t* seconds) {
+  SimPort* self = static_cast<SimPort*>(context);
+  if (self->clock_fails_) return Status::kClockFailure;
+  *seconds = self->time_;
+  return Status::kOk;
+}
+
+Status SimPort::counter_read(void* context, uint64_t* value) {
+  *value = static_cast<SimPort*>(context)->counter_;
+  return Status::kOk;
+}
+
+Status SimPort::counter_advance(void* context, uint64_t value) {
+  SimPort* self = static_cast<SimPort*>(context);
+  if (!self->powered_) return Status::kStorageFailure;
+  if (value > self->counter_) self->counter_ = value;
+  return Status::kOk;
 }
 
 Status SimPort::entropy(void* context, uint8_t* out, size_t length) {
@@ -53,7 +100,7 @@ bool SimPort::take_storage_operation() {
 
 Status SimPort::read(void* context, uint32_t block, uint32_t offset, uint8_t* out, uint32_t size) {
   SimPort* self = static_cast<SimPort*>(context);
-  if (!in_range(block, offset, size)) return Status::kStorageFailure;
+  if (!in_range(block, offset, size) || !self->powered_) return Status::kStorageFailure;
   memcpy(out, self->flash_ + block * kBlockSize + offset, size);
   return Status::kOk;
 }
@@ -61,27 +108,46 @@ Status SimPort::read(void* context, uint32_t block, uint32_t offset, uint8_t* ou
 Status SimPort::prog(void* context, uint32_t block, uint32_t offset, const uint8_t* data,
                      uint32_t size) {
   SimPort* self = static_cast<SimPort*>(context);
-  if (!in_range(block, offset, size) || !self->take_storage_operation()) {
+  bool tear = false;
+  if (!in_range(block, offset, size) || !self->take_storage_operation() ||
+      !self->take_flash_operation(&tear)) {
     return Status::kStorageFailure;
   }
   uint8_t* target = self->flash_ + block * kBlockSize + offset;
   for (uint32_t i = 0; i < size; ++i) {
     if (target[i] != 0xFF) return Status::kStorageFailure;  // not erased
-    target[i] = data[i];
+  }
+  // Torn: a prefix is programmed, the next byte only partly (programming
+  // clears bits: some of the bits that should become 0 do).
+  const uint32_t complete =
+      tear ? static_cast<uint32_t>(self->next_tear_random() % (size + 1)) : size;
+  for (uint32_t i = 0; i < complete; ++i) target[i] = data[i];
+  if (tear) {
+    if (complete < size) {
+      target[complete] = static_cast<uint8_t>(data[complete] | self->next_tear_random());
+    }
+    return Status::kStorageFailure;
   }
   return Status::kOk;
 }
 
 Status SimPort::erase(void* context, uint32_t block) {
   SimPort* self = static_cast<SimPort*>(context);
-  if (block >= kBlockCount || !self->take_storage_operation()) return Status::kStorageFailure;
-  memset(self->flash_ + block * kBlockSize, 0xFF, kBlockSize);
-  return Status::kOk;
+  bool tear = false;
+  if (block >= kBlockCount || !self->take_storage_operation() ||
+      !self->take_flash_operation(&tear)) {
+    return Status::kStorageFailure;
+  }
+  // Torn: only a prefix of the block is erased.
+  const uint32_t erased =
+      tear ? static_cast<uint32_t>(self->next_tear_random() % (kBlockSize + 1)) : kBlockSize;
+  memset(self->flash_ + block * kBlockSize, 0xFF, erased);
+  return tear ? Status::kStorageFailure : Status::kOk;
 }
 
 Status SimPort::sync(void* context) {
   SimPort* self = static_cast<SimPort*>(context);
-  return self->take_storage_operation() ? Status::kOk : Status::kStorageFailure;
+  return self->powered_ && self->take_storage_operation() ? Status::kOk : Status::kStorageFailure;
 }
 
 }  // namespace sim

@@ -5,8 +5,15 @@
 //   reproducible. Real devices use ports/posix or their TRNG.
 // - Storage: NOR flash emulated in RAM (erase to 0xFF; programming a byte
 //   that is not erased is an error, as on real flash).
+// - Clock: simulated seconds, set by the test (for per-window budgets).
+// - Monotonic counter (optional): survives "reflashing" the RAM flash.
 // - Fault injection for tests: entropy or storage can be made to fail after
-//   a given number of bytes or operations.
+//   a given number of bytes or operations, and power can be cut at the k-th
+//   program or erase (the littlefs emubd idea): that operation is torn (a
+//   program writes a prefix of its bytes and leaves the next byte
+//   half-programmed; an erase resets only a prefix of the block) and every
+//   later storage call fails until restore_power(), the "reboot". The flash
+//   keeps its contents across the reboot.
 #ifndef BLUR_PORTS_SIM_PORT_H
 #define BLUR_PORTS_SIM_PORT_H
 
@@ -19,7 +26,7 @@ namespace sim {
 
 class SimPort {
  public:
-  static constexpr uint32_t kBlockSize = 256;
+  static constexpr uint32_t kBlockSize = 512;
   static constexpr uint32_t kBlockCount = 4;
   static constexpr uint64_t kNever = UINT64_MAX;
 
@@ -35,6 +42,21 @@ class SimPort {
   // Program/erase/sync calls fail once `operations` more have succeeded.
   void fail_storage_after(uint64_t operations) { storage_budget_ = operations; }
   uint64_t storage_operations() const { return storage_operations_; }
+
+  // Power cut: the program or erase after `operations` more of them is torn
+  // (pattern drawn from `tear_seed`), and storage is dead until restore_power().
+  void cut_power_after(uint64_t operations, uint64_t tear_seed);
+  void restore_power() { power_cut_after_ = kNever, powered_ = true; }
+  bool powered() const { return powered_; }
+  // Programs and erases so far (the operations cut_power_after counts).
+  uint64_t flash_operations() const { return flash_operations_; }
+
+  void set_time(uint64_t seconds) { time_ = seconds; }
+  void advance_time(uint64_t seconds) { time_ += seconds; }
+  void fail_clock(bool fail) { clock_fails_ = fail; }
+  // Adds the monotonic-counter callbacks to port().
+  void enable_counter() { counter_enabled_ = true; }
+  uint64_t counter() const { return counter_; }
   // Raw flash, for corruption tests.
   uint8_t* flash() { return flash_; }
 
@@ -45,12 +67,26 @@ class SimPort {
                      uint32_t size);
   static Status erase(void* context, uint32_t block);
   static Status sync(void* context);
+  static Status now(void* context, uint64_t* seconds);
+  static Status counter_read(void* context, uint64_t* value);
+  static Status counter_advance(void* context, uint64_t value);
   bool take_storage_operation();
+  // false: power is (now) off; *tear: this operation is the torn one.
+  bool take_flash_operation(bool* tear);
+  uint64_t next_tear_random();
 
   uint64_t state_;
   uint64_t entropy_budget_ = kNever;
   uint64_t storage_budget_ = kNever;
   uint64_t storage_operations_ = 0;
+  uint64_t flash_operations_ = 0;
+  uint64_t power_cut_after_ = kNever;
+  uint64_t tear_state_ = 0;
+  bool powered_ = true;
+  uint64_t time_ = 1700000000;  // an arbitrary start, far from 0
+  bool clock_fails_ = false;
+  bool counter_enabled_ = false;
+  uint64_t counter_ = 0;
   uint8_t flash_[kBlockSize * kBlockCount];
 };
 

@@ -10,39 +10,88 @@ namespace blur {
 namespace {
 
 constexpr uint32_t kMagic = 0x4C524C42;  // "BLRL"
-constexpr uint32_t kFormat = 1;
-constexpr uint32_t kCrcOffset = 48;
+constexpr uint32_t kFormat = 2;
+constexpr uint32_t kMetricsOffset = 88;
+constexpr uint32_t kCrcOffset = kMetricsOffset + 24 * kMaxLedgerMetrics;
 constexpr uint32_t kSlotCount = 2;
+static_assert(kCrcOffset + 4 == Ledger::kRecordSize, "record layout");
 
 struct Record {
   uint32_t sequence;
   uint64_t device_nonce;
-  uint64_t cap;
-  uint64_t spent;
-  uint64_t next_report_id;
+  uint64_t counter;
+  LedgerPolicy policy;
+  uint64_t spent, next_report_id, window_start, window_spent;
+  uint64_t metric_spent[kMaxLedgerMetrics];
 };
 
 void serialize(const Record& r, uint8_t out[Ledger::kRecordSize]) {
+  memset(out, 0, Ledger::kRecordSize);
   store_le32(out + 0, kMagic);
   store_le32(out + 4, kFormat);
   store_le32(out + 8, r.sequence);
-  store_le32(out + 12, 0);
+  store_le32(out + 12, r.policy.metric_cap_count);
   store_le64(out + 16, r.device_nonce);
-  store_le64(out + 24, r.cap);
+  store_le64(out + 24, r.policy.lifetime_cap_micros);
   store_le64(out + 32, r.spent);
   store_le64(out + 40, r.next_report_id);
+  store_le64(out + 48, r.policy.window_seconds);
+  store_le64(out + 56, r.policy.window_allowance_micros);
+  store_le64(out + 64, r.window_start);
+  store_le64(out + 72, r.window_spent);
+  store_le64(out + 80, r.counter);
+  for (uint32_t i = 0; i < kMaxLedgerMetrics; ++i) {
+    uint8_t* m = out + kMetricsOffset + 24 * i;
+    store_le32(m, r.policy.metric_caps[i].metric_id);
+    store_le64(m + 8, r.policy.metric_caps[i].cap_micros);
+    store_le64(m + 16, r.metric_spent[i]);
+  }
   store_le32(out + kCrcOffset, crc32(out, kCrcOffset));
 }
 
+bool valid_policy(const LedgerPolicy& p) {
+  if (p.lifetime_cap_micros == 0 || p.metric_cap_count > kMaxLedgerMetrics) return false;
+  if ((p.window_seconds == 0) != (p.window_allowance_micros == 0)) return false;
+  for (uint32_t i = 0; i < p.metric_cap_count; ++i) {
+    if (p.metric_caps[i].cap_micros == 0) return false;
+    for (uint32_t j = 0; j < i; ++j) {
+      if (p.metric_caps[j].metric_id == p.metric_caps[i].metric_id) return false;
+    }
+  }
+  return true;
+}
+
+// A record is valid when its CRC matches and its contents are consistent:
+// a valid policy and totals within their caps (a forged or corrupted record
+// with a correct CRC still cannot open a ledger that breaks its own caps).
 bool parse(const uint8_t in[Ledger::kRecordSize], Record* r) {
   if (load_le32(in + 0) != kMagic || load_le32(in + 4) != kFormat) return false;
   if (load_le32(in + kCrcOffset) != crc32(in, kCrcOffset)) return false;
+  *r = Record{};
   r->sequence = load_le32(in + 8);
+  r->policy.metric_cap_count = load_le32(in + 12);
   r->device_nonce = load_le64(in + 16);
-  r->cap = load_le64(in + 24);
+  r->policy.lifetime_cap_micros = load_le64(in + 24);
   r->spent = load_le64(in + 32);
   r->next_report_id = load_le64(in + 40);
-  return r->spent <= r->cap;
+  r->policy.window_seconds = load_le64(in + 48);
+  r->policy.window_allowance_micros = load_le64(in + 56);
+  r->window_start = load_le64(in + 64);
+  r->window_spent = load_le64(in + 72);
+  r->counter = load_le64(in + 80);
+  if (r->policy.metric_cap_count > kMaxLedgerMetrics) return false;
+  for (uint32_t i = 0; i < kMaxLedgerMetrics; ++i) {
+    const uint8_t* m = in + kMetricsOffset + 24 * i;
+    r->policy.metric_caps[i].metric_id = load_le32(m);
+    r->policy.metric_caps[i].cap_micros = load_le64(m + 8);
+    r->metric_spent[i] = load_le64(m + 16);
+    if (i < r->policy.metric_cap_count &&
+        r->metric_spent[i] > r->policy.metric_caps[i].cap_micros) {
+      return false;
+    }
+  }
+  return valid_policy(r->policy) && r->spent <= r->policy.lifetime_cap_micros &&
+         r->window_spent <= r->policy.window_allowance_micros;
 }
 
 bool is_blank(const uint8_t* bytes, size_t length) {
@@ -55,10 +104,15 @@ bool is_blank(const uint8_t* bytes, size_t length) {
 // Sequence a is newer than b, modulo 2^32 (RFC 1982 serial arithmetic).
 bool newer(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) > 0; }
 
+bool has_counter(const Port& port) {
+  return port.counter_read != nullptr && port.counter_advance != nullptr;
+}
+
 bool geometry_ok(const Port& port) {
   return port.read != nullptr && port.prog != nullptr && port.erase != nullptr &&
          port.sync != nullptr && port.block_count >= kSlotCount &&
-         port.block_size >= Ledger::kRecordSize;
+         port.block_size >= Ledger::kRecordSize &&
+         (port.counter_read == nullptr) == (port.counter_advance == nullptr);
 }
 
 enum class SlotState { kBlank, kInvalid, kValid };
@@ -97,39 +151,116 @@ Status Ledger::open(const Port& port) {
     const bool blank = states[0] == SlotState::kBlank && states[1] == SlotState::kBlank;
     return blank ? Status::kNotProvisioned : Status::kStorageCorrupt;
   }
+  if (has_counter(port)) {
+    uint64_t counter = 0;
+    if (port.counter_read(port.context, &counter) != Status::kOk) return Status::kStorageFailure;
+    if (best->counter < counter) return Status::kStorageRollback;
+    // A write that reached flash but not the counter: complete it.
+    if (best->counter > counter &&
+        port.counter_advance(port.context, best->counter) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+  }
   port_ = port;
-  sequence_ = best->sequence;
   device_nonce_ = best->device_nonce;
-  cap_ = best->cap;
-  spent_ = best->spent;
-  next_report_id_ = best->next_report_id;
+  policy_ = best->policy;
+  State state{best->spent, best->next_report_id, best->window_start, best->window_spent, {}};
+  memcpy(state.metric_spent, best->metric_spent, sizeof state.metric_spent);
+  adopt(best->sequence, best->counter, state);
   open_ = true;
   return Status::kOk;
 }
 
 Status Ledger::provision(const Port& port, const LedgerPolicy& policy, uint64_t device_nonce) {
   open_ = false;
-  if (!geometry_ok(port)) return Status::kInvalidArgument;
+  if (!geometry_ok(port) || !valid_policy(policy)) return Status::kInvalidArgument;
+  if (policy.window_seconds != 0 && port.now == nullptr) return Status::kInvalidArgument;
   for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
     Record record;
     SlotState state;
     BLUR_TRY(read_slot(port, slot, &record, &state));
     if (state == SlotState::kValid) return Status::kAlreadyProvisioned;
   }
+  State first{0, 0, 0, 0, {}};
+  if (policy.window_seconds != 0 && port.now(port.context, &first.window_start) != Status::kOk) {
+    return Status::kClockFailure;
+  }
+  uint64_t counter = 0;
+  if (has_counter(port) && port.counter_read(port.context, &counter) != Status::kOk) {
+    return Status::kStorageFailure;
+  }
   port_ = port;
   device_nonce_ = device_nonce;
-  cap_ = policy.lifetime_cap_micros;
-  BLUR_TRY(write(1, 0, 0));
+  policy_ = policy;
+  for (uint32_t i = policy.metric_cap_count; i < kMaxLedgerMetrics; ++i) {
+    policy_.metric_caps[i] = MetricCap{0, 0};
+  }
+  // Sequence 0 is written as 1 below; the counter continues from the device's.
+  sequence_ = 0;
+  counter_ = counter;
+  BLUR_TRY(write(first));
   open_ = true;
   return Status::kOk;
 }
 
-Status Ledger::charge(EpsilonMicros epsilon, uint64_t* report_id) {
+Ledger::State Ledger::current_state() const {
+  State state{spent_, next_report_id_, window_start_, window_spent_, {}};
+  memcpy(state.metric_spent, metric_spent_, sizeof state.metric_spent);
+  return state;
+}
+
+uint64_t Ledger::metric_spent_micros(uint32_t metric_id) const {
+  for (uint32_t i = 0; i < policy_.metric_cap_count; ++i) {
+    if (policy_.metric_caps[i].metric_id == metric_id) return metric_spent_[i];
+  }
+  return 0;
+}
+
+Status Ledger::charged_state(EpsilonMicros epsilon, uint32_t metric_id, State* next) const {
   if (!open_) return Status::kLedgerClosed;
-  if (epsilon == 0 || report_id == nullptr) return Status::kInvalidArgument;
-  if (epsilon > cap_ - spent_) return Status::kBudgetExhausted;
+  if (epsilon == 0) return Status::kInvalidArgument;
+  *next = current_state();
+  if (epsilon > policy_.lifetime_cap_micros - spent_) return Status::kBudgetExhausted;
+  if (policy_.window_seconds != 0) {
+    uint64_t now = 0;
+    if (port_.now == nullptr || port_.now(port_.context, &now) != Status::kOk) {
+      return Status::kClockFailure;
+    }
+    // Roll forward by whole windows; a clock behind the window start (set
+    // back, or a reset RTC) keeps the current window: it never refills.
+    if (now >= next->window_start && now - next->window_start >= policy_.window_seconds) {
+      next->window_start +=
+          (now - next->window_start) / policy_.window_seconds * policy_.window_seconds;
+      next->window_spent = 0;
+    }
+    if (epsilon > policy_.window_allowance_micros - next->window_spent) {
+      return Status::kWindowBudgetExhausted;
+    }
+    next->window_spent += epsilon;
+  }
+  for (uint32_t i = 0; i < policy_.metric_cap_count; ++i) {
+    if (policy_.metric_caps[i].metric_id != metric_id) continue;
+    if (epsilon > policy_.metric_caps[i].cap_micros - metric_spent_[i]) {
+      return Status::kMetricBudgetExhausted;
+    }
+    next->metric_spent[i] += epsilon;
+  }
+  next->spent += epsilon;
+  next->next_report_id += 1;
+  return Status::kOk;
+}
+
+Status Ledger::check(EpsilonMicros epsilon, uint32_t metric_id) const {
+  State next;
+  return charged_state(epsilon, metric_id, &next);
+}
+
+Status Ledger::charge(EpsilonMicros epsilon, uint32_t metric_id, uint64_t* report_id) {
+  if (report_id == nullptr) return Status::kInvalidArgument;
+  State next;
+  BLUR_TRY(charged_state(epsilon, metric_id, &next));
   const uint64_t id = next_report_id_;
-  const Status written = write(sequence_ + 1, spent_ + epsilon, id + 1);
+  const Status written = write(next);
   if (written != Status::kOk) {
     open_ = false;  // state on flash unknown: re-open() decides
     return written;
@@ -138,11 +269,14 @@ Status Ledger::charge(EpsilonMicros epsilon, uint64_t* report_id) {
   return Status::kOk;
 }
 
-Status Ledger::write(uint32_t sequence, uint64_t spent, uint64_t next_report_id) {
-  const Record record{sequence, device_nonce_, cap_, spent, next_report_id};
+Status Ledger::write(const State& next) {
+  Record record{sequence_ + 1,       device_nonce_,     counter_ + 1,      policy_, next.spent,
+                next.next_report_id, next.window_start, next.window_spent, {}};
+  memcpy(record.metric_spent, next.metric_spent, sizeof record.metric_spent);
+  if (!has_counter(port_)) record.counter = 0;
   uint8_t bytes[kRecordSize];
   serialize(record, bytes);
-  const uint32_t slot = sequence % kSlotCount;
+  const uint32_t slot = record.sequence % kSlotCount;
   // Erase, program the body, then the CRC last: a torn write leaves an
   // invalid slot, and the other slot still holds the previous record.
   if (port_.erase(port_.context, slot) != Status::kOk ||
@@ -152,15 +286,30 @@ Status Ledger::write(uint32_t sequence, uint64_t spent, uint64_t next_report_id)
       port_.sync(port_.context) != Status::kOk) {
     return Status::kStorageFailure;
   }
-  uint8_t check[kRecordSize];
-  if (port_.read(port_.context, slot, 0, check, sizeof check) != Status::kOk ||
-      memcmp(check, bytes, sizeof check) != 0) {
+  for (uint32_t offset = 0; offset < kRecordSize; offset += 32) {  // read back, 32 B at a time
+    uint8_t check_bytes[32];
+    const uint32_t size = kRecordSize - offset < 32 ? kRecordSize - offset : 32;
+    if (port_.read(port_.context, slot, offset, check_bytes, size) != Status::kOk ||
+        memcmp(check_bytes, bytes + offset, size) != 0) {
+      return Status::kStorageFailure;
+    }
+  }
+  // The record is durable; now the counter, so an older image is refused.
+  if (has_counter(port_) && port_.counter_advance(port_.context, record.counter) != Status::kOk) {
     return Status::kStorageFailure;
   }
-  sequence_ = sequence;
-  spent_ = spent;
-  next_report_id_ = next_report_id;
+  adopt(record.sequence, record.counter, next);
   return Status::kOk;
+}
+
+void Ledger::adopt(uint32_t sequence, uint64_t counter, const State& state) {
+  sequence_ = sequence;
+  counter_ = counter;
+  spent_ = state.spent;
+  next_report_id_ = state.next_report_id;
+  window_start_ = state.window_start;
+  window_spent_ = state.window_spent;
+  memcpy(metric_spent_, state.metric_spent, sizeof metric_spent_);
 }
 
 }  // namespace blur

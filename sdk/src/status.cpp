@@ -21,7 +21,7 @@ const char* status_name(Status status) {
     case Status::kAlreadyProvisioned:
       return "already provisioned";
     case Status::kBudgetExhausted:
-      return "budget exhausted";
+      return "lifetime budget exhausted";
     case Status::kLedgerClosed:
       return "ledger closed";
     case Status::kIterationCap:
@@ -30,6 +30,14 @@ const char* status_name(Status status) {
       return "encoding failure";
     case Status::kCryptoFailure:
       return "crypto failure";
+    case Status::kWindowBudgetExhausted:
+      return "window budget exhausted";
+    case Status::kMetricBudgetExhausted:
+      return "metric budget exhausted";
+    case Status::kClockFailure:
+      return "clock failure";
+    case Status::kStorageRollback:
+      return "storage rolled back";
   }
   return "unknown status";
 }

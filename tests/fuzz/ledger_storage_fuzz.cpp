@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ledger.spent_micros() > ledger.lifetime_cap_micros()) __builtin_trap();
   const uint64_t spent = ledger.spent_micros();
   uint64_t id = 0;
-  if (ledger.charge(1, &id) == blur::Status::kOk && ledger.spent_micros() != spent + 1) {
+  if (ledger.charge(1, 1, &id) == blur::Status::kOk && ledger.spent_micros() != spent + 1) {
     __builtin_trap();
   }
   return 0;

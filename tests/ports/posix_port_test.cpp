@@ -59,7 +59,7 @@ TEST(PosixPort, LedgerSurvivesARestartOfTheProcessState) {
     blur::Ledger ledger;
     ASSERT_EQ(ledger.provision(posix.port(), {5000000}, 77), Status::kOk);
     uint64_t id = 0;
-    ASSERT_EQ(ledger.charge(1500000, &id), Status::kOk);
+    ASSERT_EQ(ledger.charge(1500000, 1, &id), Status::kOk);
   }
   PosixPort posix;
   ASSERT_EQ(posix.open(file.path.c_str()), Status::kOk);

@@ -19,7 +19,7 @@ TEST(Ledger, BlankStorageIsNotProvisionedAndChargesNothing) {
   Ledger ledger;
   EXPECT_EQ(ledger.open(port.port()), Status::kNotProvisioned);
   uint64_t id = 0;
-  EXPECT_EQ(ledger.charge(1, &id), Status::kLedgerClosed);
+  EXPECT_EQ(ledger.charge(1, 1, &id), Status::kLedgerClosed);
   EXPECT_EQ(ledger.remaining_micros(), 0u);
 }
 
@@ -28,9 +28,9 @@ TEST(Ledger, ProvisionOnceThenStateSurvivesReopen) {
   Ledger ledger;
   ASSERT_EQ(ledger.provision(port.port(), kPolicy, 0xABCDEF), Status::kOk);
   uint64_t id = 0;
-  ASSERT_EQ(ledger.charge(kNat, &id), Status::kOk);
+  ASSERT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);
   EXPECT_EQ(id, 0u);
-  ASSERT_EQ(ledger.charge(kNat, &id), Status::kOk);
+  ASSERT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);
   EXPECT_EQ(id, 1u);
 
   Ledger rebooted;
@@ -38,7 +38,7 @@ TEST(Ledger, ProvisionOnceThenStateSurvivesReopen) {
   EXPECT_EQ(rebooted.spent_micros(), 2 * kNat);
   EXPECT_EQ(rebooted.remaining_micros(), kNat / 2);
   EXPECT_EQ(rebooted.device_nonce(), 0xABCDEFu);
-  ASSERT_EQ(rebooted.charge(1, &id), Status::kOk);
+  ASSERT_EQ(rebooted.charge(1, 1, &id), Status::kOk);
   EXPECT_EQ(id, 2u);  // ids continue across reboots
 
   Ledger again;
@@ -50,14 +50,14 @@ TEST(Ledger, RefusesChargesBeyondTheCapAndChangesNothing) {
   Ledger ledger;
   ASSERT_EQ(ledger.provision(port.port(), kPolicy, 1), Status::kOk);
   uint64_t id = 0;
-  ASSERT_EQ(ledger.charge(2 * kNat, &id), Status::kOk);
+  ASSERT_EQ(ledger.charge(2 * kNat, 1, &id), Status::kOk);
   const uint64_t operations = port.storage_operations();
-  EXPECT_EQ(ledger.charge(kNat, &id), Status::kBudgetExhausted);
+  EXPECT_EQ(ledger.charge(kNat, 1, &id), Status::kBudgetExhausted);
   EXPECT_EQ(port.storage_operations(), operations);  // nothing written
   EXPECT_EQ(ledger.spent_micros(), 2 * kNat);
-  EXPECT_EQ(ledger.charge(kNat / 2, &id), Status::kOk);  // exactly to the cap
+  EXPECT_EQ(ledger.charge(kNat / 2, 1, &id), Status::kOk);  // exactly to the cap
   EXPECT_EQ(ledger.remaining_micros(), 0u);
-  EXPECT_EQ(ledger.charge(1, &id), Status::kBudgetExhausted);
+  EXPECT_EQ(ledger.charge(1, 1, &id), Status::kBudgetExhausted);
 }
 
 TEST(Ledger, CorruptNewestRecordFallsBackToThePreviousOne) {
@@ -65,8 +65,8 @@ TEST(Ledger, CorruptNewestRecordFallsBackToThePreviousOne) {
   Ledger ledger;
   ASSERT_EQ(ledger.provision(port.port(), kPolicy, 1), Status::kOk);  // sequence 1, slot 1
   uint64_t id = 0;
-  ASSERT_EQ(ledger.charge(kNat, &id), Status::kOk);    // sequence 2, slot 0
-  port.flash()[0 * SimPort::kBlockSize + 33] ^= 0x01;  // a bit of slot 0's spent total
+  ASSERT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);  // sequence 2, slot 0
+  port.flash()[0 * SimPort::kBlockSize + 33] ^= 0x01;   // a bit of slot 0's spent total
   Ledger rebooted;
   ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
   EXPECT_EQ(rebooted.spent_micros(), 0u);  // the record before the charge
@@ -79,12 +79,12 @@ TEST(Ledger, NoValidRecordKeepsTheLedgerClosed) {
   Ledger ledger;
   ASSERT_EQ(ledger.provision(port.port(), kPolicy, 1), Status::kOk);
   uint64_t id = 0;
-  ASSERT_EQ(ledger.charge(kNat, &id), Status::kOk);
+  ASSERT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);
   port.flash()[0 * SimPort::kBlockSize + 50] ^= 0x80;  // CRC of slot 0
   port.flash()[1 * SimPort::kBlockSize + 0] ^= 0x80;   // magic of slot 1
   Ledger rebooted;
   EXPECT_EQ(rebooted.open(port.port()), Status::kStorageCorrupt);
-  EXPECT_EQ(rebooted.charge(1, &id), Status::kLedgerClosed);
+  EXPECT_EQ(rebooted.charge(1, 1, &id), Status::kLedgerClosed);
   // Starting over is an explicit act.
   EXPECT_EQ(rebooted.provision(port.port(), kPolicy, 2), Status::kOk);
 }
@@ -98,16 +98,16 @@ TEST(Ledger, StorageFailureDuringAChargeClosesTheLedger) {
     Ledger ledger;
     ASSERT_EQ(ledger.provision(port.port(), kPolicy, 1), Status::kOk);
     uint64_t id = 0;
-    ASSERT_EQ(ledger.charge(kNat, &id), Status::kOk);
+    ASSERT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);
     port.fail_storage_after(k);
-    EXPECT_EQ(ledger.charge(kNat, &id), Status::kStorageFailure);
+    EXPECT_EQ(ledger.charge(kNat, 1, &id), Status::kStorageFailure);
     EXPECT_FALSE(ledger.is_open());
-    EXPECT_EQ(ledger.charge(1, &id), Status::kLedgerClosed);
+    EXPECT_EQ(ledger.charge(1, 1, &id), Status::kLedgerClosed);
     port.fail_storage_after(SimPort::kNever);
     Ledger rebooted;
     ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
     EXPECT_GE(rebooted.spent_micros(), kNat);
-    ASSERT_EQ(rebooted.charge(1, &id), Status::kOk);
+    ASSERT_EQ(rebooted.charge(1, 1, &id), Status::kOk);
     EXPECT_GE(id, 1u);
   }
 }

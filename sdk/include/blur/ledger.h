@@ -1,21 +1,36 @@
 // The device's privacy-budget ledger, persisted through the storage port.
 //
-// The ledger is charged, and the charge is durable (programmed, synced and
-// read back), before any randomized report exists. It also hands out the
-// report ids, so an id is never reused across reboots.
+// Unit: epsilon in micro-nats (epsilon.h). Every mechanism charges its
+// realized epsilon rounded up; the ledger only adds, it never refunds.
+//
+// Policy (fixed at provisioning): a lifetime cap; optionally an allowance
+// per time window of W seconds (Apple-style daily budgets; needs the
+// port's clock); optionally a cap per metric for up to kMaxLedgerMetrics
+// metrics (other metrics are bounded by the lifetime and window caps).
+// charge() refuses a report that would exceed any of them and says which:
+// kBudgetExhausted (lifetime), kWindowBudgetExhausted, kMetricBudgetExhausted.
+//
+// The charge is durable (erased, programmed, synced and read back) before
+// charge() returns, and make_report() randomizes only after that. The
+// ledger also hands out report ids, so an id is never reused across reboots.
 //
 // Storage layout: two slots in separate erase blocks (0 and 1). A record is
-//   magic u32 | format u32 | sequence u32 | 0 u32 | device_nonce u64 |
-//   lifetime_cap u64 | spent u64 | next_report_id u64 | crc32 u32
-// little-endian, 52 bytes; the CRC (IEEE 802.3) covers the first 48 bytes
-// and is programmed last. Record `s` lives in slot s % 2, so an update never
-// touches the newest valid record; open() takes the valid record with the
-// newest sequence (wrap-aware).
+// little-endian, kRecordSize bytes:
+//   magic u32 | format u32 | sequence u32 | metric_count u32 |
+//   device_nonce u64 | lifetime_cap u64 | spent u64 | next_report_id u64 |
+//   window_seconds u64 | window_allowance u64 | window_start u64 |
+//   window_spent u64 | counter u64 |
+//   kMaxLedgerMetrics x (metric_id u32 | 0 u32 | cap u64 | spent u64) |
+//   crc32 u32 (IEEE 802.3, over everything before it, programmed last)
+// Record `s` lives in slot s % 2, so an update erases and rewrites the older
+// slot and never touches the newest valid record; open() takes the valid
+// record with the newest sequence (RFC 1982 serial arithmetic).
 //
-// Fail closed: with no valid record, or after a failed write, the ledger is
-// closed and charges nothing until open() or the explicit provision() call.
-// This foundation version has a lifetime cap only; per-window and
-// per-metric caps come with the full ledger.
+// Fail closed: with no valid record, a failed write, a failed clock or a
+// rolled-back image (see Port::counter_read), the ledger is closed and
+// charges nothing until open() succeeds or the explicit provision() call
+// (which refuses while any valid record exists: a budget is never reset by
+// accident).
 #ifndef BLUR_LEDGER_H
 #define BLUR_LEDGER_H
 
@@ -25,52 +40,98 @@
 #include "blur/port.h"
 #include "blur/status.h"
 
+// Metrics with their own cap; each costs 24 bytes of record and of RAM.
+#ifndef BLUR_LEDGER_MAX_METRICS
+#define BLUR_LEDGER_MAX_METRICS 8
+#endif
+
 namespace blur {
 
+inline constexpr uint32_t kMaxLedgerMetrics = BLUR_LEDGER_MAX_METRICS;
+
+struct MetricCap {
+  uint32_t metric_id;
+  uint64_t cap_micros;
+};
+
 struct LedgerPolicy {
-  // Total epsilon this device may ever spend, in micro-nats.
-  uint64_t lifetime_cap_micros;
+  // Total epsilon this device may ever spend (> 0).
+  uint64_t lifetime_cap_micros = 0;
+  // Allowance per window of window_seconds (0: no window). Windows start at
+  // the provisioning time and follow each other back to back.
+  uint64_t window_seconds = 0;
+  uint64_t window_allowance_micros = 0;
+  // Caps of individual metrics (distinct ids, each cap > 0).
+  MetricCap metric_caps[kMaxLedgerMetrics] = {};
+  uint32_t metric_cap_count = 0;
 };
 
 class Ledger {
  public:
-  static constexpr uint32_t kRecordSize = 52;
+  static constexpr uint32_t kRecordSize = 88 + 24 * kMaxLedgerMetrics + 4;
 
   Ledger() = default;
 
   // Loads the newest valid record. kNotProvisioned if both slots are blank
   // (all 0xFF), kStorageCorrupt if neither holds a valid record,
-  // kStorageFailure if the port fails, kInvalidArgument if the port's
-  // geometry cannot hold two slots.
+  // kStorageRollback if the newest one is older than the monotonic counter,
+  // kStorageFailure if the port fails, kInvalidArgument if the port cannot
+  // hold two slots.
   Status open(const Port& port);
 
-  // Writes the first record of a new device. Refuses (kAlreadyProvisioned)
-  // if a valid record exists: a budget is never reset by accident. On
-  // corrupt storage this is the documented way to start over.
+  // Writes the first record of a new device. kAlreadyProvisioned if a valid
+  // record exists; kInvalidArgument for an invalid policy (zero lifetime
+  // cap, a window without allowance, repeated or zero metric caps) or a
+  // window policy on a port without a clock. On corrupt storage this is the
+  // documented way to start over.
   Status provision(const Port& port, const LedgerPolicy& policy, uint64_t device_nonce);
 
-  // Adds `epsilon` to the spent total and reserves the next report id, and
-  // returns only after the new record is durable. kBudgetExhausted (nothing
-  // changes) if the cap would be exceeded; on a storage failure the ledger
+  // Adds `epsilon` (> 0) to the spent totals of the lifetime, the current
+  // window and `metric_id`, reserves the next report id, and returns only
+  // after the new record is durable. When a cap would be exceeded nothing
+  // changes and the status names the cap. On a storage failure the ledger
   // closes (the charge may or may not be durable: it is never assumed undone).
-  Status charge(EpsilonMicros epsilon, uint64_t* report_id);
+  Status charge(EpsilonMicros epsilon, uint32_t metric_id, uint64_t* report_id);
+
+  // Whether charge(epsilon, metric_id) would pass the caps now (no write);
+  // the same statuses as charge(). Used to refuse before any other work.
+  Status check(EpsilonMicros epsilon, uint32_t metric_id) const;
 
   bool is_open() const { return open_; }
-  uint64_t spent_micros() const { return spent_; }
-  uint64_t lifetime_cap_micros() const { return cap_; }
-  uint64_t remaining_micros() const { return open_ ? cap_ - spent_ : 0; }
   uint64_t device_nonce() const { return device_nonce_; }
+  uint64_t spent_micros() const { return spent_; }
+  uint64_t lifetime_cap_micros() const { return policy_.lifetime_cap_micros; }
+  uint64_t remaining_micros() const { return open_ ? policy_.lifetime_cap_micros - spent_ : 0; }
+  const LedgerPolicy& policy() const { return policy_; }
+  // The window as of the last charge (window_start is in clock seconds).
+  uint64_t window_start() const { return window_start_; }
+  uint64_t window_spent_micros() const { return window_spent_; }
+  // Spent by a metric with its own cap (0 for other metrics).
+  uint64_t metric_spent_micros(uint32_t metric_id) const;
+  uint64_t next_report_id() const { return next_report_id_; }
 
  private:
-  Status write(uint32_t sequence, uint64_t spent, uint64_t next_report_id);
+  struct State {
+    uint64_t spent, next_report_id, window_start, window_spent;
+    uint64_t metric_spent[kMaxLedgerMetrics];
+  };
+  // The state a charge would produce, or the cap it would break.
+  Status charged_state(EpsilonMicros epsilon, uint32_t metric_id, State* next) const;
+  State current_state() const;
+  Status write(const State& next);
+  void adopt(uint32_t sequence, uint64_t counter, const State& state);
 
   Port port_{};
   bool open_ = false;
   uint32_t sequence_ = 0;
+  uint64_t counter_ = 0;
   uint64_t device_nonce_ = 0;
-  uint64_t cap_ = 0;
+  LedgerPolicy policy_{};
   uint64_t spent_ = 0;
   uint64_t next_report_id_ = 0;
+  uint64_t window_start_ = 0;
+  uint64_t window_spent_ = 0;
+  uint64_t metric_spent_[kMaxLedgerMetrics] = {};
 };
 
 }  // namespace blur

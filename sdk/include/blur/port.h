@@ -31,6 +31,19 @@ struct Port {
   Status (*sync)(void* context);
   uint32_t block_size;
   uint32_t block_count;
+
+  // Optional (nullptr when absent). Seconds on a clock that keeps counting
+  // across reboots (an RTC, time(2)); only per-window budgets need it. The
+  // ledger never refills a window when the clock goes backwards.
+  Status (*now)(void* context, uint64_t* seconds);
+
+  // Optional monotonic counter that survives reflashing the storage (eMMC
+  // RPMB, a TPM NV counter, OTP fuses), both callbacks or neither. With it,
+  // the ledger refuses a storage image older than its last write
+  // (kStorageRollback); without it, restoring an old flash image restores
+  // the old budget, a risk the integrator must accept or prevent.
+  Status (*counter_read)(void* context, uint64_t* value);
+  Status (*counter_advance)(void* context, uint64_t value);  // to at least `value`
 };
 
 }  // namespace blur

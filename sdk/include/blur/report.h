@@ -36,7 +36,7 @@ Status make_report(Ledger& ledger, Rng& rng, const Mechanism& mechanism, uint32_
   if (out == nullptr || value >= mechanism.domain_size()) return Status::kInvalidArgument;
   if (!rng.seeded()) return Status::kEntropyFailure;  // before spending anything
   Report report{};
-  BLUR_TRY(ledger.charge(mechanism.epsilon_charged(), &report.report_id));
+  BLUR_TRY(ledger.charge(mechanism.epsilon_charged(), metric_id, &report.report_id));
   if constexpr (Mechanism::kPayload == PayloadKind::kBitVector) {
     BLUR_TRY(mechanism.randomize(rng, value, report.payload.bits));
     report.payload.bit_count = static_cast<uint16_t>(mechanism.domain_size());

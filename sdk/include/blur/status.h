@@ -10,18 +10,22 @@ namespace blur {
 
 enum class [[nodiscard]] Status : uint8_t{
     kOk = 0,
-    kInvalidArgument,     // a parameter is out of range; nothing changed
-    kBufferTooSmall,      // the caller's buffer cannot hold the output
-    kEntropyFailure,      // the entropy port or the DRBG failed: no randomness, no report
-    kStorageFailure,      // the storage port failed (read, program, erase, sync or read-back)
-    kStorageCorrupt,      // storage holds data but no valid record: the ledger stays closed
-    kNotProvisioned,      // storage is blank: provision the ledger explicitly
-    kAlreadyProvisioned,  // a valid ledger exists; provisioning would reset it
-    kBudgetExhausted,     // the charge would exceed the privacy budget
-    kLedgerClosed,        // the ledger is not open (never opened, or a write failed)
-    kIterationCap,        // a sampler ran past its iteration cap: no output
-    kEncodingFailure,     // the wire encoder failed
-    kCryptoFailure,       // a cryptographic primitive (SHA-256) failed
+    kInvalidArgument,        // a parameter is out of range; nothing changed
+    kBufferTooSmall,         // the caller's buffer cannot hold the output
+    kEntropyFailure,         // the entropy port or the DRBG failed: no randomness, no report
+    kStorageFailure,         // the storage port failed (read, program, erase, sync or read-back)
+    kStorageCorrupt,         // storage holds data but no valid record: the ledger stays closed
+    kNotProvisioned,         // storage is blank: provision the ledger explicitly
+    kAlreadyProvisioned,     // a valid ledger exists; provisioning would reset it
+    kBudgetExhausted,        // the charge would exceed the lifetime privacy budget
+    kLedgerClosed,           // the ledger is not open (never opened, or a write failed)
+    kIterationCap,           // a sampler ran past its iteration cap: no output
+    kEncodingFailure,        // the wire encoder failed
+    kCryptoFailure,          // a cryptographic primitive (SHA-256) failed
+    kWindowBudgetExhausted,  // the charge would exceed the current time window's allowance
+    kMetricBudgetExhausted,  // the charge would exceed the metric's own cap
+    kClockFailure,           // the clock port failed or is missing: no window accounting
+    kStorageRollback,        // storage is older than the monotonic counter: the ledger stays closed
 };
 
 // A stable, human-readable name ("ok", "budget exhausted", ...).
