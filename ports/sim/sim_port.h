@@ -27,7 +27,7 @@ namespace sim {
 class SimPort {
  public:
   static constexpr uint32_t kBlockSize = 512;
-  static constexpr uint32_t kBlockCount = 4;
+  static constexpr uint32_t kBlockCount = 6;  // ledger: 0-1, report queue: 2-5
   static constexpr uint64_t kNever = UINT64_MAX;
 
   explicit SimPort(uint64_t seed);

@@ -118,4 +118,52 @@ Status encode_batch(uint64_t device_nonce, const Report* reports, size_t count, 
   return Status::kOk;
 }
 
+Status encode_report(const Report& report, uint8_t* buffer, size_t capacity, size_t* written) {
+  if (written == nullptr || (buffer == nullptr && capacity > 0)) return Status::kInvalidArgument;
+  blur_Report wire;
+  if (!to_wire(report, &wire)) return Status::kEncodingFailure;
+  pb_ostream_t sizing = PB_OSTREAM_SIZING;
+  if (!pb_encode(&sizing, blur_Report_fields, &wire)) return Status::kEncodingFailure;
+  if (sizing.bytes_written > capacity) return Status::kBufferTooSmall;
+  pb_ostream_t stream = pb_ostream_from_buffer(buffer, capacity);
+  if (!pb_encode(&stream, blur_Report_fields, &wire)) return Status::kEncodingFailure;
+  *written = stream.bytes_written;
+  return Status::kOk;
+}
+
+namespace {
+// Appends with `write` at *length, or changes nothing if it does not fit.
+template <typename Write>
+Status append_fields(uint8_t* buffer, size_t capacity, size_t* length, Write write) {
+  if (length == nullptr || buffer == nullptr || *length > capacity) return Status::kInvalidArgument;
+  pb_ostream_t sizing = PB_OSTREAM_SIZING;
+  if (!write(&sizing)) return Status::kEncodingFailure;
+  if (sizing.bytes_written > capacity - *length) return Status::kBufferTooSmall;
+  pb_ostream_t stream = pb_ostream_from_buffer(buffer + *length, capacity - *length);
+  if (!write(&stream)) return Status::kEncodingFailure;
+  *length += stream.bytes_written;
+  return Status::kOk;
+}
+}  // namespace
+
+Status begin_encoded_batch(uint64_t device_nonce, uint8_t* buffer, size_t capacity,
+                           size_t* length) {
+  if (length != nullptr) *length = 0;
+  return append_fields(buffer, capacity, length, [&](pb_ostream_t* stream) {
+    return pb_encode_tag(stream, PB_WT_VARINT, blur_ReportBatch_sdk_version_tag) &&
+           pb_encode_varint(stream, kSdkVersion) &&
+           pb_encode_tag(stream, PB_WT_64BIT, blur_ReportBatch_device_nonce_tag) &&
+           pb_encode_fixed64(stream, &device_nonce);
+  });
+}
+
+Status append_encoded_report(const uint8_t* report, size_t report_size, uint8_t* buffer,
+                             size_t capacity, size_t* length) {
+  if (report == nullptr) return Status::kInvalidArgument;
+  return append_fields(buffer, capacity, length, [&](pb_ostream_t* stream) {
+    return pb_encode_tag(stream, PB_WT_STRING, blur_ReportBatch_reports_tag) &&
+           pb_encode_string(stream, report, report_size);
+  });
+}
+
 }  // namespace blur

@@ -38,6 +38,8 @@ const char* status_name(Status status) {
       return "clock failure";
     case Status::kStorageRollback:
       return "storage rolled back";
+    case Status::kQueueFull:
+      return "report queue full";
   }
   return "unknown status";
 }

@@ -32,6 +32,17 @@ inline constexpr size_t kBatchHeaderSize = 1 + 5 + 1 + 8;
 Status encode_batch(uint64_t device_nonce, const Report* reports, size_t count, uint8_t* buffer,
                     size_t capacity, size_t* written);
 
+// One report as a blur.Report message (what the report queue stores).
+Status encode_report(const Report& report, uint8_t* buffer, size_t capacity, size_t* written);
+
+// A batch assembled from encoded reports: start with the header, then add
+// each report's message. The bytes equal encode_batch() of the same reports.
+// Each call appends at *length; kBufferTooSmall leaves *length unchanged.
+Status begin_encoded_batch(uint64_t device_nonce, uint8_t* buffer, size_t capacity,
+                           size_t* length);
+Status append_encoded_report(const uint8_t* report, size_t report_size, uint8_t* buffer,
+                             size_t capacity, size_t* length);
+
 }  // namespace blur
 
 #endif  // BLUR_REPORT_ENCODING_H

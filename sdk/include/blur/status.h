@@ -26,6 +26,7 @@ enum class [[nodiscard]] Status : uint8_t{
     kMetricBudgetExhausted,  // the charge would exceed the metric's own cap
     kClockFailure,           // the clock port failed or is missing: no window accounting
     kStorageRollback,        // storage is older than the monotonic counter: the ledger stays closed
+    kQueueFull,              // the report queue has no room: refused before any charge
 };
 
 // A stable, human-readable name ("ok", "budget exhausted", ...).

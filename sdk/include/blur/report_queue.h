@@ -1,0 +1,117 @@
+// A persisted, bounded queue of encoded reports waiting for the collector's
+// acknowledgement, on a range of erase blocks of the storage port.
+//
+// Why: a report's epsilon is spent when it is made; if the device is
+// offline or loses power, the report must wait on flash, not in RAM.
+// Reports leave the queue only when acknowledged; when the queue is full,
+// the caller refuses new values before charging anything (has_room()).
+//
+// Layout: the first two blocks of the range are the acknowledgement log,
+// the others a ring of report segments.
+//
+//   Acknowledgement log: 20-byte records appended in one block
+//     magic u32 | sequence u32 | ack_floor u64 | crc32 u32
+//   (every report id below ack_floor is acknowledged); when the block is
+//   full the other one is erased and continues the log. The valid record
+//   with the newest sequence wins, so a torn record or a torn erase leaves
+//   the previous floor in force. One erase per block's worth of acks.
+//
+//   Report segments: a 16-byte header
+//     magic u32 | format u32 | segment_sequence u32 | crc32 u32
+//   then 4-byte-aligned entries
+//     type u8 (1 = report) | 0 u8 | length u16 | 0 u32 | report_id u64 |
+//     blur.Report message[length] | crc32 u32 (over header and message)
+//   programmed body first and CRC last, so a torn entry fails its CRC:
+//   open() stops reading that segment there and seals it (appends continue
+//   in a fresh segment).
+//
+// A segment is reused (erased, new header) only when it holds no
+// unacknowledged report, so an erase never loses one. Acknowledgements live
+// apart from the reports, so a full queue can always record the
+// acknowledgement that empties it. Report ids come from the ledger and
+// increase, so "below the floor" is "acknowledged".
+#ifndef BLUR_REPORT_QUEUE_H
+#define BLUR_REPORT_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blur/port.h"
+#include "blur/status.h"
+
+namespace blur {
+
+class ReportQueue {
+ public:
+  static constexpr uint32_t kSegmentHeaderSize = 16;
+  static constexpr uint32_t kAckRecordSize = 20;
+  static constexpr uint32_t kEntryOverhead = 16 + 4;
+  static constexpr uint32_t kMaxBlocks = 64;
+
+  ReportQueue() = default;
+
+  // Uses blocks [first_block, first_block + block_count) (3..kMaxBlocks of
+  // them: two for acknowledgements, the rest for reports) of `port`; blank
+  // blocks are formatted as needed. Scans the log and
+  // recovers from a torn write. kInvalidArgument for a bad range,
+  // kStorageFailure if the port fails.
+  Status open(const Port& port, uint32_t first_block, uint32_t block_count);
+
+  // The largest report message that fits in one entry.
+  uint32_t max_report_size() const;
+  // kOk if a report of `report_size` bytes can be appended now, else
+  // kQueueFull (every other segment holds unacknowledged reports) or
+  // kInvalidArgument (larger than max_report_size()). Writes nothing.
+  Status has_room(size_t report_size) const;
+
+  // Appends a report (durable: programmed, synced, read back) with its id,
+  // which must be above every id appended before.
+  Status append(uint64_t report_id, const uint8_t* report, size_t report_size);
+
+  // The oldest unacknowledged reports as a blur.ReportBatch (at most
+  // max_reports, as many as fit in `capacity`). *count = 0 when nothing is
+  // pending; otherwise *last_id is the id to acknowledge once the
+  // collector has stored the batch.
+  Status pending_batch(uint64_t device_nonce, size_t max_reports, uint8_t* buffer, size_t capacity,
+                       size_t* written, size_t* count, uint64_t* last_id) const;
+
+  // Marks every report with an id <= last_id acknowledged (durably).
+  Status acknowledge(uint64_t last_id);
+
+  bool is_open() const { return open_; }
+  uint32_t pending_count() const { return pending_; }
+  uint64_t ack_floor() const { return ack_floor_; }
+
+ private:
+  struct Scan;
+  Status scan_block(uint32_t index, bool count_pending, Scan* out) const;
+  Status rotate();
+  Status open_ack_log();
+  Status count_pending();
+  Status write_ack_record(uint64_t floor);
+  uint32_t segment_count() const { return block_count_ - 2; }
+  uint32_t segment_block(uint32_t index) const { return first_block_ + 2 + index; }
+  uint32_t entry_size(size_t payload) const { return (kEntryOverhead + payload + 3) & ~3u; }
+  bool segment_free(uint32_t index, bool* free) const;
+
+  Port port_{};
+  bool open_ = false;
+  uint32_t first_block_ = 0;
+  uint32_t block_count_ = 0;
+  uint32_t active_ = 0;  // index of the segment appends go to
+  uint32_t active_sequence_ = 0;
+  uint32_t write_offset_ = 0;  // in the active block; block_size when sealed
+  bool has_active_ = false;    // false: no segment formatted yet
+  uint64_t ack_floor_ = 0;
+  uint32_t ack_block_ = 0;  // 0 or 1: the acknowledgement block in use
+  uint32_t ack_sequence_ = 0;
+  uint32_t ack_offset_ = 0;  // next record offset; block_size when sealed
+  bool has_ack_ = false;
+  uint64_t last_report_id_ = 0;
+  bool has_report_ = false;
+  uint32_t pending_ = 0;
+};
+
+}  // namespace blur
+
+#endif  // BLUR_REPORT_QUEUE_H

@@ -1,0 +1,385 @@
+#include "blur/report_queue.h"
+
+#include <string.h>
+
+#include "blur/report_encoding.h"
+#include "crc32.h"
+#include "little_endian.h"
+
+namespace blur {
+
+namespace {
+
+constexpr uint32_t kMagic = 0x51524C42;     // "BLRQ"
+constexpr uint32_t kAckMagic = 0x41524C42;  // "BLRA"
+constexpr uint32_t kFormat = 1;
+constexpr uint8_t kReportEntry = 1;
+constexpr uint32_t kEntryHeaderSize = 16;
+
+bool is_blank(const uint8_t* bytes, size_t length) {
+  for (size_t i = 0; i < length; ++i) {
+    if (bytes[i] != 0xFF) return false;
+  }
+  return true;
+}
+
+bool newer(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) > 0; }
+
+// CRC of `size` bytes of a block, read in chunks (no large buffers).
+Status crc_of(const Port& port, uint32_t block, uint32_t offset, uint32_t size, uint32_t* crc) {
+  uint32_t state = crc32_start();
+  uint8_t chunk[32];
+  while (size > 0) {
+    const uint32_t n = size < sizeof chunk ? size : static_cast<uint32_t>(sizeof chunk);
+    if (port.read(port.context, block, offset, chunk, n) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    state = crc32_update(state, chunk, n);
+    offset += n;
+    size -= n;
+  }
+  *crc = crc32_finish(state);
+  return Status::kOk;
+}
+
+}  // namespace
+
+struct ReportQueue::Scan {
+  bool valid;            // the segment header is intact
+  uint32_t sequence;     // of the segment
+  uint32_t end;          // offset after the last valid entry
+  bool sealed;           // a torn entry follows the last valid one
+  uint32_t pending;      // report entries with id >= ack_floor_
+  uint64_t last_report;  // largest report id in the segment
+  bool has_report;
+};
+
+Status ReportQueue::scan_block(uint32_t index, bool count_pending, Scan* out) const {
+  *out = Scan{false, 0, kSegmentHeaderSize, false, 0, 0, false};
+  const uint32_t block = segment_block(index);
+  uint8_t header[kSegmentHeaderSize];
+  if (port_.read(port_.context, block, 0, header, sizeof header) != Status::kOk) {
+    return Status::kStorageFailure;
+  }
+  if (load_le32(header) != kMagic || load_le32(header + 4) != kFormat ||
+      load_le32(header + 12) != crc32(header, 12)) {
+    return Status::kOk;  // blank or torn header: the segment holds nothing
+  }
+  out->valid = true;
+  out->sequence = load_le32(header + 8);
+  const uint32_t block_size = port_.block_size;
+  uint32_t offset = kSegmentHeaderSize;
+  while (offset + kEntryOverhead <= block_size) {
+    uint8_t entry[kEntryHeaderSize];
+    if (port_.read(port_.context, block, offset, entry, sizeof entry) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    if (is_blank(entry, sizeof entry)) break;  // the end of the log
+    const uint32_t length = static_cast<uint32_t>(entry[2]) | static_cast<uint32_t>(entry[3]) << 8;
+    const uint32_t size = entry_size(length);
+    uint32_t crc = 0;
+    uint8_t stored[4];
+    if (entry[0] != kReportEntry || length == 0 || size > block_size - offset) {
+      out->sealed = true;  // torn header: nothing valid follows in this segment
+      break;
+    }
+    BLUR_TRY(crc_of(port_, block, offset, kEntryHeaderSize + length, &crc));
+    if (port_.read(port_.context, block, offset + kEntryHeaderSize + length, stored, 4) !=
+        Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    if (load_le32(stored) != crc) {
+      out->sealed = true;  // torn body or CRC
+      break;
+    }
+    const uint64_t id = load_le64(entry + 8);
+    out->last_report = id;
+    out->has_report = true;
+    if (count_pending && id >= ack_floor_) ++out->pending;
+    offset += size;
+  }
+  out->end = offset;
+  return Status::kOk;
+}
+
+Status ReportQueue::open(const Port& port, uint32_t first_block, uint32_t block_count) {
+  open_ = false;
+  if (port.read == nullptr || port.prog == nullptr || port.erase == nullptr ||
+      port.sync == nullptr || block_count < 3 || block_count > kMaxBlocks ||
+      first_block > port.block_count || block_count > port.block_count - first_block ||
+      port.block_size < kSegmentHeaderSize + kEntryOverhead + 4 || port.block_size > 65536) {
+    return Status::kInvalidArgument;
+  }
+  port_ = port;
+  first_block_ = first_block;
+  block_count_ = block_count;
+  has_active_ = false;
+  ack_floor_ = 0;
+  has_report_ = false;
+  last_report_id_ = 0;
+  BLUR_TRY(open_ack_log());
+  // Pass 1: the newest segment and the last report id.
+  Scan scan;
+  for (uint32_t i = 0; i < segment_count(); ++i) {
+    BLUR_TRY(scan_block(i, false, &scan));
+    if (!scan.valid) continue;
+    if (scan.has_report && (!has_report_ || scan.last_report > last_report_id_)) {
+      last_report_id_ = scan.last_report;
+      has_report_ = true;
+    }
+    if (!has_active_ || newer(scan.sequence, active_sequence_)) {
+      has_active_ = true;
+      active_ = i;
+      active_sequence_ = scan.sequence;
+      write_offset_ = scan.sealed ? port_.block_size : scan.end;
+    }
+  }
+  // Pass 2: what is still pending under the floor.
+  BLUR_TRY(count_pending());
+  open_ = true;
+  return Status::kOk;
+}
+
+Status ReportQueue::count_pending() {
+  uint32_t pending = 0;
+  for (uint32_t i = 0; i < segment_count(); ++i) {
+    Scan scan;
+    BLUR_TRY(scan_block(i, true, &scan));
+    if (scan.valid) pending += scan.pending;
+  }
+  pending_ = pending;
+  return Status::kOk;
+}
+
+// The acknowledgement log: the newest valid record in either block.
+Status ReportQueue::open_ack_log() {
+  has_ack_ = false;
+  ack_block_ = 0;
+  ack_offset_ = 0;
+  for (uint32_t b = 0; b < 2; ++b) {
+    uint32_t offset = 0;
+    bool sealed = false;
+    bool newest_here = false;
+    for (; offset + kAckRecordSize <= port_.block_size; offset += kAckRecordSize) {
+      uint8_t record[kAckRecordSize];
+      if (port_.read(port_.context, first_block_ + b, offset, record, sizeof record) !=
+          Status::kOk) {
+        return Status::kStorageFailure;
+      }
+      if (is_blank(record, sizeof record)) break;
+      if (load_le32(record) != kAckMagic || load_le32(record + 16) != crc32(record, 16)) {
+        sealed = true;  // torn: the rest of this block is not used
+        break;
+      }
+      const uint32_t sequence = load_le32(record + 4);
+      if (!has_ack_ || newer(sequence, ack_sequence_)) {
+        has_ack_ = true;
+        ack_sequence_ = sequence;
+        ack_floor_ = load_le64(record + 8);
+        ack_block_ = b;
+        newest_here = true;
+      }
+    }
+    if (newest_here) ack_offset_ = sealed ? port_.block_size : offset;
+  }
+  return Status::kOk;
+}
+
+Status ReportQueue::write_ack_record(uint64_t floor) {
+  if (!has_ack_ || ack_offset_ + kAckRecordSize > port_.block_size) {
+    // Continue in the other block (or start the log): erase it first. The
+    // block in use keeps the previous floor until the new record is valid.
+    const uint32_t next = has_ack_ ? 1 - ack_block_ : 0;
+    if (port_.erase(port_.context, first_block_ + next) != Status::kOk) {
+      open_ = false;
+      return Status::kStorageFailure;
+    }
+    ack_block_ = next;
+    ack_offset_ = 0;
+  }
+  const uint32_t sequence = has_ack_ ? ack_sequence_ + 1 : 1;
+  uint8_t record[kAckRecordSize];
+  store_le32(record, kAckMagic);
+  store_le32(record + 4, sequence);
+  store_le64(record + 8, floor);
+  store_le32(record + 16, crc32(record, 16));
+  const uint32_t offset = ack_offset_;
+  ack_offset_ = port_.block_size;  // sealed until this record is known good
+  uint8_t check[kAckRecordSize];
+  const uint32_t block = first_block_ + ack_block_;
+  if (port_.prog(port_.context, block, offset, record, 16) != Status::kOk ||
+      port_.prog(port_.context, block, offset + 16, record + 16, 4) != Status::kOk ||
+      port_.sync(port_.context) != Status::kOk ||
+      port_.read(port_.context, block, offset, check, sizeof check) != Status::kOk ||
+      memcmp(check, record, sizeof check) != 0) {
+    open_ = false;
+    return Status::kStorageFailure;
+  }
+  has_ack_ = true;
+  ack_sequence_ = sequence;
+  ack_offset_ = offset + kAckRecordSize;
+  return Status::kOk;
+}
+
+uint32_t ReportQueue::max_report_size() const {
+  const uint32_t room = port_.block_size - kSegmentHeaderSize - kEntryOverhead;
+  return room > 0xFFFF ? 0xFFFF : room & ~3u;
+}
+
+bool ReportQueue::segment_free(uint32_t index, bool* free) const {
+  Scan scan;
+  if (scan_block(index, true, &scan) != Status::kOk) return false;
+  *free = !scan.valid || scan.pending == 0;
+  return true;
+}
+
+Status ReportQueue::has_room(size_t report_size) const {
+  if (!open_) return Status::kInvalidArgument;
+  if (report_size == 0 || report_size > max_report_size()) return Status::kInvalidArgument;
+  if (has_active_ && write_offset_ + entry_size(report_size) <= port_.block_size) {
+    return Status::kOk;
+  }
+  const uint32_t next = has_active_ ? (active_ + 1) % segment_count() : 0;
+  bool free = false;
+  if (!segment_free(next, &free)) return Status::kStorageFailure;
+  return free ? Status::kOk : Status::kQueueFull;
+}
+
+// Starts the next segment: erase it (it holds no pending report) and write
+// its header.
+Status ReportQueue::rotate() {
+  const uint32_t next = has_active_ ? (active_ + 1) % segment_count() : 0;
+  bool free = false;
+  if (!segment_free(next, &free)) return Status::kStorageFailure;
+  if (!free) return Status::kQueueFull;
+  const uint32_t sequence = has_active_ ? active_sequence_ + 1 : 1;
+  uint8_t header[kSegmentHeaderSize];
+  store_le32(header, kMagic);
+  store_le32(header + 4, kFormat);
+  store_le32(header + 8, sequence);
+  store_le32(header + 12, crc32(header, 12));
+  const uint32_t block = segment_block(next);
+  uint8_t check[kSegmentHeaderSize];
+  if (port_.erase(port_.context, block) != Status::kOk ||
+      port_.prog(port_.context, block, 0, header, sizeof header) != Status::kOk ||
+      port_.sync(port_.context) != Status::kOk ||
+      port_.read(port_.context, block, 0, check, sizeof check) != Status::kOk ||
+      memcmp(check, header, sizeof check) != 0) {
+    open_ = false;
+    return Status::kStorageFailure;
+  }
+  has_active_ = true;
+  active_ = next;
+  active_sequence_ = sequence;
+  write_offset_ = kSegmentHeaderSize;
+  return Status::kOk;
+}
+
+Status ReportQueue::append(uint64_t report_id, const uint8_t* report, size_t report_size) {
+  if (!open_) return Status::kInvalidArgument;
+  if (report == nullptr || report_size == 0 || report_size > max_report_size() ||
+      (has_report_ && report_id <= last_report_id_) || report_id < ack_floor_) {
+    return Status::kInvalidArgument;
+  }
+  const uint32_t size = static_cast<uint32_t>(report_size);
+  const uint32_t total = entry_size(size);
+  if (!has_active_ || write_offset_ + total > port_.block_size) BLUR_TRY(rotate());
+  const uint32_t block = segment_block(active_);
+  uint8_t header[kEntryHeaderSize];
+  memset(header, 0, sizeof header);
+  header[0] = kReportEntry;
+  header[2] = static_cast<uint8_t>(size);
+  header[3] = static_cast<uint8_t>(size >> 8);
+  store_le64(header + 8, report_id);
+  uint8_t crc[4];
+  store_le32(crc, crc32_finish(crc32_update(crc32_update(crc32_start(), header, sizeof header),
+                                            report, size)));
+  // Body first, CRC last; the padding after the CRC stays erased.
+  const uint32_t offset = write_offset_;
+  write_offset_ = port_.block_size;  // sealed until this entry is known good
+  uint32_t check = 0;
+  uint8_t stored[4];
+  if (port_.prog(port_.context, block, offset, header, sizeof header) != Status::kOk ||
+      port_.prog(port_.context, block, offset + kEntryHeaderSize, report, size) != Status::kOk ||
+      port_.prog(port_.context, block, offset + kEntryHeaderSize + size, crc, sizeof crc) !=
+          Status::kOk ||
+      port_.sync(port_.context) != Status::kOk ||
+      crc_of(port_, block, offset, kEntryHeaderSize + size, &check) != Status::kOk ||
+      port_.read(port_.context, block, offset + kEntryHeaderSize + size, stored, 4) !=
+          Status::kOk ||
+      load_le32(stored) != check || load_le32(crc) != check) {
+    open_ = false;
+    return Status::kStorageFailure;
+  }
+  write_offset_ = offset + total;
+  last_report_id_ = report_id;
+  has_report_ = true;
+  ++pending_;
+  return Status::kOk;
+}
+
+Status ReportQueue::acknowledge(uint64_t last_id) {
+  if (!open_) return Status::kInvalidArgument;
+  if (last_id < ack_floor_) return Status::kOk;  // already acknowledged
+  if (!has_report_ || last_id > last_report_id_) return Status::kInvalidArgument;
+  BLUR_TRY(write_ack_record(last_id + 1));
+  ack_floor_ = last_id + 1;
+  return count_pending();  // the acknowledged prefix may span segments
+}
+
+Status ReportQueue::pending_batch(uint64_t device_nonce, size_t max_reports, uint8_t* buffer,
+                                  size_t capacity, size_t* written, size_t* count,
+                                  uint64_t* last_id) const {
+  if (!open_ || written == nullptr || count == nullptr || last_id == nullptr || max_reports == 0) {
+    return Status::kInvalidArgument;
+  }
+  *count = 0;
+  size_t length = 0;
+  BLUR_TRY(begin_encoded_batch(device_nonce, buffer, capacity, &length));
+  // Segments oldest first: the one after the active segment, around the ring.
+  bool full = false;
+  for (uint32_t step = 1; step <= segment_count() && *count < max_reports && !full; ++step) {
+    const uint32_t index = (active_ + step) % segment_count();
+    const uint32_t block = segment_block(index);
+    Scan scan;
+    BLUR_TRY(scan_block(index, true, &scan));
+    if (!scan.valid || scan.pending == 0) continue;
+    for (uint32_t offset = kSegmentHeaderSize; offset < scan.end && *count < max_reports;) {
+      uint8_t entry[kEntryHeaderSize];
+      if (port_.read(port_.context, block, offset, entry, sizeof entry) != Status::kOk) {
+        return Status::kStorageFailure;
+      }
+      const uint32_t size = static_cast<uint32_t>(entry[2]) | static_cast<uint32_t>(entry[3]) << 8;
+      const uint64_t id = load_le64(entry + 8);
+      if (id >= ack_floor_) {
+        // Copied from flash straight into the batch behind its field header
+        // (ReportBatch.reports = 3, length-delimited; the length varint has
+        // at most 3 bytes, entries being < 64 KiB).
+        uint8_t field[4];
+        size_t prefix = 0;
+        field[prefix++] = 0x1A;
+        for (uint32_t v = size;; v >>= 7) {
+          field[prefix++] = static_cast<uint8_t>(v >= 0x80 ? (v & 0x7F) | 0x80 : v);
+          if (v < 0x80) break;
+        }
+        if (prefix + size > capacity - length) {
+          full = true;  // later reports wait for the next batch
+          break;
+        }
+        memcpy(buffer + length, field, prefix);
+        if (port_.read(port_.context, block, offset + kEntryHeaderSize, buffer + length + prefix,
+                       size) != Status::kOk) {
+          return Status::kStorageFailure;
+        }
+        length += prefix + size;
+        *last_id = id;
+        ++*count;
+      }
+      offset += entry_size(size);
+    }
+  }
+  *written = length;
+  return Status::kOk;
+}
+
+}  // namespace blur
