@@ -1,4 +1,5 @@
-// Exhaustive power cuts (the littlefs emubd idea): a scenario of many
+// Exhaustive power cuts (the littlefs emubd idea). First the ledger alone:
+// a scenario of many
 // charges over several budget windows runs once per k, with power cut at
 // the k-th flash program or erase (that operation torn: a prefix written,
 // a byte half-programmed, or a block half-erased), then rebooted and
@@ -13,7 +14,12 @@
 
 #include <new>
 
+#include "blur/binary_randomized_response.h"
 #include "blur/ledger.h"
+#include "blur/report.h"
+#include "blur/report_encoding.h"
+#include "blur/report_queue.h"
+#include "blur/rng.h"
 #include "sim_port.h"
 
 namespace {
@@ -165,6 +171,197 @@ TEST(PowerCut, LedgerSurvivesACutAtEveryFlashOperation) {
       "%lu steps, %lu charges released; power cut at each of %llu flash operations: "
       "invariants hold\n",
       static_cast<unsigned long>(kSteps), static_cast<unsigned long>(uncut.released_count),
+      static_cast<unsigned long long>(uncut.flash_operations + 1));
+}
+
+// The whole device: ledger (blocks 0-1) and report queue (blocks 2-5) on
+// one flash. Each step either records a value (room in the queue, then the
+// durable charge, then randomize, encode, append) or sends the pending
+// batch to a "collector" and acknowledges it. Power is cut at the k-th
+// flash operation of the whole scenario, for every k. Invariants:
+//   - everything the ledger invariants above say;
+//   - a report appended to the queue is delivered (the scenario ends by
+//     draining the queue): nothing charged and queued is lost;
+//   - a report is never delivered after its acknowledgement was durable,
+//     and is delivered twice only when the acknowledgement of the batch
+//     that carried it was cut short;
+//   - report ids in the queue are unique.
+constexpr uint32_t kDeviceSteps = kSteps;
+constexpr uint32_t kMaxIds = 4 * kDeviceSteps;
+
+struct DeviceRun {
+  uint64_t appended[kMaxIds];
+  uint32_t appended_count = 0;
+  uint8_t delivered[kMaxIds] = {};  // times each report id was delivered
+  uint8_t uncertain[kMaxIds] = {};  // its batch's acknowledgement was cut
+  uint32_t reboots = 0;
+  uint64_t flash_operations = 0;
+  uint64_t charged_not_queued = 0;  // epsilon spent on reports lost to a cut (allowed)
+};
+
+// The report ids in an encoded batch: ReportBatch.reports (3) each start
+// with Report.report_id (1, varint).
+uint32_t batch_ids(const uint8_t* batch, size_t length, uint64_t* ids) {
+  uint32_t n = 0;
+  size_t at = 1 + 2 + 1 + 8;  // sdk_version (tag + 2-byte varint), device_nonce (tag + 8)
+  while (at < length) {
+    EXPECT_EQ(batch[at], 0x1A);
+    ++at;
+    uint32_t size = 0;
+    for (int shift = 0;; shift += 7) {
+      size |= static_cast<uint32_t>(batch[at] & 0x7F) << shift;
+      if ((batch[at++] & 0x80) == 0) break;
+    }
+    EXPECT_EQ(batch[at], 0x08);
+    uint64_t id = 0;
+    for (size_t i = at + 1, shift = 0;; ++i, shift += 7) {
+      id |= static_cast<uint64_t>(batch[i] & 0x7F) << shift;
+      if ((batch[i] & 0x80) == 0) break;
+    }
+    ids[n++] = id;
+    at += size;
+  }
+  return n;
+}
+
+bool run_device(uint64_t cut, DeviceRun* out) {
+  static SimPort* port = nullptr;
+  static uint8_t storage[sizeof(SimPort)];
+  port = new (storage) SimPort(9);
+  port->cut_power_after(cut, cut + 3);
+  const auto rr = blur::BinaryRandomizedResponse::create(150000);
+  EXPECT_TRUE(rr.ok());
+  bool provisioned = false, advanced = false;
+  uint64_t durable_spent = 0, durable_floor = 0;
+  uint32_t next = 0;
+  bool draining = false;
+  while (next < kDeviceSteps || draining) {
+    Ledger ledger;
+    blur::ReportQueue queue;
+    blur::Rng rng;
+    const Status opened = ledger.open(port->port());
+    if (!provisioned) {
+      if (opened != Status::kOk) {
+        if (ledger.provision(port->port(), policy(), 42) != Status::kOk) {
+          port->restore_power();
+          ++out->reboots;
+          continue;
+        }
+      }
+      provisioned = true;
+    } else {
+      EXPECT_EQ(opened, Status::kOk) << "cut " << cut;
+      if (opened != Status::kOk) return false;
+      EXPECT_GE(ledger.spent_micros(), durable_spent) << "cut " << cut;
+    }
+    EXPECT_EQ(queue.open(port->port(), 2, 4), Status::kOk) << "cut " << cut;
+    EXPECT_GE(queue.ack_floor(), durable_floor) << "cut " << cut;
+    EXPECT_EQ(rng.seed(port->port(), nullptr, 0), Status::kOk);
+    bool power_lost = false;
+    while ((next < kDeviceSteps || draining) && !power_lost) {
+      const Step s = step(next);
+      const bool send = draining || next % 5 == 4;
+      if (!advanced && !draining) port->advance_time(s.advance_seconds);
+      advanced = true;
+      if (send) {
+        static uint8_t batch[2048];
+        size_t written = 0, count = 0;
+        uint64_t last_id = 0;
+        EXPECT_EQ(queue.pending_batch(42, blur::kMaxReportsPerBatch, batch, sizeof batch, &written,
+                                      &count, &last_id),
+                  Status::kOk);
+        if (draining && count == 0) {
+          draining = false;
+          next = kDeviceSteps;
+          break;
+        }
+        static uint64_t ids[blur::kMaxReportsPerBatch];
+        const uint32_t n = batch_ids(batch, written, ids);
+        EXPECT_EQ(n, count);
+        for (uint32_t i = 0; i < n; ++i) {
+          EXPECT_GE(ids[i], durable_floor) << "cut " << cut << ": acknowledged report resent";
+          if (ids[i] >= kMaxIds) return false;
+          if (out->delivered[ids[i]] > 0) {
+            EXPECT_TRUE(out->uncertain[ids[i]]) << "cut " << cut << ": duplicate " << ids[i];
+          }
+          ++out->delivered[ids[i]];
+        }
+        if (count > 0) {
+          const Status acked = queue.acknowledge(last_id);
+          if (acked == Status::kStorageFailure) {
+            for (uint32_t i = 0; i < n; ++i) out->uncertain[ids[i]] = 1;
+            power_lost = true;
+            continue;
+          }
+          EXPECT_EQ(acked, Status::kOk);
+          durable_floor = last_id + 1;
+        }
+      } else {
+        uint8_t message[blur::kMaxEncodedScalarReportSize];
+        const Status room = queue.has_room(sizeof message);
+        if (room == Status::kOk) {
+          blur::Report report;
+          const Status made =
+              blur::make_report(ledger, rng, rr.value(), s.metric, next % 2, &report);
+          if (made == Status::kStorageFailure) {
+            power_lost = true;
+            continue;
+          }
+          if (made == Status::kOk) {
+            durable_spent = ledger.spent_micros();
+            size_t size = 0;
+            EXPECT_EQ(blur::encode_report(report, message, sizeof message, &size), Status::kOk);
+            const Status queued = queue.append(report.report_id, message, size);
+            if (queued == Status::kStorageFailure) {
+              out->charged_not_queued += report.epsilon_micros;
+              ++next;  // the charged report is gone with the power; move on
+              advanced = false;
+              power_lost = true;
+              continue;
+            }
+            EXPECT_EQ(queued, Status::kOk) << "cut " << cut;
+            for (uint32_t i = 0; i < out->appended_count; ++i) {
+              EXPECT_NE(out->appended[i], report.report_id) << "cut " << cut;
+            }
+            out->appended[out->appended_count++] = report.report_id;
+          }
+        } else {
+          EXPECT_EQ(room, Status::kQueueFull) << "cut " << cut;
+        }
+      }
+      if (!draining) {
+        ++next;
+        advanced = false;
+        if (next == kDeviceSteps) draining = true;
+      }
+    }
+    if (power_lost) {
+      port->restore_power();
+      ++out->reboots;
+    }
+  }
+  for (uint32_t i = 0; i < out->appended_count; ++i) {
+    EXPECT_GE(out->delivered[out->appended[i]], 1)
+        << "cut " << cut << ": lost report " << out->appended[i];
+  }
+  out->flash_operations = port->flash_operations();
+  return true;
+}
+
+TEST(PowerCut, DeviceWithQueueSurvivesACutAtEveryFlashOperation) {
+  static DeviceRun uncut;
+  ASSERT_TRUE(run_device(SimPort::kNever, &uncut));
+  ASSERT_EQ(uncut.reboots, 0u);
+  EXPECT_GT(uncut.appended_count, kDeviceSteps / 4);
+  for (uint64_t cut = 0; cut <= uncut.flash_operations; ++cut) {
+    static DeviceRun r;
+    r = DeviceRun();
+    ASSERT_TRUE(run_device(cut, &r));
+  }
+  printf(
+      "%lu steps, %lu reports queued and delivered; power cut at each of %llu flash "
+      "operations: invariants hold\n",
+      static_cast<unsigned long>(kDeviceSteps), static_cast<unsigned long>(uncut.appended_count),
       static_cast<unsigned long long>(uncut.flash_operations + 1));
 }
 
