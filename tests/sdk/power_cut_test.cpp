@@ -235,6 +235,11 @@ bool run_device(uint64_t cut, DeviceRun* out) {
   uint64_t durable_spent = 0, durable_floor = 0;
   uint32_t next = 0;
   bool draining = false;
+  const auto finish_step = [&] {
+    ++next;
+    advanced = false;
+    if (next == kDeviceSteps) draining = true;
+  };
   while (next < kDeviceSteps || draining) {
     Ledger ledger;
     blur::ReportQueue queue;
@@ -314,8 +319,7 @@ bool run_device(uint64_t cut, DeviceRun* out) {
             const Status queued = queue.append(report.report_id, message, size);
             if (queued == Status::kStorageFailure) {
               out->charged_not_queued += report.epsilon_micros;
-              ++next;  // the charged report is gone with the power; move on
-              advanced = false;
+              finish_step();  // the charged report is gone with the power; move on
               power_lost = true;
               continue;
             }
@@ -329,11 +333,7 @@ bool run_device(uint64_t cut, DeviceRun* out) {
           EXPECT_EQ(room, Status::kQueueFull) << "cut " << cut;
         }
       }
-      if (!draining) {
-        ++next;
-        advanced = false;
-        if (next == kDeviceSteps) draining = true;
-      }
+      if (!draining) finish_step();
     }
     if (power_lost) {
       port->restore_power();
