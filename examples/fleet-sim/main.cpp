@@ -47,6 +47,7 @@ struct Options {
   int threads = 4;
   double budget_nats = 10;
   bool table = false;
+  std::string postprocess = "none";
 };
 
 int fail(const std::string& message) {
@@ -233,7 +234,8 @@ int fleet(const Options& o) {
       if (!error.empty()) return fail(error);
       for (const auto& r : decoded.reports) aggregate.add(r);
     }
-    nlohmann::json out = aggregate.estimate();
+    nlohmann::json out =
+        aggregate.estimate(*blur::collector::post_processing_from_name(o.postprocess));
     if (numeric) {
       out["true_mean"] = true_mean;
     } else {
@@ -294,7 +296,8 @@ int fleet(const Options& o) {
     return 0;
   }
   httplib::Client client(o.collector);
-  auto response = client.Get("/v1/metrics/" + std::to_string(o.metric) + "/estimate");
+  auto response = client.Get("/v1/metrics/" + std::to_string(o.metric) +
+                             "/estimate?postprocess=" + o.postprocess);
   if (!response || response->status != 200) return fail("cannot fetch the estimate") - 1;
   print_table(o, nlohmann::json::parse(response->body), true_counts);
   return 0;
@@ -344,6 +347,11 @@ int main(int argc, char** argv) {
   fleet_cmd->add_option("--budget", o.budget_nats, "Each device's lifetime epsilon budget (nats)")
       ->capture_default_str();
   fleet_cmd->add_flag("--table", o.table, "Print the estimate next to the truth as a table");
+  fleet_cmd
+      ->add_option("--postprocess", o.postprocess,
+                   "Also report Norm-Sub estimates (non-negative, summing to n): none or norm-sub")
+      ->check(CLI::IsMember({"none", "norm-sub"}))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   return randomize_cmd->parsed() ? randomize(o) : fleet(o);
 }

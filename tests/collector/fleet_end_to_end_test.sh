@@ -57,6 +57,8 @@ PY
   > "$work/offline-olh.json"
 "$device_sim" fleet --offline --mechanism blh --epsilon 1 --domain 100 --devices 5000 --seed 11 \
   > "$work/offline-blh.json"
+"$device_sim" fleet --offline --mechanism rappor --epsilon 2 --domain 100 --devices 5000 --seed 12 \
+  --postprocess norm-sub > "$work/offline-rappor.json"
 "$device_sim" fleet --offline --mechanism laplace --epsilon 2 --domain 101 --devices 3000 --seed 7 \
   > "$work/offline-laplace.json"
 "$device_sim" fleet --offline --mechanism onebit --epsilon 1 --domain 101 --devices 3000 --seed 8 \
@@ -65,18 +67,26 @@ PY
   --seed 3 > "$work/randomize.json"
 /usr/bin/python3 - "$work/offline.json" "$work/randomize.json" "$work/offline-oue.json" \
   "$work/offline-laplace.json" "$work/offline-onebit.json" "$work/offline-hr.json" \
-  "$work/offline-olh.json" "$work/offline-blh.json" <<'PY'
+  "$work/offline-olh.json" "$work/offline-blh.json" "$work/offline-rappor.json" <<'PY'
 import json, math, sys
+rappor = json.load(open(sys.argv[9]))
+assert rappor["postprocessing"] == "norm-sub"
+consistent = [e["estimate_normsub"] for e in rappor["estimates"]]
+assert min(consistent) >= 0 and abs(sum(consistent) - 5000) < 1e-6, sum(consistent)
+print("rappor offline: Norm-Sub estimates are non-negative and sum to n")
 for path in sys.argv[4:6]:  # numeric
     numeric = json.load(open(path))
     mean = numeric["estimates"][0]
     assert numeric["n"] == 3000 and mean["value"] == "mean"
+    if numeric["mechanism"] == "laplace":  # the grid histogram: one bin per grid point
+        assert [b["value"] for b in numeric["histogram"]] == list(range(101))
+        assert all(b["stderr"] > 0 and b["ci95"][0] < b["ci95"][1] for b in numeric["histogram"])
     assert abs(mean["estimate"] - numeric["true_mean"]) < 5 * mean["stderr"], numeric
     print(f"{numeric['mechanism']} offline: mean {mean['estimate']:.2f} vs true "
           f"{numeric['true_mean']:.2f} (stderr {mean['stderr']:.2f})")
 for path, name, n, d in ((sys.argv[1], "grr", 4000, 16), (sys.argv[3], "oue", 3000, 64),
                          (sys.argv[6], "hr", 5000, 100), (sys.argv[7], "olh", 5000, 100),
-                         (sys.argv[8], "blh", 5000, 100)):
+                         (sys.argv[8], "blh", 5000, 100), (sys.argv[9], "rappor", 5000, 100)):
     offline = json.load(open(path))
     assert offline["n"] == n and len(offline["estimates"]) == d and offline["mechanism"] == name
     for e, truth in zip(offline["estimates"], offline["true_counts"]):

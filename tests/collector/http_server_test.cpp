@@ -136,4 +136,28 @@ TEST_F(CollectorFixture, ServesEstimatesAndMetrics) {
   EXPECT_EQ(nlohmann::json::parse(response->body)["metrics"].size(), 2u);
 }
 
+// ?postprocess=norm-sub adds Norm-Sub estimates next to the unbiased ones;
+// an unknown post-processing is a 400 that names the choices.
+TEST_F(CollectorFixture, NormSubOnRequest) {
+  ASSERT_EQ(post(kat_bodies().at(0))->status, 200);
+  auto response = client_->Get("/v1/metrics/1/estimate?postprocess=norm-sub");
+  ASSERT_TRUE(response);
+  ASSERT_EQ(response->status, 200);
+  const auto estimate = nlohmann::json::parse(response->body);
+  EXPECT_EQ(estimate["postprocessing"], "norm-sub");
+  double total = 0;
+  for (const auto& e : estimate["estimates"]) {
+    EXPECT_GE(e["estimate_normsub"].get<double>(), 0.0);
+    total += e["estimate_normsub"].get<double>();
+  }
+  EXPECT_NEAR(total, 1.0, 1e-9);
+  response = client_->Get("/v1/metrics/1/estimate");
+  ASSERT_TRUE(response);
+  EXPECT_FALSE(nlohmann::json::parse(response->body).contains("postprocessing"));
+  response = client_->Get("/v1/metrics/1/estimate?postprocess=clip");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 400);
+  EXPECT_NE(response->body.find("none or norm-sub"), std::string::npos);
+}
+
 }  // namespace

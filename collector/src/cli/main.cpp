@@ -74,7 +74,13 @@ int serve(const std::string& db_path, const std::string& address, int port,
   return ok ? 0 : 1;
 }
 
-int estimate(const std::string& db_path, const std::vector<uint32_t>& metric_ids) {
+int estimate(const std::string& db_path, const std::vector<uint32_t>& metric_ids,
+             const std::string& postprocess) {
+  const auto post = blur::collector::post_processing_from_name(postprocess);
+  if (!post) {
+    std::fprintf(stderr, "blur-collector: --postprocess must be none or norm-sub\n");
+    return 2;
+  }
   auto store = open_store(db_path);
   if (!store) return 1;
   nlohmann::json out = nlohmann::json::array();
@@ -92,7 +98,7 @@ int estimate(const std::string& db_path, const std::vector<uint32_t>& metric_ids
     }
   }
   for (const auto& metric : metrics)
-    out.push_back(blur::collector::estimate_metric(metric, *store));
+    out.push_back(blur::collector::estimate_metric(metric, *store, *post));
   std::cout << (out.size() == 1 ? out[0] : out).dump(2) << "\n";
   return 0;
 }
@@ -135,12 +141,18 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   estimate_cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
+  std::string postprocess = "none";
+  estimate_cmd
+      ->add_option("--postprocess", postprocess,
+                   "Also report Norm-Sub estimates (non-negative, summing to n): none or norm-sub")
+      ->check(CLI::IsMember({"none", "norm-sub"}))
+      ->capture_default_str();
 
   auto* metrics_cmd = app.add_subcommand("metrics", "List the registered metrics");
   metrics_cmd->add_option("--db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
 
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) return serve(db_path, address, port, metric_specs, threads);
-  if (estimate_cmd->parsed()) return estimate(db_path, metric_ids);
+  if (estimate_cmd->parsed()) return estimate(db_path, metric_ids, postprocess);
   return list_metrics(db_path);
 }

@@ -7,7 +7,7 @@
 
 namespace blur::collector {
 
-nlohmann::json estimate_json(const SupportCounter& support) {
+nlohmann::json estimate_json(const SupportCounter& support, PostProcessing post) {
   const MetricConfig& metric = support.metric();
   nlohmann::json out;
   out["metric_id"] = metric.id;
@@ -31,9 +31,11 @@ nlohmann::json estimate_json(const SupportCounter& support) {
       all_squared += c * c;
     }
   }
+  std::vector<double> unbiased;
   for (uint32_t value = 0; value < metric.domain_size; ++value) {
     const CountEstimate e =
         estimate_count(support.reports(), counts[value], params, all_squared - squared[value]);
+    unbiased.push_back(e.count);
     out["estimates"].push_back({{"value", value},
                                 {"estimate", e.count},
                                 {"stderr", e.std_error},
@@ -41,6 +43,7 @@ nlohmann::json estimate_json(const SupportCounter& support) {
                                 {"fraction", e.count / n},
                                 {"fraction_ci95", {e.ci95_low / n, e.ci95_high / n}}});
   }
+  if (post == PostProcessing::kNormSub) add_norm_sub(unbiased, n, &out["estimates"], &out);
   return out;
 }
 
@@ -66,17 +69,18 @@ void MetricAggregate::add(const IncomingReport& report) {
   add(value, report.bits);
 }
 
-nlohmann::json MetricAggregate::estimate() const {
-  if (support_) return estimate_json(*support_);
-  return numeric_estimate_json(metric_, summary_);
+nlohmann::json MetricAggregate::estimate(PostProcessing post) const {
+  if (support_) return estimate_json(*support_, post);
+  return numeric_estimate_json(metric_, summary_, post);
 }
 
-nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store) {
+nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store,
+                               PostProcessing post) {
   MetricAggregate aggregate(metric);
   store.for_each_payload(metric.id, [&](int64_t value, const std::string& bits, uint64_t count) {
     aggregate.add(value, bits, count);
   });
-  return aggregate.estimate();
+  return aggregate.estimate(post);
 }
 
 }  // namespace blur::collector

@@ -10,6 +10,11 @@
 // the same divided by n. Intervals are the normal approximation and are not
 // clipped to [0, n], so they stay honest about the noise. Numeric
 // mechanisms: see numeric_summary.h.
+//
+// With PostProcessing::kNormSub the object also has "postprocessing":
+// "norm-sub" and every estimate an "estimate_normsub": non-negative counts
+// summing to n (post_processing.h). They are biased; the unbiased fields
+// are unchanged.
 #ifndef BLUR_COLLECTOR_ESTIMATE_METRIC_ESTIMATE_H
 #define BLUR_COLLECTOR_ESTIMATE_METRIC_ESTIMATE_H
 
@@ -17,6 +22,7 @@
 #include <optional>
 
 #include "estimate/numeric_summary.h"
+#include "estimate/post_processing.h"
 #include "estimate/support_counter.h"
 #include "ingest/batch.h"
 #include "metrics/metric_config.h"
@@ -24,7 +30,8 @@
 
 namespace blur::collector {
 
-nlohmann::json estimate_json(const SupportCounter& support);
+nlohmann::json estimate_json(const SupportCounter& support,
+                             PostProcessing post = PostProcessing::kNone);
 
 // A metric's validated reports, aggregated the way its mechanism needs:
 // support counts for frequency oracles, a numeric summary for discrete
@@ -35,7 +42,7 @@ class MetricAggregate {
   // `value`: bit, index or number; `bits`: the bit vector (unary encodings).
   void add(int64_t value, const std::string& bits, uint64_t count = 1);
   void add(const IncomingReport& report);
-  nlohmann::json estimate() const;
+  nlohmann::json estimate(PostProcessing post = PostProcessing::kNone) const;
   // The aggregate itself: support counts (frequency oracles, else null) and
   // the numeric summary (numeric mechanisms).
   const SupportCounter* support() const { return support_ ? &*support_ : nullptr; }
@@ -46,7 +53,8 @@ class MetricAggregate {
   std::optional<SupportCounter> support_;  // frequency oracles
   NumericSummary summary_;                 // numeric mechanisms
 };
-nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store);
+nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store,
+                               PostProcessing post = PostProcessing::kNone);
 
 }  // namespace blur::collector
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "estimate/frequency_oracle.h"
+#include "estimate/grid_histogram.h"
 
 namespace blur::collector {
 
@@ -30,7 +31,8 @@ double discrete_laplace_noise_variance(const MetricConfig& metric) {
   return 2 * r / ((1 - r) * (1 - r));
 }
 
-nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary) {
+nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary,
+                                     PostProcessing post) {
   nlohmann::json out;
   out["metric_id"] = metric.id;
   out["mechanism"] = mechanism_name(metric.mechanism);
@@ -62,6 +64,25 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
                               {"estimate", mean},
                               {"stderr", stderr_mean},
                               {"ci95", {mean - kZ95 * stderr_mean, mean + kZ95 * stderr_mean}}});
+  if (metric.mechanism == Mechanism::kDiscreteLaplace && metric.domain_size <= kMaxHistogramGrid) {
+    const std::map<int64_t, double> outputs(summary.histogram().begin(), summary.histogram().end());
+    const double r = std::exp(-(metric.epsilon_micros / 1e6) / (metric.domain_size - 1.0));
+    std::vector<double> unbiased;
+    nlohmann::json bins = nlohmann::json::array();
+    const auto histogram = discrete_laplace_histogram(outputs, r, metric.domain_size);
+    for (uint32_t x = 0; x < histogram.size(); ++x) {
+      const CountEstimate& e = histogram[x];
+      unbiased.push_back(e.count);
+      bins.push_back({{"value", x},
+                      {"estimate", e.count},
+                      {"stderr", e.std_error},
+                      {"ci95", {e.ci95_low, e.ci95_high}}});
+    }
+    if (post == PostProcessing::kNormSub) {
+      add_norm_sub(unbiased, static_cast<double>(summary.reports()), &bins, &out);
+    }
+    out["histogram"] = std::move(bins);
+  }
   return out;
 }
 

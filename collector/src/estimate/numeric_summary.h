@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "estimate/post_processing.h"
 #include "metrics/metric_config.h"
 
 namespace blur::collector {
@@ -41,7 +42,13 @@ double discrete_laplace_noise_variance(const MetricConfig& metric);
 // for 1BitMean it holds the bits, and the mean is
 // M (b_bar (e^eps + 1) - 1) / (e^eps - 1), M = domain_size - 1, with the
 // standard error scaled alike from the bits' sample variance.
-nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary);
+//
+// Discrete Laplace also gets "histogram": [{"value": x, "estimate",
+// "stderr", "ci95"}] for x in 0..k-1 (k <= kMaxHistogramGrid): unbiased
+// counts of devices per grid point (grid_histogram.h); with kNormSub each
+// bin also has "estimate_normsub".
+nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary,
+                                     PostProcessing post = PostProcessing::kNone);
 
 }  // namespace blur::collector
 

@@ -84,7 +84,17 @@ HttpServer::HttpServer(SqliteStore& store, int threads)
     if (!metric) {
       return reply_error(response, 404, "unknown metric " + std::string(request.matches[1]));
     }
-    reply(response, 200, estimate_metric(*metric, store_));
+    auto post = PostProcessing::kNone;
+    if (request.has_param("postprocess")) {
+      const auto parsed = post_processing_from_name(request.get_param_value("postprocess"));
+      if (!parsed) {
+        return reply_error(response, 400,
+                           "postprocess must be none or norm-sub, not '" +
+                               request.get_param_value("postprocess") + "'");
+      }
+      post = *parsed;
+    }
+    reply(response, 200, estimate_metric(*metric, store_, post));
   });
 
   server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
