@@ -1,0 +1,159 @@
+/* Blur's C API: for apps (JNI, Swift, C firmware) that must not see C++.
+ *
+ * One client object lives in memory the caller provides; nothing is
+ * allocated. It owns the DRBG, the privacy-budget ledger, the persisted
+ * report queue and up to BLUR_MAX_METRICS metric configurations, all on
+ * the storage the caller's port describes:
+ *   blocks 0-1  the ledger (blur/ledger.h)
+ *   blocks 2..  the report queue (blur/report_queue.h), at least 3 blocks
+ *
+ * Typical use:
+ *   static uint8_t memory[BLUR_CLIENT_MEMORY_SIZE];
+ *   blur_client* client;
+ *   blur_status s = blur_open(memory, sizeof memory, &port, &client);
+ *   if (s == BLUR_NOT_PROVISIONED) s = blur_provision(client, &policy);
+ *   blur_add_metric(client, &metric);          // each boot, same configuration
+ *   blur_record(client, metric_id, value);      // charge, randomize, queue
+ *   blur_pending_batch(client, buf, cap, &len, &count, &token);  // send buf...
+ *   blur_acknowledge(client, token);            // ...after the collector's 200
+ *
+ * Every function returns a blur_status; blur_status_name() gives its text.
+ * Nothing crosses this header but C types. The client is not thread-safe:
+ * serialize calls on one client.
+ */
+#ifndef BLUR_BLUR_H
+#define BLUR_BLUR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The values of blur::Status (blur/status.h). */
+typedef enum blur_status {
+  BLUR_OK = 0,
+  BLUR_INVALID_ARGUMENT = 1,
+  BLUR_BUFFER_TOO_SMALL = 2,
+  BLUR_ENTROPY_FAILURE = 3,
+  BLUR_STORAGE_FAILURE = 4,
+  BLUR_STORAGE_CORRUPT = 5,
+  BLUR_NOT_PROVISIONED = 6,
+  BLUR_ALREADY_PROVISIONED = 7,
+  BLUR_BUDGET_EXHAUSTED = 8,
+  BLUR_LEDGER_CLOSED = 9,
+  BLUR_ITERATION_CAP = 10,
+  BLUR_ENCODING_FAILURE = 11,
+  BLUR_CRYPTO_FAILURE = 12,
+  BLUR_WINDOW_BUDGET_EXHAUSTED = 13,
+  BLUR_METRIC_BUDGET_EXHAUSTED = 14,
+  BLUR_CLOCK_FAILURE = 15,
+  BLUR_STORAGE_ROLLBACK = 16,
+  BLUR_QUEUE_FULL = 17
+} blur_status;
+
+/* The platform: callbacks return 0 on success, anything else on failure.
+ * Storage has NOR-flash semantics (erase sets a block to 0xFF, program
+ * writes erased bytes, sync makes them durable). `now` may be NULL (then
+ * no window budget); it returns seconds on a clock that survives reboots. */
+typedef struct blur_port {
+  void* context;
+  int (*entropy)(void* context, uint8_t* out, size_t length);
+  int (*read)(void* context, uint32_t block, uint32_t offset, uint8_t* out, uint32_t size);
+  int (*prog)(void* context, uint32_t block, uint32_t offset, const uint8_t* data, uint32_t size);
+  int (*erase)(void* context, uint32_t block);
+  int (*sync)(void* context);
+  int (*now)(void* context, uint64_t* seconds);
+  uint32_t block_size;
+  uint32_t block_count;
+} blur_port;
+
+/* Mechanisms (values of the wire schema's Mechanism enum). */
+typedef enum blur_mechanism {
+  BLUR_MECHANISM_RR = 1,
+  BLUR_MECHANISM_GRR = 2,
+  BLUR_MECHANISM_SUE = 3,
+  BLUR_MECHANISM_OUE = 4,
+  BLUR_MECHANISM_LAPLACE = 5,
+  BLUR_MECHANISM_ONEBIT = 6,
+  BLUR_MECHANISM_HR = 7,
+  BLUR_MECHANISM_OLH = 8,
+  BLUR_MECHANISM_BLH = 9,
+  BLUR_MECHANISM_RAPPOR = 10
+} blur_mechanism;
+
+#define BLUR_MAX_METRICS 8
+#define BLUR_CLIENT_MEMORY_SIZE 8192 /* bytes; blur_open() checks it is enough */
+
+typedef struct blur_metric {
+  uint32_t metric_id;
+  uint32_t mechanism;      /* a blur_mechanism */
+  uint32_t epsilon_micros; /* per report, micro-nats (1000000 = 1 nat) */
+  uint32_t domain_size;    /* values 0..domain_size-1 (2 for rr) */
+} blur_metric;
+
+typedef struct blur_metric_cap {
+  uint32_t metric_id;
+  uint64_t cap_micros;
+} blur_metric_cap;
+
+/* The device's budget, fixed at provisioning (see blur/ledger.h). */
+typedef struct blur_policy {
+  uint64_t lifetime_cap_micros;
+  uint64_t window_seconds; /* 0: no window */
+  uint64_t window_allowance_micros;
+  blur_metric_cap metric_caps[BLUR_MAX_METRICS];
+  uint32_t metric_cap_count;
+} blur_policy;
+
+typedef struct blur_budget {
+  uint64_t lifetime_cap_micros;
+  uint64_t spent_micros;
+  uint64_t remaining_micros;
+  uint64_t window_start;
+  uint64_t window_spent_micros;
+  uint32_t pending_reports;
+} blur_budget;
+
+typedef struct blur_client blur_client;
+
+/* Seeds the DRBG from the port and opens the ledger and the queue.
+ * BLUR_NOT_PROVISIONED on blank storage (call blur_provision), and the
+ * ledger's statuses otherwise; *client is usable after BLUR_OK or
+ * BLUR_NOT_PROVISIONED. */
+blur_status blur_open(void* memory, size_t memory_size, const blur_port* port,
+                      blur_client** client);
+
+/* Writes the first ledger record (a random device nonce is drawn). Refuses
+ * (BLUR_ALREADY_PROVISIONED) when a valid ledger exists. */
+blur_status blur_provision(blur_client* client, const blur_policy* policy);
+
+/* Registers a metric for this session (configure the same ones every boot).
+ * BLUR_INVALID_ARGUMENT for an unknown mechanism, a bad epsilon or domain,
+ * a repeated id, or more than BLUR_MAX_METRICS metrics. */
+blur_status blur_add_metric(blur_client* client, const blur_metric* metric);
+
+/* Randomizes `value` for the metric and queues the report: checks the queue
+ * has room (else BLUR_QUEUE_FULL, nothing spent), charges the ledger durably
+ * (else a budget status, nothing spent), randomizes, appends. */
+blur_status blur_record(blur_client* client, uint32_t metric_id, uint32_t value);
+
+/* The oldest pending reports as one encoded blur.ReportBatch (the body of
+ * POST /v1/reports). *count = 0 when nothing is pending. Pass *ack_token
+ * to blur_acknowledge once the collector answered 200. */
+blur_status blur_pending_batch(blur_client* client, uint8_t* buffer, size_t capacity,
+                               size_t* written, size_t* count, uint64_t* ack_token);
+
+blur_status blur_acknowledge(blur_client* client, uint64_t ack_token);
+
+blur_status blur_get_budget(const blur_client* client, blur_budget* budget);
+
+/* "ok", "lifetime budget exhausted", ... (never NULL). */
+const char* blur_status_name(blur_status status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BLUR_BLUR_H */

@@ -1,0 +1,132 @@
+// A whole device in one object: DRBG, ledger, report queue and the
+// configured metrics, on one port's storage (ledger: blocks 0-1; report
+// queue: blocks 2..). record() is the safe order for a report: room in the
+// queue, durable charge, randomize, durable append. The C API (blur.h) is
+// a thin layer over this class.
+#ifndef BLUR_CLIENT_H
+#define BLUR_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blur/binary_randomized_response.h"
+#include "blur/discrete_laplace.h"
+#include "blur/generalized_randomized_response.h"
+#include "blur/hadamard_response.h"
+#include "blur/ledger.h"
+#include "blur/local_hashing.h"
+#include "blur/mechanism.h"
+#include "blur/one_bit_mean.h"
+#include "blur/rappor.h"
+#include "blur/report.h"
+#include "blur/report_encoding.h"
+#include "blur/report_queue.h"
+#include "blur/rng.h"
+#include "blur/unary_encoding.h"
+
+namespace blur {
+
+inline constexpr uint32_t kMaxClientMetrics = 8;
+inline constexpr uint32_t kLedgerBlocks = 2;  // the queue starts after them
+
+// One configured mechanism of any kind, without heap or RTTI: a tag and
+// storage big enough for the largest mechanism object.
+class AnyMechanism {
+ public:
+  // kInvalidArgument for an unknown id or a configuration its builder refuses.
+  Status set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size,
+             uint32_t metric_id);
+  // Calls f(mechanism) with the concrete type; returns its Status.
+  template <typename F>
+  Status visit(F&& f) const;
+
+ private:
+  template <typename M>
+  const M& as() const {
+    return *reinterpret_cast<const M*>(storage_);
+  }
+  template <typename M>
+  Status store(const Result<M>& built);
+
+  static constexpr size_t kStorageSize = 64;
+  alignas(8) unsigned char storage_[kStorageSize];
+  MechanismId id_ = MechanismId::kBinaryRandomizedResponse;
+  bool set_ = false;
+};
+
+class Client {
+ public:
+  Client() = default;
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Seeds the DRBG from port.entropy, opens the ledger (its status:
+  // kNotProvisioned on blank storage) and the report queue.
+  Status open(const Port& port);
+  Status provision(const LedgerPolicy& policy);
+  Status add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicros epsilon_micros,
+                    uint32_t domain_size);
+  Status record(uint32_t metric_id, uint32_t value);
+  // See ReportQueue::pending_batch; the token is the last id to acknowledge.
+  Status pending_batch(uint8_t* buffer, size_t capacity, size_t* written, size_t* count,
+                       uint64_t* ack_token) const;
+  Status acknowledge(uint64_t ack_token) { return queue_.acknowledge(ack_token); }
+
+  const Ledger& ledger() const { return ledger_; }
+  const ReportQueue& queue() const { return queue_; }
+
+ private:
+  struct Metric {
+    uint32_t id;
+    AnyMechanism mechanism;
+  };
+
+  Port port_{};
+  bool ready_ = false;  // DRBG seeded and queue open
+  Rng rng_;
+  Ledger ledger_;
+  ReportQueue queue_;
+  Metric metrics_[kMaxClientMetrics] = {};
+  uint32_t metric_count_ = 0;
+  Report report_{};                              // scratch: kept off the stack
+  uint8_t message_[kMaxEncodedReportSize] = {};  // scratch
+};
+
+template <typename M>
+Status AnyMechanism::store(const Result<M>& built) {
+  static_assert(sizeof(M) <= kStorageSize && alignof(M) <= 8, "AnyMechanism storage");
+  if (!built.ok()) return built.status();
+  new (storage_) M(built.value());
+  set_ = true;
+  return Status::kOk;
+}
+
+template <typename F>
+Status AnyMechanism::visit(F&& f) const {
+  if (!set_) return Status::kInvalidArgument;
+  switch (id_) {
+    case MechanismId::kBinaryRandomizedResponse:
+      return f(as<BinaryRandomizedResponse>());
+    case MechanismId::kGeneralizedRandomizedResponse:
+      return f(as<GeneralizedRandomizedResponse>());
+    case MechanismId::kSymmetricUnaryEncoding:
+    case MechanismId::kOptimizedUnaryEncoding:
+      return f(as<UnaryEncoding>());
+    case MechanismId::kDiscreteLaplace:
+      return f(as<DiscreteLaplace>());
+    case MechanismId::kOneBitMean:
+      return f(as<OneBitMean>());
+    case MechanismId::kHadamardResponse:
+      return f(as<HadamardResponse>());
+    case MechanismId::kOptimizedLocalHashing:
+    case MechanismId::kBinaryLocalHashing:
+      return f(as<LocalHashing>());
+    case MechanismId::kRappor:
+      return f(as<Rappor>());
+  }
+  return Status::kInvalidArgument;
+}
+
+}  // namespace blur
+
+#endif  // BLUR_CLIENT_H

@@ -1,0 +1,160 @@
+// The C API (blur.h) over blur::Client: C callbacks adapted to the C++
+// port, statuses passed through by value (their numbers are the same).
+#include <new>
+
+#include "blur/blur.h"
+#include "blur/client.h"
+
+namespace {
+
+using blur::Status;
+
+#define BLUR_SAME(c, cpp) static_assert(static_cast<int>(c) == static_cast<int>(Status::cpp), #c)
+BLUR_SAME(BLUR_OK, kOk);
+BLUR_SAME(BLUR_INVALID_ARGUMENT, kInvalidArgument);
+BLUR_SAME(BLUR_BUFFER_TOO_SMALL, kBufferTooSmall);
+BLUR_SAME(BLUR_ENTROPY_FAILURE, kEntropyFailure);
+BLUR_SAME(BLUR_STORAGE_FAILURE, kStorageFailure);
+BLUR_SAME(BLUR_STORAGE_CORRUPT, kStorageCorrupt);
+BLUR_SAME(BLUR_NOT_PROVISIONED, kNotProvisioned);
+BLUR_SAME(BLUR_ALREADY_PROVISIONED, kAlreadyProvisioned);
+BLUR_SAME(BLUR_BUDGET_EXHAUSTED, kBudgetExhausted);
+BLUR_SAME(BLUR_LEDGER_CLOSED, kLedgerClosed);
+BLUR_SAME(BLUR_ITERATION_CAP, kIterationCap);
+BLUR_SAME(BLUR_ENCODING_FAILURE, kEncodingFailure);
+BLUR_SAME(BLUR_CRYPTO_FAILURE, kCryptoFailure);
+BLUR_SAME(BLUR_WINDOW_BUDGET_EXHAUSTED, kWindowBudgetExhausted);
+BLUR_SAME(BLUR_METRIC_BUDGET_EXHAUSTED, kMetricBudgetExhausted);
+BLUR_SAME(BLUR_CLOCK_FAILURE, kClockFailure);
+BLUR_SAME(BLUR_STORAGE_ROLLBACK, kStorageRollback);
+BLUR_SAME(BLUR_QUEUE_FULL, kQueueFull);
+#undef BLUR_SAME
+static_assert(BLUR_MAX_METRICS == blur::kMaxClientMetrics, "BLUR_MAX_METRICS");
+static_assert(BLUR_MAX_METRICS == blur::kMaxLedgerMetrics, "BLUR_MAX_METRICS");
+
+blur_status to_c(Status status) { return static_cast<blur_status>(status); }
+
+}  // namespace
+
+// The C client: the C port (whose callbacks the C++ port forwards to) and
+// the C++ client.
+struct blur_client {
+  blur_port c_port;
+  blur::Client client;
+
+  static blur_client* of(void* context) { return static_cast<blur_client*>(context); }
+  static Status entropy(void* context, uint8_t* out, size_t length) {
+    const blur_port& p = of(context)->c_port;
+    return p.entropy(p.context, out, length) == 0 ? Status::kOk : Status::kEntropyFailure;
+  }
+  static Status read(void* context, uint32_t block, uint32_t offset, uint8_t* out, uint32_t size) {
+    const blur_port& p = of(context)->c_port;
+    return p.read(p.context, block, offset, out, size) == 0 ? Status::kOk : Status::kStorageFailure;
+  }
+  static Status prog(void* context, uint32_t block, uint32_t offset, const uint8_t* data,
+                     uint32_t size) {
+    const blur_port& p = of(context)->c_port;
+    return p.prog(p.context, block, offset, data, size) == 0 ? Status::kOk
+                                                             : Status::kStorageFailure;
+  }
+  static Status erase(void* context, uint32_t block) {
+    const blur_port& p = of(context)->c_port;
+    return p.erase(p.context, block) == 0 ? Status::kOk : Status::kStorageFailure;
+  }
+  static Status sync(void* context) {
+    const blur_port& p = of(context)->c_port;
+    return p.sync(p.context) == 0 ? Status::kOk : Status::kStorageFailure;
+  }
+  static Status now(void* context, uint64_t* seconds) {
+    const blur_port& p = of(context)->c_port;
+    return p.now(p.context, seconds) == 0 ? Status::kOk : Status::kClockFailure;
+  }
+};
+
+static_assert(sizeof(blur_client) <= BLUR_CLIENT_MEMORY_SIZE, "raise BLUR_CLIENT_MEMORY_SIZE");
+
+extern "C" {
+
+blur_status blur_open(void* memory, size_t memory_size, const blur_port* port,
+                      blur_client** client) {
+  if (memory == nullptr || memory_size < sizeof(blur_client) || port == nullptr ||
+      client == nullptr || reinterpret_cast<uintptr_t>(memory) % alignof(blur_client) != 0 ||
+      port->entropy == nullptr || port->read == nullptr || port->prog == nullptr ||
+      port->erase == nullptr || port->sync == nullptr) {
+    return BLUR_INVALID_ARGUMENT;
+  }
+  blur_client* c = new (memory) blur_client{*port, {}};
+  const blur::Port cpp_port{c,
+                            &blur_client::entropy,
+                            &blur_client::read,
+                            &blur_client::prog,
+                            &blur_client::erase,
+                            &blur_client::sync,
+                            port->block_size,
+                            port->block_count,
+                            port->now != nullptr ? &blur_client::now : nullptr,
+                            nullptr,
+                            nullptr};
+  const Status opened = c->client.open(cpp_port);
+  if (opened == Status::kOk || opened == Status::kNotProvisioned) *client = c;
+  return to_c(opened);
+}
+
+blur_status blur_provision(blur_client* client, const blur_policy* policy) {
+  if (client == nullptr || policy == nullptr || policy->metric_cap_count > BLUR_MAX_METRICS) {
+    return BLUR_INVALID_ARGUMENT;
+  }
+  blur::LedgerPolicy cpp;
+  cpp.lifetime_cap_micros = policy->lifetime_cap_micros;
+  cpp.window_seconds = policy->window_seconds;
+  cpp.window_allowance_micros = policy->window_allowance_micros;
+  cpp.metric_cap_count = policy->metric_cap_count;
+  for (uint32_t i = 0; i < policy->metric_cap_count; ++i) {
+    cpp.metric_caps[i] = {policy->metric_caps[i].metric_id, policy->metric_caps[i].cap_micros};
+  }
+  return to_c(client->client.provision(cpp));
+}
+
+blur_status blur_add_metric(blur_client* client, const blur_metric* metric) {
+  if (client == nullptr || metric == nullptr || metric->mechanism < 1 || metric->mechanism > 10) {
+    return BLUR_INVALID_ARGUMENT;
+  }
+  return to_c(client->client.add_metric(metric->metric_id,
+                                        static_cast<blur::MechanismId>(metric->mechanism),
+                                        metric->epsilon_micros, metric->domain_size));
+}
+
+blur_status blur_record(blur_client* client, uint32_t metric_id, uint32_t value) {
+  if (client == nullptr) return BLUR_INVALID_ARGUMENT;
+  return to_c(client->client.record(metric_id, value));
+}
+
+blur_status blur_pending_batch(blur_client* client, uint8_t* buffer, size_t capacity,
+                               size_t* written, size_t* count, uint64_t* ack_token) {
+  if (client == nullptr) return BLUR_INVALID_ARGUMENT;
+  return to_c(client->client.pending_batch(buffer, capacity, written, count, ack_token));
+}
+
+blur_status blur_acknowledge(blur_client* client, uint64_t ack_token) {
+  if (client == nullptr) return BLUR_INVALID_ARGUMENT;
+  return to_c(client->client.acknowledge(ack_token));
+}
+
+blur_status blur_get_budget(const blur_client* client, blur_budget* budget) {
+  if (client == nullptr || budget == nullptr) return BLUR_INVALID_ARGUMENT;
+  const blur::Ledger& ledger = client->client.ledger();
+  if (!ledger.is_open()) return BLUR_LEDGER_CLOSED;
+  budget->lifetime_cap_micros = ledger.lifetime_cap_micros();
+  budget->spent_micros = ledger.spent_micros();
+  budget->remaining_micros = ledger.remaining_micros();
+  budget->window_start = ledger.window_start();
+  budget->window_spent_micros = ledger.window_spent_micros();
+  budget->pending_reports = client->client.queue().pending_count();
+  return BLUR_OK;
+}
+
+const char* blur_status_name(blur_status status) {
+  return blur::status_name(static_cast<Status>(status));
+}
+
+}  // extern "C"

@@ -1,0 +1,104 @@
+#include "blur/client.h"
+
+#include <new>
+
+namespace blur {
+
+Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size,
+                         uint32_t metric_id) {
+  set_ = false;
+  id_ = id;
+  switch (id) {
+    case MechanismId::kBinaryRandomizedResponse:
+      if (domain_size != 2) return Status::kInvalidArgument;
+      return store(BinaryRandomizedResponse::create(epsilon_micros));
+    case MechanismId::kGeneralizedRandomizedResponse:
+      return store(GeneralizedRandomizedResponse::create(epsilon_micros, domain_size));
+    case MechanismId::kSymmetricUnaryEncoding:
+      return store(
+          UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric, epsilon_micros, domain_size));
+    case MechanismId::kOptimizedUnaryEncoding:
+      return store(
+          UnaryEncoding::create(UnaryEncoding::Kind::kOptimized, epsilon_micros, domain_size));
+    case MechanismId::kDiscreteLaplace:
+      return store(DiscreteLaplace::create(epsilon_micros, domain_size));
+    case MechanismId::kOneBitMean:
+      return store(OneBitMean::create(epsilon_micros, domain_size));
+    case MechanismId::kHadamardResponse:
+      return store(HadamardResponse::create(epsilon_micros, domain_size));
+    case MechanismId::kOptimizedLocalHashing:
+      return store(
+          LocalHashing::create(LocalHashing::Kind::kOptimized, epsilon_micros, domain_size));
+    case MechanismId::kBinaryLocalHashing:
+      return store(LocalHashing::create(LocalHashing::Kind::kBinary, epsilon_micros, domain_size));
+    case MechanismId::kRappor:
+      return store(
+          Rappor::create(epsilon_micros, domain_size, RapporShape{}, BloomHashKey{metric_id, 0}));
+  }
+  return Status::kInvalidArgument;
+}
+
+Status Client::open(const Port& port) {
+  ready_ = false;
+  port_ = port;
+  static constexpr uint8_t kPersonalization[] = "blur-client";
+  BLUR_TRY(rng_.seed(port, kPersonalization, sizeof kPersonalization - 1));
+  if (port.block_count < kLedgerBlocks + 3) return Status::kInvalidArgument;
+  BLUR_TRY(queue_.open(port, kLedgerBlocks, port.block_count - kLedgerBlocks));
+  ready_ = true;
+  return ledger_.open(port);
+}
+
+Status Client::provision(const LedgerPolicy& policy) {
+  if (!ready_) return Status::kInvalidArgument;
+  uint64_t nonce = 0;
+  BLUR_TRY(rng_.next_u64(&nonce));
+  return ledger_.provision(port_, policy, nonce);
+}
+
+Status Client::add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicros epsilon_micros,
+                          uint32_t domain_size) {
+  if (metric_count_ == kMaxClientMetrics) return Status::kInvalidArgument;
+  for (uint32_t i = 0; i < metric_count_; ++i) {
+    if (metrics_[i].id == metric_id) return Status::kInvalidArgument;
+  }
+  Metric& metric = metrics_[metric_count_];
+  BLUR_TRY(metric.mechanism.set(mechanism, epsilon_micros, domain_size, metric_id));
+  metric.id = metric_id;
+  ++metric_count_;
+  return Status::kOk;
+}
+
+Status Client::record(uint32_t metric_id, uint32_t value) {
+  if (!ready_) return Status::kInvalidArgument;
+  const Metric* metric = nullptr;
+  for (uint32_t i = 0; i < metric_count_; ++i) {
+    if (metrics_[i].id == metric_id) metric = &metrics_[i];
+  }
+  if (metric == nullptr) return Status::kInvalidArgument;
+  return metric->mechanism.visit([&](const auto& mechanism) {
+    if (value >= mechanism.domain_size()) return Status::kInvalidArgument;
+    // Room first (nothing is spent on a report that could not be queued),
+    // then the durable charge and the randomization, then the append.
+    size_t bound = kMaxEncodedScalarReportSize;
+    using M = std::decay_t<decltype(mechanism)>;
+    if constexpr (M::kPayload == PayloadKind::kBitVector || M::kPayload == PayloadKind::kBloom) {
+      bound += 12 + mechanism.payload_bytes();
+    }
+    BLUR_TRY(queue_.has_room(bound));
+    BLUR_TRY(ledger_.check(mechanism.epsilon_charged(), metric_id));
+    BLUR_TRY(make_report(ledger_, rng_, mechanism, metric_id, value, &report_));
+    size_t size = 0;
+    BLUR_TRY(encode_report(report_, message_, sizeof message_, &size));
+    return queue_.append(report_.report_id, message_, size);
+  });
+}
+
+Status Client::pending_batch(uint8_t* buffer, size_t capacity, size_t* written, size_t* count,
+                             uint64_t* ack_token) const {
+  if (!ready_ || !ledger_.is_open()) return Status::kLedgerClosed;
+  return queue_.pending_batch(ledger_.device_nonce(), kMaxReportsPerBatch, buffer, capacity,
+                              written, count, ack_token);
+}
+
+}  // namespace blur
