@@ -1,32 +1,44 @@
-// Blur on a Cortex-M4 (QEMU mps2-an386): a firmware image that links the SDK
-// with mbedTLS and nanopb, provisions the privacy ledger on first boot,
-// records a few randomized reports, encodes them as one batch, and prints it
-// over semihosting. Every byte of memory is static or on the stack: the
-// image links no malloc, free, _sbrk or operator new (a test checks).
+// Blur on a Cortex-M4 (QEMU mps2-an386): a firmware image with the whole
+// device SDK (blur::Client: CTR_DRBG, the persisted ledger with its caps,
+// the persisted report queue, nanopb) and one mechanism of each payload
+// kind. It provisions the ledger on first boot, records a few values per
+// metric, takes the pending batch, acknowledges it, and prints it over
+// semihosting. Every byte of memory is static or on the stack: the image
+// links no malloc, free, _sbrk or operator new (a test checks).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "blur/binary_randomized_response.h"
-#include "blur/ledger.h"
-#include "blur/report.h"
-#include "blur/report_encoding.h"
-#include "blur/rng.h"
+#include "blur/client.h"
 #include "board_port.h"
 
 namespace {
 
 constexpr uint32_t kBlockSize = 512;
-constexpr uint32_t kBlockCount = 2;
-constexpr uint32_t kMetricDoorOpened = 1;
-constexpr size_t kReports = 4;
+constexpr uint32_t kBlockCount = 6;  // ledger 0-1, queue 2-5 (RAM-emulated flash)
+
+struct MetricSetup {
+  uint32_t id;
+  blur::MechanismId mechanism;
+  uint32_t epsilon_micros;
+  uint32_t domain_size;
+};
+// One mechanism of each payload kind: a bit, an index, a bit vector, a
+// hashed bucket, a Bloom filter, a number.
+constexpr MetricSetup kMetrics[] = {
+    {1, blur::MechanismId::kBinaryRandomizedResponse, 1000000, 2},      // door opened
+    {2, blur::MechanismId::kGeneralizedRandomizedResponse, 2000000, 8},  // screen shown
+    {3, blur::MechanismId::kOptimizedUnaryEncoding, 2000000, 32},       // error code
+    {4, blur::MechanismId::kOptimizedLocalHashing, 2000000, 1024},      // app id
+    {5, blur::MechanismId::kRappor, 2000000, 256},                      // emoji
+    {6, blur::MechanismId::kDiscreteLaplace, 1000000, 101},             // battery %
+};
+constexpr uint32_t kValues[] = {1, 5, 17, 700, 42, 87};
 
 uint8_t g_flash[kBlockSize * kBlockCount];
 blur::cortex_m::BoardContext g_board;
-blur::Rng g_rng;
-blur::Ledger g_ledger;
-blur::Report g_reports[kReports];
-uint8_t g_batch[blur::kBatchHeaderSize + kReports * blur::kMaxEncodedScalarReportSize];
+blur::Client g_client;
+uint8_t g_batch[1024];
 
 // Stack high-water mark by painting (QEMU has no cycle counter; size and
 // stack are what can be measured here).
@@ -56,42 +68,43 @@ int fail(const char* step, blur::Status status) {
 
 int run() {
   const blur::Port port = blur::cortex_m::board_port(&g_board, g_flash, kBlockSize, kBlockCount);
-  static const uint8_t kPersonalization[] = "blur-firmware-m4";
-  blur::Status status = g_rng.seed(port, kPersonalization, sizeof kPersonalization - 1);
-  if (status != blur::Status::kOk) return fail("seeding the DRBG", status);
-
-  status = g_ledger.open(port);
+  blur::Status status = g_client.open(port);
   if (status == blur::Status::kNotProvisioned) {
-    uint64_t nonce = 0;
-    status = g_rng.next_u64(&nonce);
-    if (status != blur::Status::kOk) return fail("drawing the device nonce", status);
-    status = g_ledger.provision(port, blur::LedgerPolicy{8 * blur::kEpsilonMicrosPerNat}, nonce);
+    blur::LedgerPolicy policy;
+    policy.lifetime_cap_micros = 20 * blur::kEpsilonMicrosPerNat;
+    policy.window_seconds = 86400;
+    policy.window_allowance_micros = 12 * blur::kEpsilonMicrosPerNat;
+    policy.metric_caps[0] = {1, 2 * blur::kEpsilonMicrosPerNat};
+    policy.metric_cap_count = 1;
+    status = g_client.provision(policy);
     if (status != blur::Status::kOk) return fail("provisioning the ledger", status);
-    printf("blur firmware: ledger provisioned, lifetime budget 8 nats\n");
+    printf("blur firmware: ledger provisioned: 20 nats for life, 12 per day, 2 for metric 1\n");
   } else if (status != blur::Status::kOk) {
-    return fail("opening the ledger", status);
+    return fail("opening the device state", status);
   }
-
-  const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
-  if (!rr.ok()) return fail("configuring randomized response", rr.status());
-  const bool door_opened[kReports] = {true, false, false, true};
-  for (size_t i = 0; i < kReports; ++i) {
-    status = blur::make_report(g_ledger, g_rng, rr.value(), kMetricDoorOpened, door_opened[i],
-                               &g_reports[i]);
-    if (status != blur::Status::kOk) return fail("reporting", status);
+  for (const MetricSetup& m : kMetrics) {
+    status = g_client.add_metric(m.id, m.mechanism, m.epsilon_micros, m.domain_size);
+    if (status != blur::Status::kOk) return fail("configuring a metric", status);
   }
-
-  size_t written = 0;
-  status = blur::encode_batch(g_ledger.device_nonce(), g_reports, kReports, g_batch, sizeof g_batch,
-                              &written);
-  if (status != blur::Status::kOk) return fail("encoding", status);
-
+  for (size_t i = 0; i < sizeof kMetrics / sizeof kMetrics[0]; ++i) {
+    status = g_client.record(kMetrics[i].id, kValues[i]);
+    if (status != blur::Status::kOk) return fail("recording", status);
+  }
+  size_t written = 0, count = 0;
+  uint64_t token = 0;
+  status = g_client.pending_batch(g_batch, sizeof g_batch, &written, &count, &token);
+  if (status != blur::Status::kOk) return fail("taking the pending batch", status);
   printf("blur firmware: batch of %u reports, %u bytes, spent %lu of %lu micro-nats\n",
-         static_cast<unsigned>(kReports), static_cast<unsigned>(written),
-         static_cast<unsigned long>(g_ledger.spent_micros()),
-         static_cast<unsigned long>(g_ledger.lifetime_cap_micros()));
+         static_cast<unsigned>(count), static_cast<unsigned>(written),
+         static_cast<unsigned long>(g_client.ledger().spent_micros()),
+         static_cast<unsigned long>(g_client.ledger().lifetime_cap_micros()));
   for (size_t i = 0; i < written; ++i) printf("%02x", g_batch[i]);
   printf("\n");
+  // (A real device sends the batch and acknowledges after the collector's 200.)
+  status = g_client.acknowledge(token);
+  if (status != blur::Status::kOk) return fail("acknowledging", status);
+  printf("blur firmware: acknowledged; %u reports pending\n",
+         static_cast<unsigned>(g_client.queue().pending_count()));
   return 0;
 }
 
@@ -100,7 +113,8 @@ int run() {
 int main() {
   paint_stack();
   const int result = run();
-  printf("blur firmware: stack high-water mark %lu bytes\n",
-         static_cast<unsigned long>(stack_high_water()));
+  printf("blur firmware: stack high-water mark %lu bytes; client object %lu bytes\n",
+         static_cast<unsigned long>(stack_high_water()),
+         static_cast<unsigned long>(sizeof g_client));
   exit(result);
 }

@@ -1,0 +1,51 @@
+"""Flash and static RAM of a firmware image by origin, from its linker map.
+
+    python3 size_breakdown.py IMAGE.map
+
+Sums the sizes of the input sections the linker kept (the "Linker script
+and memory map" part of a GNU ld map), by the archive or object they came
+from: Blur's SDK, mbedTLS, nanopb with the generated schema, the board
+port, the example's own code, and the C runtime. Flash is .text, .rodata,
+.ARM.exidx and the load image of .data; static RAM is .data and .bss.
+"""
+import re
+import sys
+
+GROUPS = (
+    ("SDK (libblur_sdk)", ("libblur_sdk.a",)),
+    ("mbedTLS", ("libblur_mbedtls.a",)),
+    ("nanopb + schema", ("libblur_nanopb.a", "libblur_proto.a")),
+    ("board port", ("libblur_port_cortex_m.a",)),
+    ("example", ("main.cpp.obj", "mechanism_cost.cpp.obj")),
+)
+
+def group_of(path):
+    for name, needles in GROUPS:
+        if any(n in path for n in needles):
+            return name
+    return "C runtime (picolibc, libgcc, libstdc++)"
+
+def main(path):
+    text = open(path).read()
+    text = text[text.index("Linker script and memory map"):]
+    flash, ram = {}, {}
+    # An input section: name, then (maybe on the next line) address, size, file.
+    pattern = re.compile(r"^ (\.[\w.$]+)\s*\n?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)$", re.M)
+    for name, address, size, origin in pattern.findall(text):
+        size = int(size, 16)
+        if size == 0 or int(address, 16) == 0:
+            continue
+        group = group_of(origin)
+        if name.startswith((".text", ".rodata", ".ARM.exidx", ".data")):
+            flash[group] = flash.get(group, 0) + size
+        if name.startswith((".data", ".bss")):
+            ram[group] = ram.get(group, 0) + size
+    print("  by origin (flash / static RAM, from the linker map):")
+    for name, _ in GROUPS + (("C runtime (picolibc, libgcc, libstdc++)", ()),):
+        print(f"    {name:40} {flash.get(name, 0):6} B / {ram.get(name, 0):5} B")
+    sdk = sum(flash.get(n, 0) for n in ("SDK (libblur_sdk)", "mbedTLS", "nanopb + schema"))
+    sdk_ram = sum(ram.get(n, 0) for n in ("SDK (libblur_sdk)", "mbedTLS", "nanopb + schema"))
+    print(f"    SDK-attributable (SDK + mbedTLS + nanopb): {sdk} B flash, {sdk_ram} B static RAM")
+
+if __name__ == "__main__":
+    main(sys.argv[1])
