@@ -26,12 +26,12 @@ struct MetricSetup {
 // One mechanism of each payload kind: a bit, an index, a bit vector, a
 // hashed bucket, a Bloom filter, a number.
 constexpr MetricSetup kMetrics[] = {
-    {1, blur::MechanismId::kBinaryRandomizedResponse, 1000000, 2},      // door opened
+    {1, blur::MechanismId::kBinaryRandomizedResponse, 1000000, 2},       // door opened
     {2, blur::MechanismId::kGeneralizedRandomizedResponse, 2000000, 8},  // screen shown
-    {3, blur::MechanismId::kOptimizedUnaryEncoding, 2000000, 32},       // error code
-    {4, blur::MechanismId::kOptimizedLocalHashing, 2000000, 1024},      // app id
-    {5, blur::MechanismId::kRappor, 2000000, 256},                      // emoji
-    {6, blur::MechanismId::kDiscreteLaplace, 1000000, 101},             // battery %
+    {3, blur::MechanismId::kOptimizedUnaryEncoding, 2000000, 32},        // error code
+    {4, blur::MechanismId::kOptimizedLocalHashing, 2000000, 1024},       // app id
+    {5, blur::MechanismId::kRappor, 2000000, 256},                       // emoji
+    {6, blur::MechanismId::kDiscreteLaplace, 1000000, 101},              // battery %
 };
 constexpr uint32_t kValues[] = {1, 5, 17, 700, 42, 87};
 
@@ -67,7 +67,12 @@ int fail(const char* step, blur::Status status) {
 }
 
 int run() {
+#if defined(BLUR_FIRMWARE_STORAGE_FILE)
+  const blur::Port port = blur::cortex_m::board_port_persistent(
+      &g_board, g_flash, kBlockSize, kBlockCount, BLUR_FIRMWARE_STORAGE_FILE);
+#else
   const blur::Port port = blur::cortex_m::board_port(&g_board, g_flash, kBlockSize, kBlockCount);
+#endif
   blur::Status status = g_client.open(port);
   if (status == blur::Status::kNotProvisioned) {
     blur::LedgerPolicy policy;

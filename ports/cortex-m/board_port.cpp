@@ -59,7 +59,37 @@ Status board_erase(void* context, uint32_t block) {
   return Status::kOk;
 }
 
-Status board_sync(void*) { return Status::kOk; }  // RAM is "durable" until reset
+size_t path_length(const char* path) {
+  size_t n = 0;
+  while (path[n] != '\0') ++n;
+  return n;
+}
+
+// Opens the host file; mode 1 = "rb", 5 = "wb" (Arm semihosting SYS_OPEN).
+int32_t open_host_file(const char* path, uint32_t mode) {
+  const uint32_t args[3] = {reinterpret_cast<uint32_t>(path), mode,
+                            static_cast<uint32_t>(path_length(path))};
+  return semihosting_call(SemihostingOp::kOpen, args);
+}
+
+void close_host_file(int32_t handle) {
+  const uint32_t args[1] = {static_cast<uint32_t>(handle)};
+  semihosting_call(SemihostingOp::kClose, args);
+}
+
+// RAM is "durable" until reset; the persistent variant writes the image out.
+Status board_sync(void* context) {
+  const BoardContext* board = static_cast<BoardContext*>(context);
+  if (board->storage_path == nullptr) return Status::kOk;
+  const int32_t handle = open_host_file(board->storage_path, 5);
+  if (handle < 0) return Status::kStorageFailure;
+  const uint32_t size = board->block_size * board->block_count;
+  const uint32_t args[3] = {static_cast<uint32_t>(handle), reinterpret_cast<uint32_t>(board->flash),
+                            size};
+  const int32_t missing = semihosting_call(SemihostingOp::kWrite, args);  // bytes not written
+  close_host_file(handle);
+  return missing == 0 ? Status::kOk : Status::kStorageFailure;
+}
 
 // The host's clock through semihosting (a real board reads its RTC).
 Status board_now(void*, uint64_t* seconds) {
@@ -71,8 +101,28 @@ Status board_now(void*, uint64_t* seconds) {
 
 }  // namespace
 
+Port board_port_persistent(BoardContext* context, uint8_t* flash, uint32_t block_size,
+                           uint32_t block_count, const char* path) {
+  Port port = board_port(context, flash, block_size, block_count);
+  context->storage_path = path;
+  const int32_t handle = open_host_file(path, 1);
+  if (handle >= 0) {
+    const uint32_t flen_args[1] = {static_cast<uint32_t>(handle)};
+    const uint32_t size = block_size * block_count;
+    if (semihosting_call(SemihostingOp::kFlen, flen_args) == static_cast<int32_t>(size)) {
+      const uint32_t read_args[3] = {static_cast<uint32_t>(handle),
+                                     reinterpret_cast<uint32_t>(flash), size};
+      if (semihosting_call(SemihostingOp::kRead, read_args) != 0) {
+        memset(flash, 0xFF, size);  // a short read: start erased, the ledger stays closed
+      }
+    }
+    close_host_file(handle);
+  }
+  return port;
+}
+
 Port board_port(BoardContext* context, uint8_t* flash, uint32_t block_size, uint32_t block_count) {
-  *context = BoardContext{flash, block_size, block_count, -1};
+  *context = BoardContext{flash, block_size, block_count, -1, nullptr};
   memset(flash, 0xFF, static_cast<size_t>(block_size) * block_count);
   // No monotonic counter on this board: an old flash image would restore an
   // old budget (document the risk, or wire RPMB/OTP into counter_read).

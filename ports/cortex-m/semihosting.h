@@ -12,7 +12,9 @@ namespace cortex_m {
 enum class SemihostingOp : uint32_t {
   kOpen = 0x01,
   kClose = 0x02,
+  kWrite = 0x05,
   kRead = 0x06,
+  kFlen = 0x0C,
   kTime = 0x11,  // seconds since 1970 on the host
 };
 
