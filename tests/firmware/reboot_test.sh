@@ -8,9 +8,9 @@ shift
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-"$@" "$image" > boot1.txt || true
-"$@" "$image" > boot2.txt || true
-"$@" "$image" > boot3.txt || true
+"$@" "$image" > boot1.txt 2>&1 || true  # semihosting prints on stderr
+"$@" "$image" > boot2.txt 2>&1 || true  # semihosting prints on stderr
+"$@" "$image" > boot3.txt 2>&1 || true  # semihosting prints on stderr
 cat boot1.txt boot2.txt boot3.txt | grep -v '^[0-9a-f]*$'
 grep -q "ledger provisioned" boot1.txt
 grep -q "spent 10000000 of 20000000" boot1.txt
