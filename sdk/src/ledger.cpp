@@ -10,9 +10,12 @@ namespace blur {
 namespace {
 
 constexpr uint32_t kMagic = 0x4C524C42;  // "BLRL"
-constexpr uint32_t kFormat = 2;
+constexpr uint32_t kFormat = 3;
 constexpr uint32_t kMetricsOffset = 88;
-constexpr uint32_t kCrcOffset = kMetricsOffset + 24 * kMaxLedgerMetrics;
+constexpr uint32_t kSecretOffset = kMetricsOffset + 24 * kMaxLedgerMetrics;
+constexpr uint32_t kMemoCountOffset = kSecretOffset + kLedgerSecretSize;
+constexpr uint32_t kMemoOffset = kMemoCountOffset + 4;
+constexpr uint32_t kCrcOffset = kMemoOffset + 8 * kMaxMemoValues;
 constexpr uint32_t kSlotCount = 2;
 static_assert(kCrcOffset + 4 == Ledger::kRecordSize, "record layout");
 
@@ -23,6 +26,9 @@ struct Record {
   LedgerPolicy policy;
   uint64_t spent, next_report_id, window_start, window_spent;
   uint64_t metric_spent[kMaxLedgerMetrics];
+  uint8_t secret[kLedgerSecretSize];
+  uint32_t memo_count;
+  uint32_t memo[kMaxMemoValues][2];  // metric id, value
 };
 
 void serialize(const Record& r, uint8_t out[Ledger::kRecordSize]) {
@@ -45,6 +51,12 @@ void serialize(const Record& r, uint8_t out[Ledger::kRecordSize]) {
     store_le32(m, r.policy.metric_caps[i].metric_id);
     store_le64(m + 8, r.policy.metric_caps[i].cap_micros);
     store_le64(m + 16, r.metric_spent[i]);
+  }
+  memcpy(out + kSecretOffset, r.secret, kLedgerSecretSize);
+  store_le32(out + kMemoCountOffset, r.memo_count);
+  for (uint32_t i = 0; i < kMaxMemoValues; ++i) {
+    store_le32(out + kMemoOffset + 8 * i, r.memo[i][0]);
+    store_le32(out + kMemoOffset + 8 * i + 4, r.memo[i][1]);
   }
   store_le32(out + kCrcOffset, crc32(out, kCrcOffset));
 }
@@ -90,8 +102,21 @@ bool parse(const uint8_t in[Ledger::kRecordSize], Record* r) {
       return false;
     }
   }
+  memcpy(r->secret, in + kSecretOffset, kLedgerSecretSize);
+  r->memo_count = load_le32(in + kMemoCountOffset);
+  if (r->memo_count > kMaxMemoValues) return false;
+  for (uint32_t i = 0; i < kMaxMemoValues; ++i) {
+    r->memo[i][0] = load_le32(in + kMemoOffset + 8 * i);
+    r->memo[i][1] = load_le32(in + kMemoOffset + 8 * i + 4);
+  }
   return valid_policy(r->policy) && r->spent <= r->policy.lifetime_cap_micros &&
          r->window_spent <= r->policy.window_allowance_micros;
+}
+
+bool is_zero(const uint8_t* bytes, size_t length) {
+  uint8_t any = 0;
+  for (size_t i = 0; i < length; ++i) any |= bytes[i];
+  return any == 0;
 }
 
 bool is_blank(const uint8_t* bytes, size_t length) {
@@ -164,15 +189,32 @@ Status Ledger::open(const Port& port) {
   port_ = port;
   device_nonce_ = best->device_nonce;
   policy_ = best->policy;
-  State state{best->spent, best->next_report_id, best->window_start, best->window_spent, {}};
+  memcpy(secret_, best->secret, sizeof secret_);
+  has_secret_ = !is_zero(secret_, sizeof secret_);
+  State state{};
+  state.spent = best->spent;
+  state.next_report_id = best->next_report_id;
+  state.window_start = best->window_start;
+  state.window_spent = best->window_spent;
   memcpy(state.metric_spent, best->metric_spent, sizeof state.metric_spent);
+  state.memo_count = best->memo_count;
+  for (uint32_t i = 0; i < kMaxMemoValues; ++i) {
+    state.memo[i] = MemoValue{best->memo[i][0], best->memo[i][1]};
+  }
   adopt(best->sequence, best->counter, state);
   open_ = true;
   return Status::kOk;
 }
 
 Status Ledger::provision(const Port& port, const LedgerPolicy& policy, uint64_t device_nonce) {
+  static constexpr uint8_t kNoSecret[kLedgerSecretSize] = {};
+  return provision(port, policy, device_nonce, kNoSecret);
+}
+
+Status Ledger::provision(const Port& port, const LedgerPolicy& policy, uint64_t device_nonce,
+                         const uint8_t secret[kLedgerSecretSize]) {
   open_ = false;
+  if (secret == nullptr) return Status::kInvalidArgument;
   if (!geometry_ok(port) || !valid_policy(policy)) return Status::kInvalidArgument;
   if (policy.window_seconds != 0 && port.now == nullptr) return Status::kInvalidArgument;
   for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
@@ -181,7 +223,7 @@ Status Ledger::provision(const Port& port, const LedgerPolicy& policy, uint64_t 
     BLUR_TRY(read_slot(port, slot, &record, &state));
     if (state == SlotState::kValid) return Status::kAlreadyProvisioned;
   }
-  State first{0, 0, 0, 0, {}};
+  State first{};
   if (policy.window_seconds != 0 && port.now(port.context, &first.window_start) != Status::kOk) {
     return Status::kClockFailure;
   }
@@ -192,6 +234,8 @@ Status Ledger::provision(const Port& port, const LedgerPolicy& policy, uint64_t 
   port_ = port;
   device_nonce_ = device_nonce;
   policy_ = policy;
+  memcpy(secret_, secret, sizeof secret_);
+  has_secret_ = !is_zero(secret_, sizeof secret_);
   for (uint32_t i = policy.metric_cap_count; i < kMaxLedgerMetrics; ++i) {
     policy_.metric_caps[i] = MetricCap{0, 0};
   }
@@ -204,9 +248,56 @@ Status Ledger::provision(const Port& port, const LedgerPolicy& policy, uint64_t 
 }
 
 Ledger::State Ledger::current_state() const {
-  State state{spent_, next_report_id_, window_start_, window_spent_, {}};
+  State state{};
+  state.spent = spent_;
+  state.next_report_id = next_report_id_;
+  state.window_start = window_start_;
+  state.window_spent = window_spent_;
   memcpy(state.metric_spent, metric_spent_, sizeof state.metric_spent);
+  state.memo_count = memo_count_;
+  memcpy(state.memo, memo_, sizeof state.memo);
   return state;
+}
+
+bool Ledger::memoized(uint32_t metric_id, uint32_t value) const {
+  for (uint32_t i = 0; i < memo_count_; ++i) {
+    if (memo_[i].metric_id == metric_id && memo_[i].value == value) return true;
+  }
+  return false;
+}
+
+Status Ledger::memoized_state(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
+                              uint32_t metric_id, uint32_t value, State* next) const {
+  if (!open_) return Status::kLedgerClosed;
+  if (!has_secret_ || longitudinal_epsilon < report_epsilon) return Status::kInvalidArgument;
+  const bool known = memoized(metric_id, value);
+  if (!known && memo_count_ == kMaxMemoValues) return Status::kMemoTableFull;
+  // The longitudinal epsilon once per distinct value, the report's every time.
+  const uint64_t amount = uint64_t{report_epsilon} + (known ? 0 : longitudinal_epsilon);
+  BLUR_TRY(charged_state(amount, metric_id, next));
+  if (!known) next->memo[next->memo_count++] = MemoValue{metric_id, value};
+  return Status::kOk;
+}
+
+Status Ledger::check_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
+                              uint32_t metric_id, uint32_t value) const {
+  State next;
+  return memoized_state(report_epsilon, longitudinal_epsilon, metric_id, value, &next);
+}
+
+Status Ledger::charge_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
+                               uint32_t metric_id, uint32_t value, uint64_t* report_id) {
+  if (report_id == nullptr) return Status::kInvalidArgument;
+  State next;
+  BLUR_TRY(memoized_state(report_epsilon, longitudinal_epsilon, metric_id, value, &next));
+  const uint64_t id = next_report_id_;
+  const Status written = write(next);
+  if (written != Status::kOk) {
+    open_ = false;
+    return written;
+  }
+  *report_id = id;
+  return Status::kOk;
 }
 
 uint64_t Ledger::metric_spent_micros(uint32_t metric_id) const {
@@ -216,7 +307,7 @@ uint64_t Ledger::metric_spent_micros(uint32_t metric_id) const {
   return 0;
 }
 
-Status Ledger::charged_state(EpsilonMicros epsilon, uint32_t metric_id, State* next) const {
+Status Ledger::charged_state(uint64_t epsilon, uint32_t metric_id, State* next) const {
   if (!open_) return Status::kLedgerClosed;
   if (epsilon == 0) return Status::kInvalidArgument;
   *next = current_state();
@@ -270,9 +361,16 @@ Status Ledger::charge(EpsilonMicros epsilon, uint32_t metric_id, uint64_t* repor
 }
 
 Status Ledger::write(const State& next) {
-  Record record{sequence_ + 1,       device_nonce_,     counter_ + 1,      policy_, next.spent,
-                next.next_report_id, next.window_start, next.window_spent, {}};
+  Record record{
+      sequence_ + 1,     device_nonce_,     counter_ + 1, policy_, next.spent, next.next_report_id,
+      next.window_start, next.window_spent, {},           {},      0,          {}};
   memcpy(record.metric_spent, next.metric_spent, sizeof record.metric_spent);
+  memcpy(record.secret, secret_, sizeof record.secret);
+  record.memo_count = next.memo_count;
+  for (uint32_t i = 0; i < kMaxMemoValues; ++i) {
+    record.memo[i][0] = next.memo[i].metric_id;
+    record.memo[i][1] = next.memo[i].value;
+  }
   if (!has_counter(port_)) record.counter = 0;
   uint8_t bytes[kRecordSize];
   serialize(record, bytes);
@@ -310,6 +408,8 @@ void Ledger::adopt(uint32_t sequence, uint64_t counter, const State& state) {
   window_start_ = state.window_start;
   window_spent_ = state.window_spent;
   memcpy(metric_spent_, state.metric_spent, sizeof metric_spent_);
+  memo_count_ = state.memo_count;
+  memcpy(memo_, state.memo, sizeof memo_);
 }
 
 }  // namespace blur

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "blur/uniform.h"
+
 namespace blur {
 
 namespace {
@@ -108,31 +110,7 @@ Status Rng::next_u64(uint64_t* out) {
 }
 
 Status Rng::uniform(uint64_t bound, uint64_t* out) {
-  if (bound == 0) return Status::kInvalidArgument;
-  if (bound <= UINT32_MAX) {
-    // 32-bit draws: reject the lowest (2^32 mod bound) values.
-    const uint32_t b = static_cast<uint32_t>(bound);
-    const uint32_t reject_below = (0u - b) % b;
-    for (int i = 0; i < kMaxRejections; ++i) {
-      uint32_t x = 0;
-      BLUR_TRY(next_u32(&x));
-      if (x >= reject_below) {
-        *out = x % b;
-        return Status::kOk;
-      }
-    }
-  } else {
-    const uint64_t reject_below = (0u - bound) % bound;
-    for (int i = 0; i < kMaxRejections; ++i) {
-      uint64_t x = 0;
-      BLUR_TRY(next_u64(&x));
-      if (x >= reject_below) {
-        *out = x % bound;
-        return Status::kOk;
-      }
-    }
-  }
-  return Status::kIterationCap;
+  return uniform_by_rejection(*this, bound, out);
 }
 
 }  // namespace blur

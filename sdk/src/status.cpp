@@ -40,6 +40,8 @@ const char* status_name(Status status) {
       return "storage rolled back";
     case Status::kQueueFull:
       return "report queue full";
+    case Status::kMemoTableFull:
+      return "memoized value table full";
   }
   return "unknown status";
 }

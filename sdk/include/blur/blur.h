@@ -50,7 +50,8 @@ typedef enum blur_status {
   BLUR_METRIC_BUDGET_EXHAUSTED = 14,
   BLUR_CLOCK_FAILURE = 15,
   BLUR_STORAGE_ROLLBACK = 16,
-  BLUR_QUEUE_FULL = 17
+  BLUR_QUEUE_FULL = 17,
+  BLUR_MEMO_TABLE_FULL = 18
 } blur_status;
 
 /* The platform: callbacks return 0 on success, anything else on failure.

@@ -21,7 +21,15 @@
 //   window_seconds u64 | window_allowance u64 | window_start u64 |
 //   window_spent u64 | counter u64 |
 //   kMaxLedgerMetrics x (metric_id u32 | 0 u32 | cap u64 | spent u64) |
+//   device_secret[32] | memo_count u32 |
+//   kMaxMemoValues x (metric_id u32 | value u32) |
 //   crc32 u32 (IEEE 802.3, over everything before it, programmed last)
+//
+// Longitudinal privacy (memoized reports, memoized.h): the record keeps the
+// device secret the permanent responses derive from, and the (metric,
+// value) pairs whose longitudinal epsilon has been charged, so each is
+// charged once. A new pair when the table is full is refused
+// (kMemoTableFull), never charged as if it were known.
 // Record `s` lives in slot s % 2, so an update erases and rewrites the older
 // slot and never touches the newest valid record; open() takes the valid
 // record with the newest sequence (RFC 1982 serial arithmetic).
@@ -44,10 +52,16 @@
 #ifndef BLUR_LEDGER_MAX_METRICS
 #define BLUR_LEDGER_MAX_METRICS 8
 #endif
+// Distinct memoized (metric, value) pairs; each costs 8 bytes.
+#ifndef BLUR_LEDGER_MAX_MEMO_VALUES
+#define BLUR_LEDGER_MAX_MEMO_VALUES 16
+#endif
 
 namespace blur {
 
 inline constexpr uint32_t kMaxLedgerMetrics = BLUR_LEDGER_MAX_METRICS;
+inline constexpr uint32_t kMaxMemoValues = BLUR_LEDGER_MAX_MEMO_VALUES;
+inline constexpr uint32_t kLedgerSecretSize = 32;
 
 struct MetricCap {
   uint32_t metric_id;
@@ -68,7 +82,8 @@ struct LedgerPolicy {
 
 class Ledger {
  public:
-  static constexpr uint32_t kRecordSize = 88 + 24 * kMaxLedgerMetrics + 4;
+  static constexpr uint32_t kRecordSize =
+      88 + 24 * kMaxLedgerMetrics + kLedgerSecretSize + 4 + 8 * kMaxMemoValues + 4;
 
   Ledger() = default;
 
@@ -85,6 +100,11 @@ class Ledger {
   // window policy on a port without a clock. On corrupt storage this is the
   // documented way to start over.
   Status provision(const Port& port, const LedgerPolicy& policy, uint64_t device_nonce);
+  // The same with the device secret of memoized reports (32 random bytes
+  // from the DRBG; see permanent_stream.h). Without it, charge_memoized()
+  // is refused.
+  Status provision(const Port& port, const LedgerPolicy& policy, uint64_t device_nonce,
+                   const uint8_t secret[kLedgerSecretSize]);
 
   // Adds `epsilon` (> 0) to the spent totals of the lifetime, the current
   // window and `metric_id`, reserves the next report id, and returns only
@@ -96,6 +116,18 @@ class Ledger {
   // Whether charge(epsilon, metric_id) would pass the caps now (no write);
   // the same statuses as charge(). Used to refuse before any other work.
   Status check(EpsilonMicros epsilon, uint32_t metric_id) const;
+
+  // A memoized report: charges `report_epsilon`, plus `longitudinal_epsilon`
+  // the first time (metric_id, value) is reported, in one durable write.
+  // kMemoTableFull for a new pair when kMaxMemoValues are known;
+  // kInvalidArgument without a device secret.
+  Status charge_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
+                         uint32_t metric_id, uint32_t value, uint64_t* report_id);
+  Status check_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
+                        uint32_t metric_id, uint32_t value) const;
+  // The device secret (kLedgerSecretSize bytes), or nullptr without one.
+  const uint8_t* secret() const { return has_secret_ ? secret_ : nullptr; }
+  bool memoized(uint32_t metric_id, uint32_t value) const;
 
   bool is_open() const { return open_; }
   uint64_t device_nonce() const { return device_nonce_; }
@@ -111,12 +143,19 @@ class Ledger {
   uint64_t next_report_id() const { return next_report_id_; }
 
  private:
+  struct MemoValue {
+    uint32_t metric_id, value;
+  };
   struct State {
     uint64_t spent, next_report_id, window_start, window_spent;
     uint64_t metric_spent[kMaxLedgerMetrics];
+    uint32_t memo_count;
+    MemoValue memo[kMaxMemoValues];
   };
   // The state a charge would produce, or the cap it would break.
-  Status charged_state(EpsilonMicros epsilon, uint32_t metric_id, State* next) const;
+  Status charged_state(uint64_t epsilon, uint32_t metric_id, State* next) const;
+  Status memoized_state(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
+                        uint32_t metric_id, uint32_t value, State* next) const;
   State current_state() const;
   Status write(const State& next);
   void adopt(uint32_t sequence, uint64_t counter, const State& state);
@@ -132,6 +171,10 @@ class Ledger {
   uint64_t window_start_ = 0;
   uint64_t window_spent_ = 0;
   uint64_t metric_spent_[kMaxLedgerMetrics] = {};
+  bool has_secret_ = false;
+  uint8_t secret_[kLedgerSecretSize] = {};
+  uint32_t memo_count_ = 0;
+  MemoValue memo_[kMaxMemoValues] = {};
 };
 
 }  // namespace blur

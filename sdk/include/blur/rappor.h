@@ -67,6 +67,13 @@ class Rappor {
     return blur::flip_numerator(epsilon_micros, 2ull * hash_count * kEpsilonMicrosPerNat);
   }
 
+  // For memoized.h (see UnaryEncoding).
+  uint64_t flip_numerator_at(EpsilonMicros epsilon_micros) const {
+    return flip_numerator(epsilon_micros, shape_.hash_count);
+  }
+  uint32_t bit_count() const { return shape_.bloom_bits; }
+  bool symmetric() const { return true; }
+
   MechanismId id() const { return MechanismId::kRappor; }
   uint32_t domain_size() const { return domain_size_; }
   EpsilonMicros epsilon_charged() const { return epsilon_micros_; }

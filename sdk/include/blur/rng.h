@@ -35,13 +35,10 @@ class Rng {
   Status next_u32(uint32_t* out);
   Status next_u64(uint64_t* out);
 
-  // Uniform in [0, bound) by rejection sampling: draws below
-  // (2^w mod bound) are discarded, so the final `% bound` has no bias.
-  // bound == 0 is kInvalidArgument. Fails closed (kIterationCap) after
-  // kMaxRejections draws, which happens with probability < 2^-64.
+  // Uniform in [0, bound) by rejection (uniform.h): no modulo bias;
+  // bound == 0 is kInvalidArgument; kIterationCap after kMaxRejections
+  // draws, which happens with probability < 2^-64.
   Status uniform(uint64_t bound, uint64_t* out);
-
-  static constexpr int kMaxRejections = 64;
 
  private:
   static int poll_port(void* rng, unsigned char* out, size_t length, size_t* produced);

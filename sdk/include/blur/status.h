@@ -27,6 +27,7 @@ enum class [[nodiscard]] Status : uint8_t{
     kClockFailure,           // the clock port failed or is missing: no window accounting
     kStorageRollback,        // storage is older than the monotonic counter: the ledger stays closed
     kQueueFull,              // the report queue has no room: refused before any charge
+    kMemoTableFull,          // no room to remember another memoized value: refused
 };
 
 // A stable, human-readable name ("ok", "budget exhausted", ...).

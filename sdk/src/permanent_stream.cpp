@@ -1,0 +1,66 @@
+#include "blur/permanent_stream.h"
+
+#include <string.h>
+
+#include "blur/uniform.h"
+#include "little_endian.h"
+#include "mbedtls/platform_util.h"
+
+namespace blur {
+
+namespace {
+constexpr char kTag[] = "blur.prr.v1";  // 11 bytes
+static_assert(sizeof kTag - 1 == 11, "tag length");
+}  // namespace
+
+PermanentStream::PermanentStream(const uint8_t* secret, uint32_t metric_id, uint32_t value)
+    : secret_(secret) {
+  memcpy(prefix_, kTag, 11);
+  store_le32(prefix_ + 11, metric_id);
+  store_le32(prefix_ + 15, value);
+}
+
+PermanentStream::~PermanentStream() { mbedtls_platform_zeroize(block_, sizeof block_); }
+
+Status PermanentStream::refill() {
+  if (secret_ == nullptr) return Status::kInvalidArgument;
+  uint8_t counter[4];
+  store_le32(counter, counter_++);
+  BLUR_TRY(hmac_sha256(secret_, kDeviceSecretSize, prefix_, sizeof prefix_, counter, sizeof counter,
+                       block_));
+  used_ = 0;
+  return Status::kOk;
+}
+
+Status PermanentStream::fill(uint8_t* out, size_t length) {
+  while (length > 0) {
+    if (used_ == sizeof block_) BLUR_TRY(refill());
+    size_t take = sizeof block_ - used_;
+    if (take > length) take = length;
+    memcpy(out, block_ + used_, take);
+    used_ += take;
+    out += take;
+    length -= take;
+  }
+  return Status::kOk;
+}
+
+Status PermanentStream::next_u32(uint32_t* out) {
+  uint8_t bytes[4];
+  BLUR_TRY(fill(bytes, sizeof bytes));
+  *out = load_le32(bytes);
+  return Status::kOk;
+}
+
+Status PermanentStream::next_u64(uint64_t* out) {
+  uint8_t bytes[8];
+  BLUR_TRY(fill(bytes, sizeof bytes));
+  *out = load_le64(bytes);
+  return Status::kOk;
+}
+
+Status PermanentStream::uniform(uint64_t bound, uint64_t* out) {
+  return uniform_by_rejection(*this, bound, out);
+}
+
+}  // namespace blur
