@@ -2,12 +2,29 @@
 
 #include <new>
 
+#include "mbedtls/platform_util.h"
+
 namespace blur {
 
 Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size,
-                         uint32_t metric_id) {
+                         uint32_t metric_id, EpsilonMicros longitudinal_epsilon) {
   set_ = false;
   id_ = id;
+  if (longitudinal_epsilon != 0) {
+    if (id == MechanismId::kSymmetricUnaryEncoding) {
+      const auto permanent =
+          UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric, longitudinal_epsilon, domain_size);
+      if (!permanent.ok()) return permanent.status();
+      return store(Memoized<UnaryEncoding>::create(permanent.value(), epsilon_micros));
+    }
+    if (id == MechanismId::kRappor) {
+      const auto permanent = Rappor::create(longitudinal_epsilon, domain_size, RapporShape{},
+                                            BloomHashKey{metric_id, 0});
+      if (!permanent.ok()) return permanent.status();
+      return store(Memoized<Rappor>::create(permanent.value(), epsilon_micros));
+    }
+    return Status::kInvalidArgument;  // memoization is for symmetric bit flips
+  }
   switch (id) {
     case MechanismId::kBinaryRandomizedResponse:
       if (domain_size != 2) return Status::kInvalidArgument;
@@ -53,17 +70,22 @@ Status Client::provision(const LedgerPolicy& policy) {
   if (!ready_) return Status::kInvalidArgument;
   uint64_t nonce = 0;
   BLUR_TRY(rng_.next_u64(&nonce));
-  return ledger_.provision(port_, policy, nonce);
+  uint8_t secret[kLedgerSecretSize];
+  BLUR_TRY(rng_.fill(secret, sizeof secret));
+  const Status provisioned = ledger_.provision(port_, policy, nonce, secret);
+  mbedtls_platform_zeroize(secret, sizeof secret);
+  return provisioned;
 }
 
 Status Client::add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicros epsilon_micros,
-                          uint32_t domain_size) {
+                          uint32_t domain_size, EpsilonMicros longitudinal_epsilon) {
   if (metric_count_ == kMaxClientMetrics) return Status::kInvalidArgument;
   for (uint32_t i = 0; i < metric_count_; ++i) {
     if (metrics_[i].id == metric_id) return Status::kInvalidArgument;
   }
   Metric& metric = metrics_[metric_count_];
-  BLUR_TRY(metric.mechanism.set(mechanism, epsilon_micros, domain_size, metric_id));
+  BLUR_TRY(metric.mechanism.set(mechanism, epsilon_micros, domain_size, metric_id,
+                                longitudinal_epsilon));
   metric.id = metric_id;
   ++metric_count_;
   return Status::kOk;
@@ -86,8 +108,14 @@ Status Client::record(uint32_t metric_id, uint32_t value) {
       bound += 12 + mechanism.payload_bytes();
     }
     BLUR_TRY(queue_.has_room(bound));
-    BLUR_TRY(ledger_.check(mechanism.epsilon_charged(), metric_id));
-    BLUR_TRY(make_report(ledger_, rng_, mechanism, metric_id, value, &report_));
+    if constexpr (IsMemoized<M>::value) {
+      BLUR_TRY(ledger_.check_memoized(mechanism.epsilon_charged(), mechanism.longitudinal_epsilon(),
+                                      metric_id, value));
+      BLUR_TRY(make_memoized_report(ledger_, rng_, mechanism, metric_id, value, &report_));
+    } else {
+      BLUR_TRY(ledger_.check(mechanism.epsilon_charged(), metric_id));
+      BLUR_TRY(make_report(ledger_, rng_, mechanism, metric_id, value, &report_));
+    }
     size_t size = 0;
     BLUR_TRY(encode_report(report_, message_, sizeof message_, &size));
     return queue_.append(report_.report_id, message_, size);

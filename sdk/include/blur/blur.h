@@ -92,6 +92,10 @@ typedef struct blur_metric {
   uint32_t mechanism;      /* a blur_mechanism */
   uint32_t epsilon_micros; /* per report, micro-nats (1000000 = 1 nat) */
   uint32_t domain_size;    /* values 0..domain_size-1 (2 for rr) */
+  /* 0, or memoized reports (sue, rappor): the permanent response for each
+   * value is drawn once at this epsilon (charged once per distinct value),
+   * each report at epsilon_micros (charged every time). */
+  uint32_t longitudinal_epsilon_micros;
 } blur_metric;
 
 typedef struct blur_metric_cap {

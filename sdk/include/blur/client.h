@@ -16,6 +16,7 @@
 #include "blur/ledger.h"
 #include "blur/local_hashing.h"
 #include "blur/mechanism.h"
+#include "blur/memoized.h"
 #include "blur/one_bit_mean.h"
 #include "blur/rappor.h"
 #include "blur/report.h"
@@ -33,9 +34,11 @@ inline constexpr uint32_t kLedgerBlocks = 2;  // the queue starts after them
 // storage big enough for the largest mechanism object.
 class AnyMechanism {
  public:
-  // kInvalidArgument for an unknown id or a configuration its builder refuses.
-  Status set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size,
-             uint32_t metric_id);
+  // kInvalidArgument for an unknown id or a configuration its builder
+  // refuses. longitudinal_epsilon != 0 memoizes (sue and rappor only):
+  // the permanent response at that epsilon, each report at epsilon_micros.
+  Status set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size, uint32_t metric_id,
+             EpsilonMicros longitudinal_epsilon = 0);
   // Calls f(mechanism) with the concrete type; returns its Status.
   template <typename F>
   Status visit(F&& f) const;
@@ -48,10 +51,11 @@ class AnyMechanism {
   template <typename M>
   Status store(const Result<M>& built);
 
-  static constexpr size_t kStorageSize = 64;
+  static constexpr size_t kStorageSize = 80;
   alignas(8) unsigned char storage_[kStorageSize];
   MechanismId id_ = MechanismId::kBinaryRandomizedResponse;
   bool set_ = false;
+  bool memoized_ = false;
 };
 
 class Client {
@@ -64,8 +68,9 @@ class Client {
   // kNotProvisioned on blank storage) and the report queue.
   Status open(const Port& port);
   Status provision(const LedgerPolicy& policy);
+  // longitudinal_epsilon != 0: memoized reports (memoized.h; sue, rappor).
   Status add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicros epsilon_micros,
-                    uint32_t domain_size);
+                    uint32_t domain_size, EpsilonMicros longitudinal_epsilon = 0);
   Status record(uint32_t metric_id, uint32_t value);
   // See ReportQueue::pending_batch; the token is the last id to acknowledge.
   Status pending_batch(uint8_t* buffer, size_t capacity, size_t* written, size_t* count,
@@ -93,11 +98,21 @@ class Client {
 };
 
 template <typename M>
+struct IsMemoized {
+  static constexpr bool value = false;
+};
+template <typename M>
+struct IsMemoized<Memoized<M>> {
+  static constexpr bool value = true;
+};
+
+template <typename M>
 Status AnyMechanism::store(const Result<M>& built) {
   static_assert(sizeof(M) <= kStorageSize && alignof(M) <= 8, "AnyMechanism storage");
   if (!built.ok()) return built.status();
   new (storage_) M(built.value());
   set_ = true;
+  memoized_ = IsMemoized<M>::value;
   return Status::kOk;
 }
 
@@ -111,6 +126,7 @@ Status AnyMechanism::visit(F&& f) const {
       return f(as<GeneralizedRandomizedResponse>());
     case MechanismId::kSymmetricUnaryEncoding:
     case MechanismId::kOptimizedUnaryEncoding:
+      if (memoized_) return f(as<Memoized<UnaryEncoding>>());
       return f(as<UnaryEncoding>());
     case MechanismId::kDiscreteLaplace:
       return f(as<DiscreteLaplace>());
@@ -122,6 +138,7 @@ Status AnyMechanism::visit(F&& f) const {
     case MechanismId::kBinaryLocalHashing:
       return f(as<LocalHashing>());
     case MechanismId::kRappor:
+      if (memoized_) return f(as<Memoized<Rappor>>());
       return f(as<Rappor>());
   }
   return Status::kInvalidArgument;

@@ -1,0 +1,66 @@
+// blur::Client: the whole device (DRBG, ledger, queue, metrics) on one port.
+#include "blur/client.h"
+
+#include <gtest/gtest.h>
+
+#include <new>
+
+#include "sim_port.h"
+
+namespace {
+
+using blur::MechanismId;
+using blur::Status;
+
+constexpr uint32_t kNat = blur::kEpsilonMicrosPerNat;
+
+blur::LedgerPolicy policy() {
+  blur::LedgerPolicy p;
+  p.lifetime_cap_micros = 100 * uint64_t{kNat};
+  return p;
+}
+
+// Memoized metrics charge the longitudinal epsilon once per value (across
+// reboots) and the report epsilon every time; reports queue and leave on
+// acknowledgement.
+TEST(Client, MemoizedMetricsChargeOncePerValueAcrossReboots) {
+  blur::sim::SimPort port(71);
+  static blur::Client client;
+  new (&client) blur::Client();
+  ASSERT_EQ(client.open(port.port()), Status::kNotProvisioned);
+  ASSERT_EQ(client.provision(policy()), Status::kOk);
+  ASSERT_NE(client.ledger().secret(), nullptr);
+  ASSERT_EQ(client.add_metric(1, MechanismId::kRappor, kNat, 64, 4 * kNat), Status::kOk);
+  ASSERT_EQ(client.add_metric(2, MechanismId::kSymmetricUnaryEncoding, kNat, 16, 2 * kNat),
+            Status::kOk);
+  EXPECT_EQ(client.add_metric(3, MechanismId::kOptimizedUnaryEncoding, kNat, 16, 2 * kNat),
+            Status::kInvalidArgument);  // asymmetric: not memoizable
+  EXPECT_EQ(client.add_metric(1, MechanismId::kBinaryRandomizedResponse, kNat, 2),
+            Status::kInvalidArgument);  // repeated id
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(client.record(1, 5), Status::kOk);
+  EXPECT_EQ(client.ledger().spent_micros(), 7u * kNat);  // 4 once + 3 x 1
+  ASSERT_EQ(client.record(1, 6), Status::kOk);
+  ASSERT_EQ(client.record(2, 6), Status::kOk);
+  EXPECT_EQ(client.ledger().spent_micros(), 15u * kNat);  // + 5 + 3
+  EXPECT_EQ(client.queue().pending_count(), 5u);
+  static uint8_t batch[4096];
+  size_t written = 0, count = 0;
+  uint64_t token = 0;
+  ASSERT_EQ(client.pending_batch(batch, sizeof batch, &written, &count, &token), Status::kOk);
+  EXPECT_EQ(count, 5u);
+  ASSERT_EQ(client.acknowledge(token), Status::kOk);
+  EXPECT_EQ(client.queue().pending_count(), 0u);
+
+  static blur::Client rebooted;
+  new (&rebooted) blur::Client();
+  ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
+  ASSERT_EQ(rebooted.add_metric(1, MechanismId::kRappor, kNat, 64, 4 * kNat), Status::kOk);
+  ASSERT_EQ(rebooted.record(1, 5), Status::kOk);  // value 5 is known: 1 nat
+  EXPECT_EQ(rebooted.ledger().spent_micros(), 16u * kNat);
+  EXPECT_EQ(rebooted.queue().pending_count(), 1u);
+  EXPECT_EQ(rebooted.record(1, 64), Status::kInvalidArgument);  // outside the domain
+  EXPECT_EQ(rebooted.record(9, 1), Status::kInvalidArgument);   // unknown metric
+  EXPECT_EQ(rebooted.ledger().spent_micros(), 16u * kNat);
+}
+
+}  // namespace
