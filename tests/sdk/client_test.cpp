@@ -29,7 +29,7 @@ TEST(Client, MemoizedMetricsChargeOncePerValueAcrossReboots) {
   new (&client) blur::Client();
   ASSERT_EQ(client.open(port.port()), Status::kNotProvisioned);
   ASSERT_EQ(client.provision(policy()), Status::kOk);
-  ASSERT_NE(client.ledger().secret(), nullptr);
+  ASSERT_TRUE(client.ledger().secret() != nullptr);
   ASSERT_EQ(client.add_metric(1, MechanismId::kRappor, kNat, 64, 4 * kNat), Status::kOk);
   ASSERT_EQ(client.add_metric(2, MechanismId::kSymmetricUnaryEncoding, kNat, 16, 2 * kNat),
             Status::kOk);
