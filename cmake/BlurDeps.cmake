@@ -14,20 +14,32 @@ foreach(_dep nanopb mbedtls)
   endif()
 endforeach()
 
-# --- mbedTLS: entropy + CTR_DRBG + AES + SHA-256, nothing else -------------
+# --- mbedTLS ------------------------------------------------------------------
+# Devices (Cortex-M): entropy + CTR_DRBG + AES + SHA-256, nothing else
+# (sdk/config/blur_mbedtls_config.h). Hosts and Linux devices: mbedTLS's
+# default configuration, TLS included for ports/posix's HTTPS transport,
+# with the device build's entropy rules (sdk/config/blur_mbedtls_host.h), so
+# the DRBG gives the same bytes for the same seed on every target.
 set(_mbed "${BLUR_DEPS_DIR}/mbedtls")
-add_library(blur_mbedtls STATIC
-  ${_mbed}/library/aes.c
-  ${_mbed}/library/aesni.c
-  ${_mbed}/library/ctr_drbg.c
-  ${_mbed}/library/entropy.c
-  ${_mbed}/library/sha256.c
-  ${_mbed}/library/platform_util.c)
+if(BLUR_PLATFORM STREQUAL "cortex-m")
+  add_library(blur_mbedtls STATIC
+    ${_mbed}/library/aes.c
+    ${_mbed}/library/aesni.c
+    ${_mbed}/library/ctr_drbg.c
+    ${_mbed}/library/entropy.c
+    ${_mbed}/library/sha256.c
+    ${_mbed}/library/platform_util.c)
+  # mbedTLS 2.28.3 has no MBEDTLS_CONFIG_FILE cache variable: pass the define.
+  target_compile_definitions(blur_mbedtls PUBLIC
+    MBEDTLS_CONFIG_FILE="blur_mbedtls_config.h")
+else()
+  file(GLOB _mbed_sources ${_mbed}/library/*.c)
+  add_library(blur_mbedtls STATIC ${_mbed_sources})
+  target_compile_definitions(blur_mbedtls PUBLIC
+    MBEDTLS_USER_CONFIG_FILE="blur_mbedtls_host.h")
+endif()
 target_include_directories(blur_mbedtls SYSTEM PUBLIC
   ${_mbed}/include ${PROJECT_SOURCE_DIR}/sdk/config)
-# mbedTLS 2.28.3 has no MBEDTLS_CONFIG_FILE cache variable: pass the define.
-target_compile_definitions(blur_mbedtls PUBLIC
-  MBEDTLS_CONFIG_FILE="blur_mbedtls_config.h")
 set_target_properties(blur_mbedtls PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # --- nanopb runtime ---------------------------------------------------------
