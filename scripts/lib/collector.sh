@@ -10,7 +10,7 @@ start_collector() {
   collector_pid=$!
   collector_port=""
   for _ in $(seq 100); do
-    collector_port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$log")
+    collector_port=$(sed -n 's|.*listening on https\{0,1\}://127.0.0.1:\([0-9]*\).*|\1|p' "$log")
     [ -n "$collector_port" ] && return 0
     kill -0 "$collector_pid" 2>/dev/null || break
     sleep 0.1

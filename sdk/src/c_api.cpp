@@ -29,6 +29,7 @@ BLUR_SAME(BLUR_CLOCK_FAILURE, kClockFailure);
 BLUR_SAME(BLUR_STORAGE_ROLLBACK, kStorageRollback);
 BLUR_SAME(BLUR_QUEUE_FULL, kQueueFull);
 BLUR_SAME(BLUR_MEMO_TABLE_FULL, kMemoTableFull);
+BLUR_SAME(BLUR_TRANSPORT_FAILURE, kTransportFailure);
 #undef BLUR_SAME
 static_assert(BLUR_MAX_METRICS == blur::kMaxClientMetrics, "BLUR_MAX_METRICS");
 static_assert(BLUR_MAX_METRICS == blur::kMaxLedgerMetrics, "BLUR_MAX_METRICS");

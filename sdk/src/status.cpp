@@ -42,6 +42,8 @@ const char* status_name(Status status) {
       return "report queue full";
     case Status::kMemoTableFull:
       return "memoized value table full";
+    case Status::kTransportFailure:
+      return "transport failure";
   }
   return "unknown status";
 }

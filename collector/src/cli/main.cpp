@@ -25,7 +25,8 @@ std::unique_ptr<SqliteStore> open_store(const std::string& path) {
 }
 
 int serve(const std::string& db_path, const std::string& address, int port,
-          const std::vector<std::string>& metric_specs, int threads) {
+          const std::vector<std::string>& metric_specs, int threads,
+          const blur::collector::HttpServer::Tls& tls) {
   auto store = open_store(db_path);
   if (!store) return 1;
   for (const std::string& spec : metric_specs) {
@@ -50,14 +51,20 @@ int serve(const std::string& db_path, const std::string& address, int port,
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  blur::collector::HttpServer server(*store, threads);
+  blur::collector::HttpServer server(*store, threads, tls);
+  if (!server.ok()) {
+    std::fprintf(stderr, "blur-collector: cannot load the TLS certificate %s or key %s\n",
+                 tls.certificate_file.c_str(), tls.key_file.c_str());
+    return 1;
+  }
   const int bound = server.bind(address, port);
   if (bound < 0) {
     std::fprintf(stderr, "blur-collector: cannot listen on %s:%d\n", address.c_str(), port);
     return 1;
   }
-  std::printf("blur-collector: listening on http://%s:%d (database %s, %zu metrics)\n",
-              address.c_str(), bound, db_path.c_str(), store->metrics().size());
+  std::printf("blur-collector: listening on %s://%s:%d (database %s, %zu metrics)\n",
+              tls.certificate_file.empty() ? "http" : "https", address.c_str(), bound,
+              db_path.c_str(), store->metrics().size());
   for (const auto& m : store->metrics())
     std::printf("  %s\n", blur::collector::describe(m).c_str());
   std::fflush(stdout);
@@ -131,6 +138,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve_cmd->add_option("--metric", metric_specs,
                         "Register a metric ID:MECHANISM:EPSILON, e.g. 1:rr:1.0 (repeatable)");
+  blur::collector::HttpServer::Tls tls;
+  serve_cmd->add_option("--tls-cert", tls.certificate_file, "Serve HTTPS with this PEM certificate")
+      ->check(CLI::ExistingFile);
+  serve_cmd->add_option("--tls-key", tls.key_file, "The certificate's PEM private key")
+      ->check(CLI::ExistingFile);
   serve_cmd->add_option("--threads", threads, "HTTP worker threads")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
@@ -152,7 +164,13 @@ int main(int argc, char** argv) {
   metrics_cmd->add_option("--db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
 
   CLI11_PARSE(app, argc, argv);
-  if (serve_cmd->parsed()) return serve(db_path, address, port, metric_specs, threads);
+  if (serve_cmd->parsed()) {
+    if (tls.certificate_file.empty() != tls.key_file.empty()) {
+      std::fprintf(stderr, "blur-collector: --tls-cert and --tls-key go together\n");
+      return 2;
+    }
+    return serve(db_path, address, port, metric_specs, threads, tls);
+  }
   if (estimate_cmd->parsed()) return estimate(db_path, metric_ids, postprocess);
   return list_metrics(db_path);
 }

@@ -30,8 +30,17 @@ std::optional<uint32_t> parse_metric_id(const std::string& text) {
 
 }  // namespace
 
-HttpServer::HttpServer(SqliteStore& store, int threads)
-    : store_(store), server_(std::make_unique<httplib::Server>()) {
+namespace {
+std::unique_ptr<httplib::Server> make_server(const HttpServer::Tls& tls) {
+  if (tls.certificate_file.empty()) return std::make_unique<httplib::Server>();
+  return std::make_unique<httplib::SSLServer>(tls.certificate_file.c_str(), tls.key_file.c_str());
+}
+}  // namespace
+
+bool HttpServer::ok() const { return server_->is_valid(); }
+
+HttpServer::HttpServer(SqliteStore& store, int threads, const Tls& tls)
+    : store_(store), server_(make_server(tls)) {
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   // Bodies past the largest valid batch are refused with 400 naming the
   // limit. Up to 4x the limit the handler reads and refuses them; beyond,

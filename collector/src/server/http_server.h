@@ -24,7 +24,14 @@ namespace blur::collector {
 
 class HttpServer {
  public:
-  HttpServer(SqliteStore& store, int threads);
+  // Plain HTTP, or HTTPS when `tls` has a certificate and key (PEM files).
+  struct Tls {
+    std::string certificate_file;
+    std::string key_file;
+  };
+  HttpServer(SqliteStore& store, int threads, const Tls& tls = {});
+  // False if the TLS certificate or key could not be loaded.
+  bool ok() const;
   ~HttpServer();
 
   // Binds; port 0 picks a free port. Returns the bound port, or -1.

@@ -28,6 +28,7 @@ enum class [[nodiscard]] Status : uint8_t{
     kStorageRollback,        // storage is older than the monotonic counter: the ledger stays closed
     kQueueFull,              // the report queue has no room: refused before any charge
     kMemoTableFull,          // no room to remember another memoized value: refused
+    kTransportFailure,       // the collector could not be reached, or refused the batch
 };
 
 // A stable, human-readable name ("ok", "budget exhausted", ...).

@@ -1,0 +1,181 @@
+#include "https_transport.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "mbedtls/error.h"
+#include "mbedtls/net_sockets.h"
+
+namespace blur {
+namespace posix {
+
+namespace {
+
+void sleep_ms(uint32_t ms) {
+  timespec t{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000L};
+  while (nanosleep(&t, &t) != 0) {
+  }
+}
+
+}  // namespace
+
+HttpsTransport::HttpsTransport() {
+  mbedtls_ssl_config_init(&ssl_config_);
+  mbedtls_x509_crt_init(&ca_);
+  mbedtls_x509_crt_init(&client_cert_);
+  mbedtls_pk_init(&client_key_);
+}
+
+HttpsTransport::~HttpsTransport() {
+  mbedtls_pk_free(&client_key_);
+  mbedtls_x509_crt_free(&client_cert_);
+  mbedtls_x509_crt_free(&ca_);
+  mbedtls_ssl_config_free(&ssl_config_);
+}
+
+int HttpsTransport::random(void* rng, unsigned char* out, size_t length) {
+  return static_cast<Rng*>(rng)->fill(out, length) == Status::kOk ? 0 : -1;
+}
+
+Status HttpsTransport::init(const HttpsConfig& config, Rng* rng) {
+  ready_ = false;
+  if (rng == nullptr || !rng->seeded() || config.ca_file == nullptr || config.host == nullptr ||
+      config.port == nullptr || config.max_attempts < 1 ||
+      (config.client_cert_file == nullptr) != (config.client_key_file == nullptr)) {
+    return Status::kInvalidArgument;
+  }
+  config_ = config;
+  rng_ = rng;
+  if (mbedtls_x509_crt_parse_file(&ca_, config.ca_file) != 0) {
+    snprintf(last_error_, sizeof last_error_, "cannot load the CA from %s", config.ca_file);
+    return Status::kInvalidArgument;
+  }
+  if (config.client_cert_file != nullptr &&
+      (mbedtls_x509_crt_parse_file(&client_cert_, config.client_cert_file) != 0 ||
+       mbedtls_pk_parse_keyfile(&client_key_, config.client_key_file, nullptr) != 0)) {
+    snprintf(last_error_, sizeof last_error_, "cannot load the client certificate or key");
+    return Status::kInvalidArgument;
+  }
+  if (mbedtls_ssl_config_defaults(&ssl_config_, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
+                                  MBEDTLS_SSL_PRESET_DEFAULT) != 0) {
+    return Status::kInvalidArgument;
+  }
+  mbedtls_ssl_conf_min_version(&ssl_config_, MBEDTLS_SSL_MAJOR_VERSION_3,
+                               MBEDTLS_SSL_MINOR_VERSION_3);  // TLS 1.2
+  mbedtls_ssl_conf_authmode(&ssl_config_, MBEDTLS_SSL_VERIFY_REQUIRED);
+  mbedtls_ssl_conf_ca_chain(&ssl_config_, &ca_, nullptr);
+  mbedtls_ssl_conf_rng(&ssl_config_, &HttpsTransport::random, rng_);
+  if (config.client_cert_file != nullptr &&
+      mbedtls_ssl_conf_own_cert(&ssl_config_, &client_cert_, &client_key_) != 0) {
+    return Status::kInvalidArgument;
+  }
+  ready_ = true;
+  return Status::kOk;
+}
+
+Status HttpsTransport::attempt(const uint8_t* body, size_t length, int* http_status) {
+  mbedtls_net_context socket;
+  mbedtls_ssl_context ssl;
+  mbedtls_net_init(&socket);
+  mbedtls_ssl_init(&ssl);
+  int ret = mbedtls_net_connect(&socket, config_.host, config_.port, MBEDTLS_NET_PROTO_TCP);
+  if (ret == 0) ret = mbedtls_ssl_setup(&ssl, &ssl_config_);
+  if (ret == 0) ret = mbedtls_ssl_set_hostname(&ssl, config_.host);
+  if (ret == 0) {
+    mbedtls_ssl_set_bio(&ssl, &socket, mbedtls_net_send, mbedtls_net_recv, nullptr);
+    while ((ret = mbedtls_ssl_handshake(&ssl)) == MBEDTLS_ERR_SSL_WANT_READ ||
+           ret == MBEDTLS_ERR_SSL_WANT_WRITE) {
+    }
+  }
+  // The request: headers, then the body, each written until done.
+  char head[256];
+  const int head_length =
+      snprintf(head, sizeof head,
+               "POST /v1/reports HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-protobuf\r\n"
+               "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+               config_.host, length);
+  const uint8_t* parts[2] = {reinterpret_cast<const uint8_t*>(head), body};
+  const size_t sizes[2] = {static_cast<size_t>(head_length), length};
+  for (int part = 0; part < 2 && ret == 0; ++part) {
+    for (size_t done = 0; done < sizes[part] && ret == 0;) {
+      const int n = mbedtls_ssl_write(&ssl, parts[part] + done, sizes[part] - done);
+      if (n > 0) {
+        done += static_cast<size_t>(n);
+      } else if (n != MBEDTLS_ERR_SSL_WANT_READ && n != MBEDTLS_ERR_SSL_WANT_WRITE) {
+        ret = n;
+      }
+    }
+  }
+  // The answer's status line is all we need ("HTTP/1.1 200 OK").
+  char answer[512] = {};
+  size_t received = 0;
+  while (ret == 0 && received < sizeof answer - 1) {
+    const int n = mbedtls_ssl_read(&ssl, reinterpret_cast<unsigned char*>(answer + received),
+                                   sizeof answer - 1 - received);
+    if (n > 0) {
+      received += static_cast<size_t>(n);
+    } else if (n == 0 || n == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY) {
+      break;
+    } else if (n != MBEDTLS_ERR_SSL_WANT_READ && n != MBEDTLS_ERR_SSL_WANT_WRITE) {
+      ret = n;
+    }
+  }
+  if (ret == 0) mbedtls_ssl_close_notify(&ssl);
+  mbedtls_ssl_free(&ssl);
+  mbedtls_net_free(&socket);
+  if (ret != 0) {
+    mbedtls_strerror(ret, last_error_, sizeof last_error_);
+    *http_status = 0;
+    // An untrusted server stays untrusted: no retry.
+    final_ = ret == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED;
+    return Status::kTransportFailure;
+  }
+  int code = 0;
+  if (sscanf(answer, "HTTP/1.%*d %d", &code) != 1) code = 0;
+  *http_status = code;
+  final_ = code >= 400 && code < 500;  // the collector's final word on this batch
+  if (code != 200) {
+    const char* end = strstr(answer, "\r\n");
+    snprintf(last_error_, sizeof last_error_, "%.*s",
+             static_cast<int>(end != nullptr ? end - answer : 100), answer);
+    return Status::kTransportFailure;
+  }
+  return Status::kOk;
+}
+
+Status HttpsTransport::post_batch(const uint8_t* body, size_t length, int* http_status) {
+  if (!ready_ || body == nullptr || http_status == nullptr) return Status::kInvalidArgument;
+  uint32_t backoff = config_.initial_backoff_ms;
+  attempts_ = 0;
+  for (int i = 0; i < config_.max_attempts; ++i) {
+    ++attempts_;
+    final_ = false;
+    if (attempt(body, length, http_status) == Status::kOk) return Status::kOk;
+    if (final_) break;  // a 4xx, or a certificate that does not verify
+    if (i + 1 < config_.max_attempts) {
+      sleep_ms(backoff);
+      backoff *= 2;
+    }
+  }
+  return Status::kTransportFailure;
+}
+
+Status send_pending(Client& client, HttpsTransport& transport, size_t* sent) {
+  if (sent == nullptr) return Status::kInvalidArgument;
+  *sent = 0;
+  static uint8_t batch[kBatchHeaderSize + kMaxReportsPerBatch * kMaxEncodedReportSize];
+  for (;;) {
+    size_t written = 0, count = 0;
+    uint64_t token = 0;
+    BLUR_TRY(client.pending_batch(batch, sizeof batch, &written, &count, &token));
+    if (count == 0) return Status::kOk;
+    int http_status = 0;
+    BLUR_TRY(transport.post_batch(batch, written, &http_status));
+    BLUR_TRY(client.acknowledge(token));
+    *sent += count;
+  }
+}
+
+}  // namespace posix
+}  // namespace blur

@@ -1,0 +1,77 @@
+// ports/posix: the HTTPS client that takes a device's pending reports to
+// the collector, with mbedTLS (TLS 1.2 or newer; the server certificate is
+// verified against the CA the app gives, and its name against `host`;
+// optional client certificate). One POST /v1/reports per batch; a batch is
+// acknowledged in the queue only after the collector answered 200 (it
+// answers after its commit). Connection failures and 5xx answers are
+// retried with exponential backoff; a 4xx answer (the batch is malformed
+// or not for this collector) and a certificate that does not verify are
+// final: retrying cannot help.
+#ifndef BLUR_PORTS_POSIX_HTTPS_TRANSPORT_H
+#define BLUR_PORTS_POSIX_HTTPS_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blur/client.h"
+#include "blur/rng.h"
+#include "mbedtls/ssl.h"
+#include "mbedtls/x509_crt.h"
+
+namespace blur {
+namespace posix {
+
+struct HttpsConfig {
+  const char* host = "localhost";  // also the name the certificate must carry
+  const char* port = "8443";
+  const char* ca_file = nullptr;           // PEM: the CA that signed the collector's certificate
+  const char* client_cert_file = nullptr;  // optional PEM client certificate...
+  const char* client_key_file = nullptr;   // ...and its key
+  int max_attempts = 5;
+  uint32_t initial_backoff_ms = 100;  // doubled after each failed attempt
+};
+
+class HttpsTransport {
+ public:
+  HttpsTransport();
+  ~HttpsTransport();
+  HttpsTransport(const HttpsTransport&) = delete;
+  HttpsTransport& operator=(const HttpsTransport&) = delete;
+
+  // Loads the CA (and client certificate); TLS randomness comes from `rng`.
+  // kInvalidArgument for unreadable or invalid PEM files.
+  Status init(const HttpsConfig& config, Rng* rng);
+
+  // POSTs `body` to /v1/reports. kOk with *http_status = 200;
+  // kTransportFailure otherwise (*http_status: the last answer, 0 if none).
+  Status post_batch(const uint8_t* body, size_t length, int* http_status);
+
+  // Why the last attempt failed (mbedTLS's error text, or the status line).
+  const char* last_error() const { return last_error_; }
+  int attempts() const { return attempts_; }
+
+ private:
+  Status attempt(const uint8_t* body, size_t length, int* http_status);
+  static int random(void* rng, unsigned char* out, size_t length);
+
+  HttpsConfig config_{};
+  Rng* rng_ = nullptr;
+  bool ready_ = false;
+  mbedtls_ssl_config ssl_config_;
+  mbedtls_x509_crt ca_;
+  mbedtls_x509_crt client_cert_;
+  mbedtls_pk_context client_key_;
+  char last_error_[160] = {};
+  int attempts_ = 0;
+  bool final_ = false;  // the last failure cannot be cured by retrying
+};
+
+// Sends every pending batch of `client` and acknowledges each one the
+// collector stored. *sent: reports acknowledged. Stops at the first batch
+// that fails (its reports stay queued for the next call).
+Status send_pending(Client& client, HttpsTransport& transport, size_t* sent);
+
+}  // namespace posix
+}  // namespace blur
+
+#endif  // BLUR_PORTS_POSIX_HTTPS_TRANSPORT_H

@@ -1,0 +1,66 @@
+// A Linux device that records binary randomized-response values and sends
+// its pending reports to the collector over HTTPS (ports/posix: getrandom,
+// a storage file, the mbedTLS transport). Used by https_transport_test.sh.
+//
+//   https_send STORAGE HOST PORT CA_FILE RECORD_COUNT
+// Prints "sent N pending P" on success; "failed: ... pending P" (exit 1).
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <new>
+
+#include "blur/client.h"
+#include "https_transport.h"
+#include "posix_port.h"
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    fprintf(stderr, "usage: https_send STORAGE HOST PORT CA_FILE RECORD_COUNT\n");
+    return 2;
+  }
+  static blur::posix::PosixPort posix;
+  if (posix.open(argv[1], 512, 8) != blur::Status::kOk) {
+    fprintf(stderr, "cannot open %s\n", argv[1]);
+    return 2;
+  }
+  static blur::Client client;
+  blur::Status status = client.open(posix.port());
+  if (status == blur::Status::kNotProvisioned) {
+    blur::LedgerPolicy policy;
+    policy.lifetime_cap_micros = 1000 * uint64_t{blur::kEpsilonMicrosPerNat};
+    status = client.provision(policy);
+  }
+  if (status == blur::Status::kOk) {
+    status = client.add_metric(1, blur::MechanismId::kBinaryRandomizedResponse, 1000000, 2);
+  }
+  for (int i = 0; i < atoi(argv[5]) && status == blur::Status::kOk; ++i) {
+    status = client.record(1, i % 2);
+  }
+  if (status != blur::Status::kOk) {
+    fprintf(stderr, "device: %s\n", blur::status_name(status));
+    return 2;
+  }
+  static blur::Rng tls_rng;  // the TLS handshake's randomness, from the same entropy port
+  static const uint8_t kName[] = "blur-https";
+  if (tls_rng.seed(posix.port(), kName, sizeof kName - 1) != blur::Status::kOk) return 2;
+  blur::posix::HttpsConfig config;
+  config.host = argv[2];
+  config.port = argv[3];
+  config.ca_file = argv[4];
+  config.max_attempts = 3;
+  config.initial_backoff_ms = 50;
+  static blur::posix::HttpsTransport transport;
+  if (transport.init(config, &tls_rng) != blur::Status::kOk) {
+    fprintf(stderr, "transport: %s\n", transport.last_error());
+    return 2;
+  }
+  size_t sent = 0;
+  status = blur::posix::send_pending(client, transport, &sent);
+  if (status != blur::Status::kOk) {
+    printf("failed after %d attempts: %s; sent %zu pending %u\n", transport.attempts(),
+           transport.last_error(), sent, client.queue().pending_count());
+    return 1;
+  }
+  printf("sent %zu pending %u\n", sent, client.queue().pending_count());
+  return 0;
+}
