@@ -48,6 +48,7 @@ struct Options {
   double budget_nats = 10;
   bool table = false;
   std::string postprocess = "none";
+  std::string ca_file;  // https:// collectors: the CA to verify them with
 };
 
 int fail(const std::string& message) {
@@ -259,6 +260,7 @@ int fleet(const Options& o) {
   for (int t = 0; t < o.threads; ++t) {
     workers.emplace_back([&] {
       httplib::Client client(o.collector);
+      if (!o.ca_file.empty()) client.set_ca_cert_path(o.ca_file.c_str());
       client.set_keep_alive(true);
       client.set_tcp_nodelay(true);
       client.set_connection_timeout(5);
@@ -296,6 +298,7 @@ int fleet(const Options& o) {
     return 0;
   }
   httplib::Client client(o.collector);
+  if (!o.ca_file.empty()) client.set_ca_cert_path(o.ca_file.c_str());
   auto response = client.Get("/v1/metrics/" + std::to_string(o.metric) +
                              "/estimate?postprocess=" + o.postprocess);
   if (!response || response->status != 200) return fail("cannot fetch the estimate") - 1;
@@ -330,7 +333,11 @@ int main(int argc, char** argv) {
   common(fleet_cmd);
   fleet_cmd->add_flag("--offline", o.offline,
                       "Estimate in process (decode, validate, estimate) and print JSON");
-  fleet_cmd->add_option("--collector", o.collector, "Collector base URL")->capture_default_str();
+  fleet_cmd->add_option("--collector", o.collector, "Collector base URL (http:// or https://)")
+      ->capture_default_str();
+  fleet_cmd
+      ->add_option("--ca", o.ca_file, "PEM CA that signed an https:// collector's certificate")
+      ->check(CLI::ExistingFile);
   fleet_cmd->add_option("--metric", o.metric, "Metric id (registered on the collector)")
       ->capture_default_str();
   fleet_cmd->add_option("--devices", o.devices, "Number of generated devices")

@@ -2,9 +2,9 @@
 # The HTTPS transport end to end: a test CA and a collector certificate made
 # with openssl, the collector serving HTTPS, and a Linux device (mbedTLS)
 # that must verify the collector before anything is acknowledged.
-#   https_transport_test.sh HTTPS_SEND BLUR_COLLECTOR
+#   https_transport_test.sh HTTPS_SEND BLUR_COLLECTOR BLUR_DEVICE_SIM
 set -euo pipefail
-send=$1 collector=$2
+send=$1 collector=$2 device_sim=$3
 work=$(mktemp -d)
 collector_pid=""
 trap '[ -n "$collector_pid" ] && kill $collector_pid 2>/dev/null; rm -rf "$work"' EXIT
@@ -39,6 +39,13 @@ grep -q "pending 5" wrong-ca.txt
 "$send" device.bin localhost "$collector_port" ca.pem 3 | tee right-ca.txt
 grep -q "sent 8 pending 0" right-ca.txt
 "$collector" estimate --db blur.db | grep -q '"n": 8'
+
+# A simulated fleet over HTTPS (cpp-httplib's OpenSSL client, verifying
+# against the same CA).
+"$device_sim" fleet \
+  --collector "https://localhost:$collector_port" --ca ca.pem --metric 1 --devices 300 \
+  --epsilon 1 --seed 4 --threads 2 > fleet.txt
+"$collector" estimate --db blur.db | grep -q '"n": 308'
 
 # The collector down: retried with backoff, then the reports wait again.
 kill "$collector_pid"
