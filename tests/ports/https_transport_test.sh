@@ -9,16 +9,11 @@ work=$(mktemp -d)
 collector_pid=""
 trap '[ -n "$collector_pid" ] && kill $collector_pid 2>/dev/null; rm -rf "$work"' EXIT
 source "$(dirname "$0")/../../scripts/lib/collector.sh"
+source "$(dirname "$0")/../../scripts/lib/tls.sh"
 cd "$work"
 
 # A CA, a certificate for localhost signed by it, and an unrelated CA.
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-  -subj "/CN=Blur test CA" -keyout ca.key -out ca.pem 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
-  -keyout server.key -out server.csr 2>/dev/null
-printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' > san.ext
-openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
-  -extfile san.ext -out server.pem 2>/dev/null
+make_test_certificates .
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
   -subj "/CN=Someone else" -keyout other.key -out other.pem 2>/dev/null
 
