@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "crc32.h"
+#include "mbedtls/platform_util.h"
 #include "little_endian.h"
 
 namespace blur {
@@ -156,6 +157,8 @@ Status read_slot(const Port& port, uint32_t slot, Record* record, SlotState* sta
 }
 
 }  // namespace
+
+Ledger::~Ledger() { mbedtls_platform_zeroize(secret_, sizeof secret_); }
 
 Status Ledger::open(const Port& port) {
   open_ = false;

@@ -86,6 +86,7 @@ class Ledger {
       88 + 24 * kMaxLedgerMetrics + kLedgerSecretSize + 4 + 8 * kMaxMemoValues + 4;
 
   Ledger() = default;
+  ~Ledger();  // wipes the device secret from RAM
 
   // Loads the newest valid record. kNotProvisioned if both slots are blank
   // (all 0xFF), kStorageCorrupt if neither holds a valid record,
