@@ -28,7 +28,8 @@ if(BLUR_PLATFORM STREQUAL "cortex-m")
     ${_mbed}/library/ctr_drbg.c
     ${_mbed}/library/entropy.c
     ${_mbed}/library/sha256.c
-    ${_mbed}/library/platform_util.c)
+    ${_mbed}/library/platform_util.c
+    ${PROJECT_SOURCE_DIR}/sdk/config/blur_aes_decrypt_refused.c)
   # mbedTLS 2.28.3 has no MBEDTLS_CONFIG_FILE cache variable: pass the define.
   target_compile_definitions(blur_mbedtls PUBLIC
     MBEDTLS_CONFIG_FILE="blur_mbedtls_config.h")

@@ -12,7 +12,7 @@ import re
 import sys
 
 GROUPS = (
-    ("SDK (libblur_sdk)", ("libblur_sdk.a",)),
+    ("SDK (libblur_sdk, libblur_client)", ("libblur_sdk.a", "libblur_client")),
     ("mbedTLS", ("libblur_mbedtls.a",)),
     ("nanopb + schema", ("libblur_nanopb.a", "libblur_proto.a")),
     ("board port", ("libblur_port_cortex_m.a",)),
@@ -43,8 +43,8 @@ def main(path):
     print("  by origin (flash / static RAM, from the linker map):")
     for name, _ in GROUPS + (("C runtime (picolibc, libgcc, libstdc++)", ()),):
         print(f"    {name:40} {flash.get(name, 0):6} B / {ram.get(name, 0):5} B")
-    sdk = sum(flash.get(n, 0) for n in ("SDK (libblur_sdk)", "mbedTLS", "nanopb + schema"))
-    sdk_ram = sum(ram.get(n, 0) for n in ("SDK (libblur_sdk)", "mbedTLS", "nanopb + schema"))
+    sdk = sum(flash.get(n, 0) for n in (GROUPS[0][0], "mbedTLS", "nanopb + schema"))
+    sdk_ram = sum(ram.get(n, 0) for n in (GROUPS[0][0], "mbedTLS", "nanopb + schema"))
     print(f"    SDK-attributable (SDK + mbedTLS + nanopb): {sdk} B flash, {sdk_ram} B static RAM")
 
 if __name__ == "__main__":

@@ -13,6 +13,9 @@
 #define MBEDTLS_AES_C
 #define MBEDTLS_AES_ROM_TABLES    // tables in flash, not RAM
 #define MBEDTLS_AES_FEWER_TABLES  // 2 KiB of tables instead of 8 KiB
+// CTR_DRBG only encrypts: AES decryption (its code, inverse table and
+// inverse S-box, 2.1 KB of flash) is replaced by blur_aes_decrypt_refused.c.
+#define MBEDTLS_AES_DECRYPT_ALT
 #define MBEDTLS_CTR_DRBG_C
 #define MBEDTLS_ENTROPY_C
 #define MBEDTLS_SHA256_C

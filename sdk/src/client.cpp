@@ -8,51 +8,85 @@ namespace blur {
 
 Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size,
                          uint32_t metric_id, EpsilonMicros longitudinal_epsilon) {
+  using Id = MechanismId;
   set_ = false;
   id_ = id;
+  if (id < Id::kBinaryRandomizedResponse || id > Id::kRappor) return Status::kInvalidArgument;
+  if (!mechanism_built(id)) return Status::kNotBuilt;
   if (longitudinal_epsilon != 0) {
-    if (id == MechanismId::kSymmetricUnaryEncoding) {
-      const auto permanent =
-          UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric, longitudinal_epsilon, domain_size);
-      if (!permanent.ok()) return permanent.status();
-      return store(Memoized<UnaryEncoding>::create(permanent.value(), epsilon_micros));
+    if (id != Id::kSymmetricUnaryEncoding && id != Id::kRappor) {
+      return Status::kInvalidArgument;  // memoization is for symmetric bit flips
     }
-    if (id == MechanismId::kRappor) {
-      const auto permanent = Rappor::create(longitudinal_epsilon, domain_size, RapporShape{},
-                                            BloomHashKey{metric_id, 0});
-      if (!permanent.ok()) return permanent.status();
-      return store(Memoized<Rappor>::create(permanent.value(), epsilon_micros));
+    if constexpr (!kMemoizationBuilt) return Status::kNotBuilt;
+    if constexpr (kMemoizationBuilt && mechanism_built(Id::kSymmetricUnaryEncoding)) {
+      if (id == Id::kSymmetricUnaryEncoding) {
+        const auto permanent = UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric,
+                                                     longitudinal_epsilon, domain_size);
+        if (!permanent.ok()) return permanent.status();
+        return store(Memoized<UnaryEncoding>::create(permanent.value(), epsilon_micros));
+      }
     }
-    return Status::kInvalidArgument;  // memoization is for symmetric bit flips
+    if constexpr (kMemoizationBuilt && mechanism_built(Id::kRappor)) {
+      if (id == Id::kRappor) {
+        const auto permanent = Rappor::create(longitudinal_epsilon, domain_size, RapporShape{},
+                                              BloomHashKey{metric_id, 0});
+        if (!permanent.ok()) return permanent.status();
+        return store(Memoized<Rappor>::create(permanent.value(), epsilon_micros));
+      }
+    }
+    return Status::kNotBuilt;
   }
+  // Each case compiles only when its mechanism is in the build.
   switch (id) {
-    case MechanismId::kBinaryRandomizedResponse:
-      if (domain_size != 2) return Status::kInvalidArgument;
-      return store(BinaryRandomizedResponse::create(epsilon_micros));
-    case MechanismId::kGeneralizedRandomizedResponse:
-      return store(GeneralizedRandomizedResponse::create(epsilon_micros, domain_size));
-    case MechanismId::kSymmetricUnaryEncoding:
-      return store(
-          UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric, epsilon_micros, domain_size));
-    case MechanismId::kOptimizedUnaryEncoding:
-      return store(
-          UnaryEncoding::create(UnaryEncoding::Kind::kOptimized, epsilon_micros, domain_size));
-    case MechanismId::kDiscreteLaplace:
-      return store(DiscreteLaplace::create(epsilon_micros, domain_size));
-    case MechanismId::kOneBitMean:
-      return store(OneBitMean::create(epsilon_micros, domain_size));
-    case MechanismId::kHadamardResponse:
-      return store(HadamardResponse::create(epsilon_micros, domain_size));
-    case MechanismId::kOptimizedLocalHashing:
-      return store(
-          LocalHashing::create(LocalHashing::Kind::kOptimized, epsilon_micros, domain_size));
-    case MechanismId::kBinaryLocalHashing:
-      return store(LocalHashing::create(LocalHashing::Kind::kBinary, epsilon_micros, domain_size));
-    case MechanismId::kRappor:
-      return store(
-          Rappor::create(epsilon_micros, domain_size, RapporShape{}, BloomHashKey{metric_id, 0}));
+    case Id::kBinaryRandomizedResponse:
+      if constexpr (mechanism_built(Id::kBinaryRandomizedResponse)) {
+        if (domain_size != 2) return Status::kInvalidArgument;
+        return store(BinaryRandomizedResponse::create(epsilon_micros));
+      }
+      break;
+    case Id::kGeneralizedRandomizedResponse:
+      if constexpr (mechanism_built(Id::kGeneralizedRandomizedResponse))
+        return store(GeneralizedRandomizedResponse::create(epsilon_micros, domain_size));
+      break;
+    case Id::kSymmetricUnaryEncoding:
+      if constexpr (mechanism_built(Id::kSymmetricUnaryEncoding))
+        return store(
+            UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric, epsilon_micros, domain_size));
+      break;
+    case Id::kOptimizedUnaryEncoding:
+      if constexpr (mechanism_built(Id::kOptimizedUnaryEncoding))
+        return store(
+            UnaryEncoding::create(UnaryEncoding::Kind::kOptimized, epsilon_micros, domain_size));
+      break;
+    case Id::kDiscreteLaplace:
+      if constexpr (mechanism_built(Id::kDiscreteLaplace))
+        return store(DiscreteLaplace::create(epsilon_micros, domain_size));
+      break;
+    case Id::kOneBitMean:
+      if constexpr (mechanism_built(Id::kOneBitMean))
+        return store(OneBitMean::create(epsilon_micros, domain_size));
+      break;
+    case Id::kHadamardResponse:
+      if constexpr (mechanism_built(Id::kHadamardResponse))
+        return store(HadamardResponse::create(epsilon_micros, domain_size));
+      break;
+    case Id::kOptimizedLocalHashing:
+      if constexpr (mechanism_built(Id::kOptimizedLocalHashing))
+        return store(
+            LocalHashing::create(LocalHashing::Kind::kOptimized, epsilon_micros, domain_size));
+      break;
+    case Id::kBinaryLocalHashing:
+      if constexpr (mechanism_built(Id::kBinaryLocalHashing))
+        return store(
+            LocalHashing::create(LocalHashing::Kind::kBinary, epsilon_micros, domain_size));
+      break;
+    case Id::kRappor:
+      if constexpr (mechanism_built(Id::kRappor))
+        return store(
+            Rappor::create(epsilon_micros, domain_size, RapporShape{}, BloomHashKey{metric_id, 0}));
+      break;
   }
-  return Status::kInvalidArgument;
+  return Status::kNotBuilt;
 }
 
 Status Client::open(const Port& port) {

@@ -44,6 +44,8 @@ const char* status_name(Status status) {
       return "memoized value table full";
     case Status::kTransportFailure:
       return "transport failure";
+    case Status::kNotBuilt:
+      return "not in this build";
   }
   return "unknown status";
 }

@@ -52,7 +52,8 @@ typedef enum blur_status {
   BLUR_STORAGE_ROLLBACK = 16,
   BLUR_QUEUE_FULL = 17,
   BLUR_MEMO_TABLE_FULL = 18,
-  BLUR_TRANSPORT_FAILURE = 19
+  BLUR_TRANSPORT_FAILURE = 19,
+  BLUR_NOT_BUILT = 20
 } blur_status;
 
 /* The platform: callbacks return 0 on success, anything else on failure.

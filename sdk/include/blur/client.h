@@ -35,8 +35,9 @@ inline constexpr uint32_t kLedgerBlocks = 2;  // the queue starts after them
 class AnyMechanism {
  public:
   // kInvalidArgument for an unknown id or a configuration its builder
-  // refuses. longitudinal_epsilon != 0 memoizes (sue and rappor only):
-  // the permanent response at that epsilon, each report at epsilon_micros.
+  // refuses; kNotBuilt for a mechanism left out of this build.
+  // longitudinal_epsilon != 0 memoizes (sue and rappor only): the permanent
+  // response at that epsilon, each report at epsilon_micros.
   Status set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size, uint32_t metric_id,
              EpsilonMicros longitudinal_epsilon = 0);
   // Calls f(mechanism) with the concrete type; returns its Status.
@@ -116,32 +117,53 @@ Status AnyMechanism::store(const Result<M>& built) {
   return Status::kOk;
 }
 
+// Only the mechanisms of this build are instantiated (mechanism_built):
+// set() stores no other kind, so the left-out cases are never reached.
 template <typename F>
 Status AnyMechanism::visit(F&& f) const {
+  using Id = MechanismId;
   if (!set_) return Status::kInvalidArgument;
   switch (id_) {
-    case MechanismId::kBinaryRandomizedResponse:
-      return f(as<BinaryRandomizedResponse>());
-    case MechanismId::kGeneralizedRandomizedResponse:
-      return f(as<GeneralizedRandomizedResponse>());
-    case MechanismId::kSymmetricUnaryEncoding:
-    case MechanismId::kOptimizedUnaryEncoding:
-      if (memoized_) return f(as<Memoized<UnaryEncoding>>());
-      return f(as<UnaryEncoding>());
-    case MechanismId::kDiscreteLaplace:
-      return f(as<DiscreteLaplace>());
-    case MechanismId::kOneBitMean:
-      return f(as<OneBitMean>());
-    case MechanismId::kHadamardResponse:
-      return f(as<HadamardResponse>());
-    case MechanismId::kOptimizedLocalHashing:
-    case MechanismId::kBinaryLocalHashing:
-      return f(as<LocalHashing>());
-    case MechanismId::kRappor:
-      if (memoized_) return f(as<Memoized<Rappor>>());
-      return f(as<Rappor>());
+    case Id::kBinaryRandomizedResponse:
+      if constexpr (mechanism_built(Id::kBinaryRandomizedResponse))
+        return f(as<BinaryRandomizedResponse>());
+      break;
+    case Id::kGeneralizedRandomizedResponse:
+      if constexpr (mechanism_built(Id::kGeneralizedRandomizedResponse))
+        return f(as<GeneralizedRandomizedResponse>());
+      break;
+    case Id::kSymmetricUnaryEncoding:
+    case Id::kOptimizedUnaryEncoding:
+      if constexpr (kMemoizationBuilt && mechanism_built(Id::kSymmetricUnaryEncoding)) {
+        if (memoized_) return f(as<Memoized<UnaryEncoding>>());
+      }
+      if constexpr (mechanism_built(Id::kSymmetricUnaryEncoding) ||
+                    mechanism_built(Id::kOptimizedUnaryEncoding))
+        return f(as<UnaryEncoding>());
+      break;
+    case Id::kDiscreteLaplace:
+      if constexpr (mechanism_built(Id::kDiscreteLaplace)) return f(as<DiscreteLaplace>());
+      break;
+    case Id::kOneBitMean:
+      if constexpr (mechanism_built(Id::kOneBitMean)) return f(as<OneBitMean>());
+      break;
+    case Id::kHadamardResponse:
+      if constexpr (mechanism_built(Id::kHadamardResponse)) return f(as<HadamardResponse>());
+      break;
+    case Id::kOptimizedLocalHashing:
+    case Id::kBinaryLocalHashing:
+      if constexpr (mechanism_built(Id::kOptimizedLocalHashing) ||
+                    mechanism_built(Id::kBinaryLocalHashing))
+        return f(as<LocalHashing>());
+      break;
+    case Id::kRappor:
+      if constexpr (kMemoizationBuilt && mechanism_built(Id::kRappor)) {
+        if (memoized_) return f(as<Memoized<Rappor>>());
+      }
+      if constexpr (mechanism_built(Id::kRappor)) return f(as<Rappor>());
+      break;
   }
-  return Status::kInvalidArgument;
+  return Status::kNotBuilt;
 }
 
 }  // namespace blur

@@ -20,6 +20,22 @@ enum class MechanismId : uint8_t {
   kRappor = 10,                        // payload: bloom
 };
 
+// The mechanisms a Client build compiles in: bit i for MechanismId i. Set by
+// CMake's blur_client_library(<target> MECHANISMS ...); firmware leaves the
+// others out of its flash (add_metric then answers kNotBuilt). Default: all.
+#ifndef BLUR_MECHANISM_SET
+#define BLUR_MECHANISM_SET 0x7FEu
+#endif
+// 1: memoized metrics (longitudinal epsilon) are compiled into the Client.
+#ifndef BLUR_MEMOIZATION
+#define BLUR_MEMOIZATION 1
+#endif
+
+constexpr bool mechanism_built(MechanismId id) {
+  return ((BLUR_MECHANISM_SET >> static_cast<unsigned>(id)) & 1u) != 0;
+}
+inline constexpr bool kMemoizationBuilt = BLUR_MEMOIZATION != 0;
+
 }  // namespace blur
 
 #endif  // BLUR_MECHANISM_H

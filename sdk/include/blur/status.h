@@ -29,6 +29,7 @@ enum class [[nodiscard]] Status : uint8_t{
     kQueueFull,              // the report queue has no room: refused before any charge
     kMemoTableFull,          // no room to remember another memoized value: refused
     kTransportFailure,       // the collector could not be reached, or refused the batch
+    kNotBuilt,               // the mechanism (or memoization) was left out of this build
 };
 
 // A stable, human-readable name ("ok", "budget exhausted", ...).
