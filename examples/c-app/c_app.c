@@ -152,9 +152,9 @@ int main(int argc, char** argv) {
   }
   if (status != BLUR_OK) return fail("open", status);
 
-  const blur_metric metrics[] = {{1, BLUR_MECHANISM_RR, 1000000, 2, 0},
-                                 {2, BLUR_MECHANISM_OUE, 2000000, 16, 0},
-                                 {3, BLUR_MECHANISM_LAPLACE, 1000000, 101, 0}};
+  const blur_metric metrics[] = {{1, BLUR_MECHANISM_RR, 1000000, 2, 0, 0},
+                                 {2, BLUR_MECHANISM_OUE, 2000000, 16, 0, 0},
+                                 {3, BLUR_MECHANISM_LAPLACE, 1000000, 101, 0, 0}};
   for (size_t i = 0; i < sizeof metrics / sizeof metrics[0]; ++i) {
     status = blur_add_metric(client, &metrics[i]);
     if (status != BLUR_OK) return fail("add metric", status);

@@ -124,7 +124,7 @@ blur_status blur_add_metric(blur_client* client, const blur_metric* metric) {
   }
   return to_c(client->client.add_metric(
       metric->metric_id, static_cast<blur::MechanismId>(metric->mechanism), metric->epsilon_micros,
-      metric->domain_size, metric->longitudinal_epsilon_micros));
+      metric->domain_size, metric->longitudinal_epsilon_micros, metric->rounding_buckets));
 }
 
 blur_status blur_record(blur_client* client, uint32_t metric_id, uint32_t value) {

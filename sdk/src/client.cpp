@@ -1,23 +1,31 @@
 #include "blur/client.h"
 
 #include <new>
+#include <type_traits>
 
 #include "mbedtls/platform_util.h"
 
 namespace blur {
 
 Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size,
-                         uint32_t metric_id, EpsilonMicros longitudinal_epsilon) {
+                         uint32_t metric_id, EpsilonMicros longitudinal_epsilon,
+                         uint32_t rounding_buckets) {
   using Id = MechanismId;
   set_ = false;
   id_ = id;
   if (id < Id::kBinaryRandomizedResponse || id > Id::kRappor) return Status::kInvalidArgument;
   if (!mechanism_built(id)) return Status::kNotBuilt;
   if (longitudinal_epsilon != 0) {
-    if (id != Id::kSymmetricUnaryEncoding && id != Id::kRappor) {
-      return Status::kInvalidArgument;  // memoization is for symmetric bit flips
+    if (id != Id::kSymmetricUnaryEncoding && id != Id::kRappor && id != Id::kOneBitMean) {
+      return Status::kInvalidArgument;  // symmetric bit flips and 1BitMean only
     }
     if constexpr (!kMemoizationBuilt) return Status::kNotBuilt;
+    if constexpr (kMemoizationBuilt && mechanism_built(Id::kOneBitMean)) {
+      if (id == Id::kOneBitMean) {
+        if (longitudinal_epsilon != epsilon_micros) return Status::kInvalidArgument;
+        return store(MemoizedMean::create(epsilon_micros, domain_size, rounding_buckets));
+      }
+    }
     if constexpr (kMemoizationBuilt && mechanism_built(Id::kSymmetricUnaryEncoding)) {
       if (id == Id::kSymmetricUnaryEncoding) {
         const auto permanent = UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric,
@@ -112,14 +120,15 @@ Status Client::provision(const LedgerPolicy& policy) {
 }
 
 Status Client::add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicros epsilon_micros,
-                          uint32_t domain_size, EpsilonMicros longitudinal_epsilon) {
+                          uint32_t domain_size, EpsilonMicros longitudinal_epsilon,
+                          uint32_t rounding_buckets) {
   if (metric_count_ == kMaxClientMetrics) return Status::kInvalidArgument;
   for (uint32_t i = 0; i < metric_count_; ++i) {
     if (metrics_[i].id == metric_id) return Status::kInvalidArgument;
   }
   Metric& metric = metrics_[metric_count_];
   BLUR_TRY(metric.mechanism.set(mechanism, epsilon_micros, domain_size, metric_id,
-                                longitudinal_epsilon));
+                                longitudinal_epsilon, rounding_buckets));
   metric.id = metric_id;
   ++metric_count_;
   return Status::kOk;
@@ -142,7 +151,12 @@ Status Client::record(uint32_t metric_id, uint32_t value) {
       bound += 12 + mechanism.payload_bytes();
     }
     BLUR_TRY(queue_.has_room(bound));
-    if constexpr (IsMemoized<M>::value) {
+    if constexpr (std::is_same_v<M, MemoizedMean>) {
+      uint32_t point = 0;
+      BLUR_TRY(mechanism.round(ledger_.secret(), metric_id, value, &point));
+      BLUR_TRY(ledger_.check_memoized(0, mechanism.longitudinal_epsilon(), metric_id, point));
+      BLUR_TRY(make_memoized_mean_report(ledger_, mechanism, metric_id, value, &report_));
+    } else if constexpr (IsMemoized<M>::value) {
       BLUR_TRY(ledger_.check_memoized(mechanism.epsilon_charged(), mechanism.longitudinal_epsilon(),
                                       metric_id, value));
       BLUR_TRY(make_memoized_report(ledger_, rng_, mechanism, metric_id, value, &report_));

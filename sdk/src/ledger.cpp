@@ -272,10 +272,13 @@ bool Ledger::memoized(uint32_t metric_id, uint32_t value) const {
 Status Ledger::memoized_state(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
                               uint32_t metric_id, uint32_t value, State* next) const {
   if (!open_) return Status::kLedgerClosed;
-  if (!has_secret_ || longitudinal_epsilon < report_epsilon) return Status::kInvalidArgument;
+  if (!has_secret_ || longitudinal_epsilon == 0 || longitudinal_epsilon < report_epsilon) {
+    return Status::kInvalidArgument;
+  }
   const bool known = memoized(metric_id, value);
   if (!known && memo_count_ == kMaxMemoValues) return Status::kMemoTableFull;
-  // The longitudinal epsilon once per distinct value, the report's every time.
+  // The longitudinal epsilon once per distinct value, the report's every time
+  // (0 for a repeat of a purely memoized report: only the report id moves).
   const uint64_t amount = uint64_t{report_epsilon} + (known ? 0 : longitudinal_epsilon);
   BLUR_TRY(charged_state(amount, metric_id, next));
   if (!known) next->memo[next->memo_count++] = MemoValue{metric_id, value};
@@ -312,7 +315,6 @@ uint64_t Ledger::metric_spent_micros(uint32_t metric_id) const {
 
 Status Ledger::charged_state(uint64_t epsilon, uint32_t metric_id, State* next) const {
   if (!open_) return Status::kLedgerClosed;
-  if (epsilon == 0) return Status::kInvalidArgument;
   *next = current_state();
   if (epsilon > policy_.lifetime_cap_micros - spent_) return Status::kBudgetExhausted;
   if (policy_.window_seconds != 0) {
@@ -345,12 +347,13 @@ Status Ledger::charged_state(uint64_t epsilon, uint32_t metric_id, State* next) 
 }
 
 Status Ledger::check(EpsilonMicros epsilon, uint32_t metric_id) const {
+  if (epsilon == 0) return Status::kInvalidArgument;
   State next;
   return charged_state(epsilon, metric_id, &next);
 }
 
 Status Ledger::charge(EpsilonMicros epsilon, uint32_t metric_id, uint64_t* report_id) {
-  if (report_id == nullptr) return Status::kInvalidArgument;
+  if (report_id == nullptr || epsilon == 0) return Status::kInvalidArgument;
   State next;
   BLUR_TRY(charged_state(epsilon, metric_id, &next));
   const uint64_t id = next_report_id_;

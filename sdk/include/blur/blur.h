@@ -96,8 +96,13 @@ typedef struct blur_metric {
   uint32_t domain_size;    /* values 0..domain_size-1 (2 for rr) */
   /* 0, or memoized reports (sue, rappor): the permanent response for each
    * value is drawn once at this epsilon (charged once per distinct value),
-   * each report at epsilon_micros (charged every time). */
+   * each report at epsilon_micros (charged every time). onebit: alpha-point
+   * rounding + a memoized bit; set it equal to epsilon_micros (charged once
+   * per rounding point, never per report) and set rounding_buckets. */
   uint32_t longitudinal_epsilon_micros;
+  /* memoized onebit only: the number of rounding buckets s (s divides
+   * domain_size - 1; at most s + 1 points, each charged once). Else 0. */
+  uint32_t rounding_buckets;
 } blur_metric;
 
 typedef struct blur_metric_cap {

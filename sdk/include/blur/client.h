@@ -17,6 +17,7 @@
 #include "blur/local_hashing.h"
 #include "blur/mechanism.h"
 #include "blur/memoized.h"
+#include "blur/memoized_mean.h"
 #include "blur/one_bit_mean.h"
 #include "blur/rappor.h"
 #include "blur/report.h"
@@ -39,7 +40,7 @@ class AnyMechanism {
   // longitudinal_epsilon != 0 memoizes (sue and rappor only): the permanent
   // response at that epsilon, each report at epsilon_micros.
   Status set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size, uint32_t metric_id,
-             EpsilonMicros longitudinal_epsilon = 0);
+             EpsilonMicros longitudinal_epsilon = 0, uint32_t rounding_buckets = 0);
   // Calls f(mechanism) with the concrete type; returns its Status.
   template <typename F>
   Status visit(F&& f) const;
@@ -70,8 +71,12 @@ class Client {
   Status open(const Port& port);
   Status provision(const LedgerPolicy& policy);
   // longitudinal_epsilon != 0: memoized reports (memoized.h; sue, rappor).
+  // onebit memoizes with alpha-point rounding (memoized_mean.h): then
+  // longitudinal_epsilon == epsilon_micros (nothing is drawn per report) and
+  // rounding_buckets divides domain_size - 1.
   Status add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicros epsilon_micros,
-                    uint32_t domain_size, EpsilonMicros longitudinal_epsilon = 0);
+                    uint32_t domain_size, EpsilonMicros longitudinal_epsilon = 0,
+                    uint32_t rounding_buckets = 0);
   Status record(uint32_t metric_id, uint32_t value);
   // See ReportQueue::pending_batch; the token is the last id to acknowledge.
   Status pending_batch(uint8_t* buffer, size_t capacity, size_t* written, size_t* count,
@@ -104,6 +109,10 @@ struct IsMemoized {
 };
 template <typename M>
 struct IsMemoized<Memoized<M>> {
+  static constexpr bool value = true;
+};
+template <>
+struct IsMemoized<MemoizedMean> {
   static constexpr bool value = true;
 };
 
@@ -145,6 +154,9 @@ Status AnyMechanism::visit(F&& f) const {
       if constexpr (mechanism_built(Id::kDiscreteLaplace)) return f(as<DiscreteLaplace>());
       break;
     case Id::kOneBitMean:
+      if constexpr (kMemoizationBuilt && mechanism_built(Id::kOneBitMean)) {
+        if (memoized_) return f(as<MemoizedMean>());
+      }
       if constexpr (mechanism_built(Id::kOneBitMean)) return f(as<OneBitMean>());
       break;
     case Id::kHadamardResponse:

@@ -121,7 +121,9 @@ class Ledger {
   // A memoized report: charges `report_epsilon`, plus `longitudinal_epsilon`
   // the first time (metric_id, value) is reported, in one durable write.
   // kMemoTableFull for a new pair when kMaxMemoValues are known;
-  // kInvalidArgument without a device secret.
+  // kInvalidArgument without a device secret. report_epsilon may be 0 (a
+  // purely memoized report, memoized_mean.h): a repeat then spends nothing
+  // but still takes a report id durably.
   Status charge_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
                          uint32_t metric_id, uint32_t value, uint64_t* report_id);
   Status check_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,

@@ -20,8 +20,8 @@
 //
 // Charges (Ledger::charge_memoized): the report epsilon every report, and
 // the longitudinal epsilon the first time each (metric, value) is reported.
-// Numeric values (Microsoft's alpha-point rounding + memoization) are not
-// here yet; memoize those with 1BitMean-style bits or report them once.
+// Numeric values: alpha-point rounding + a memoized 1BitMean bit
+// (memoized_mean.h).
 #ifndef BLUR_MEMOIZED_H
 #define BLUR_MEMOIZED_H
 
