@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -37,6 +38,23 @@ bool fill_erased(int fd, off_t offset, size_t size) {
   return true;
 }
 
+// A new or grown file is durable only once its directory entry is: fsync
+// the directory too (POSIX leaves this to the application).
+bool sync_parent_directory(const char* path) {
+  char directory[PATH_MAX] = ".";
+  if (const char* slash = strrchr(path, '/')) {
+    const size_t length = slash == path ? 1 : static_cast<size_t>(slash - path);
+    if (length >= sizeof directory) return false;
+    memcpy(directory, path, length);
+    directory[length] = '\0';
+  }
+  const int fd = ::open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool synced = fsync(fd) == 0;
+  ::close(fd);
+  return synced;
+}
+
 }  // namespace
 
 PosixPort::~PosixPort() { close(); }
@@ -53,9 +71,13 @@ Status PosixPort::open(const char* path, uint32_t block_size, uint32_t block_cou
   if (fd < 0) return Status::kStorageFailure;
   struct stat st;
   const off_t size = static_cast<off_t>(block_size) * block_count;
-  if (fstat(fd, &st) != 0 ||
-      (st.st_size < size && !fill_erased(fd, st.st_size, static_cast<size_t>(size - st.st_size))) ||
-      fsync(fd) != 0) {
+  if (fstat(fd, &st) != 0) {
+    ::close(fd);
+    return Status::kStorageFailure;
+  }
+  const bool grown = st.st_size < size;
+  if ((grown && !fill_erased(fd, st.st_size, static_cast<size_t>(size - st.st_size))) ||
+      fsync(fd) != 0 || (grown && !sync_parent_directory(path))) {
     ::close(fd);
     return Status::kStorageFailure;
   }

@@ -1,7 +1,9 @@
 // ports/posix: Linux/Android-style hosts.
 // - Entropy: getrandom(2) (the kernel CSPRNG; blocks until it is seeded).
 // - Storage: a file of block_count * block_size bytes, created erased
-//   (0xFF); sync is fsync(2).
+//   (0xFF) and made durable with its directory entry; sync is fsync(2).
+//   The ledger's and queue's own A/B slots (two erase blocks, CRC last,
+//   read back) are the power-loss scheme on the file, as on flash.
 // - Clock: CLOCK_REALTIME seconds (per-window budgets).
 // - No monotonic counter: restoring an old copy of the storage file
 //   restores an old budget. An app that needs that defence keeps the file
