@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -124,6 +125,37 @@ TEST(DpSgd, NoiseHasStdSigmaCOverExpectedBatchSize) {
   EXPECT_LT(std::abs(variance / (sd * sd) - 1), blur_test::kZ1e6 * std::sqrt(2 / (n - 1)))
       << "empirical sd " << std::sqrt(variance) << " expected " << sd;
   EXPECT_LT(std::abs(blur_test::binomial_z(within, P, 0.682689492)), blur_test::kZ1e6);
+}
+
+// The ziggurat sampler against the normal CDF: Pearson's chi-square over 34
+// bins (edges -4, -3.75, ..., 4, plus both tails; smallest expectation 32),
+// and the mass beyond the ziggurat's tail start r = 3.6542 (drawn by the
+// separate tail algorithm) as a binomial count. 1e-6 false alarms each.
+TEST(DpSgd, GaussianSamplerMatchesTheNormalDistribution) {
+  DrbgStream stream(TrainSeed::from_u64(20), "gaussian-test", 0);
+  const uint64_t n = 1000000;
+  constexpr int kBins = 34;
+  uint64_t counts[kBins] = {};
+  uint64_t beyond_r = 0;
+  auto cdf = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
+  for (uint64_t i = 0; i < n; ++i) {
+    const double z = stream.next_gaussian();
+    int bin = z < -4 ? 0 : z >= 4 ? kBins - 1 : 1 + static_cast<int>((z + 4) / 0.25);
+    bin = std::min(bin, kBins - 2 + (z >= 4));
+    ++counts[bin];
+    beyond_r += std::abs(z) > 3.6541528853610088;
+  }
+  double probabilities[kBins];
+  probabilities[0] = cdf(-4);
+  probabilities[kBins - 1] = cdf(-4);
+  for (int b = 1; b < kBins - 1; ++b) {
+    const double low = -4 + 0.25 * (b - 1);
+    probabilities[b] = cdf(low + 0.25) - cdf(low);
+  }
+  EXPECT_LT(blur_test::chi_square(counts, probabilities, kBins, n),
+            blur_test::chi_square_critical_1e6(kBins - 1));
+  EXPECT_LT(std::abs(blur_test::binomial_z(beyond_r, n, 2 * cdf(-3.6541528853610088))),
+            blur_test::kZ1e6);
 }
 
 TEST(DpSgd, NoiseIsAFunctionOfSeedAndStepOnly) {

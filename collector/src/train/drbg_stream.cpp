@@ -123,21 +123,23 @@ void DrbgStream::fill(uint8_t* out, size_t length) {
 }
 
 uint64_t DrbgStream::next_u64() {
-  if (pool_.size() - pool_used_ < 8) {
-    uint8_t bytes[8];
+  uint8_t bytes[8];
+  if (pool_.size() - pool_used_ >= 8) {
+    std::memcpy(bytes, pool_.data() + pool_used_, 8);
+    pool_used_ += 8;
+  } else {
     fill(bytes, sizeof bytes);
-    uint64_t value = 0;
-    for (int i = 0; i < 8; ++i) value |= static_cast<uint64_t>(bytes[i]) << (8 * i);
-    return value;
   }
-  const uint8_t* bytes = pool_.data() + pool_used_;
-  pool_used_ += 8;
   uint64_t value = 0;
   for (int i = 0; i < 8; ++i) value |= static_cast<uint64_t>(bytes[i]) << (8 * i);
   return value;
 }
 
-double DrbgStream::uniform53() { return std::ldexp(static_cast<double>(next_u64() >> 11), -53); }
+namespace {
+constexpr double kTwoToMinus53 = 1.0 / 9007199254740992.0;  // 2^-53, exact
+}  // namespace
+
+double DrbgStream::uniform53() { return static_cast<double>(next_u64() >> 11) * kTwoToMinus53; }
 
 bool DrbgStream::bernoulli(double p) {
   if (!(p > 0)) return false;
@@ -147,28 +149,102 @@ bool DrbgStream::bernoulli(double p) {
   return next_u64() < threshold;
 }
 
-double DrbgStream::next_gaussian() {
-  if (has_spare_) {
-    has_spare_ = false;
-    return spare_;
+namespace {
+
+// Marsaglia and Tsang's ziggurat for the standard normal with 256 layers of
+// equal area v under f(x) = exp(-x^2/2): layer 0 is the base strip
+// [0, v/f(r)] x [0, f(r)] (the part beyond r is the tail), layer i >= 1
+// spans heights f(x[i]) .. f(x[i+1]) over [0, x[i]]. r is solved here so the
+// top layer closes exactly at f = 1 (to double precision) rather than taken
+// from a printed constant.
+struct Ziggurat {
+  static constexpr int kLayers = 256;
+  double r = 0;
+  double x[kLayers + 1] = {};
+  double f[kLayers + 1] = {};
+
+  Ziggurat() {
+    auto density = [](double v) { return std::exp(-0.5 * v * v); };
+    double lo = 3.0, hi = 4.0;
+    for (int iteration = 0; iteration < 200 && lo < hi; ++iteration) {
+      const double mid = 0.5 * (lo + hi);
+      if (mid == lo || mid == hi) break;
+      // 'true' when the layers built from `mid` reach the top too early or
+      // leave the top layer more than its area: r must grow.
+      const bool grow = build(mid, density) >= 0;
+      (grow ? lo : hi) = mid;
+    }
+    build(lo, density);
   }
-  for (;;) {
-    // u, v uniform on (-1, 1) at 2^-52 resolution.
-    const double u = 2 * uniform53() - 1;
-    const double v = 2 * uniform53() - 1;
-    const double s = u * u + v * v;
-    if (s >= 1 || s == 0) continue;
-    const double factor = std::sqrt(-2 * std::log(s) / s);
-    spare_ = v * factor;
-    has_spare_ = true;
-    return u * factor;
+
+  // Fills the tables for tail start `start`; returns how far the top layer
+  // misses: v/x[255] + f(x[255]) - 1 (> 0: too much area left over).
+  template <typename Density>
+  double build(double start, Density density) {
+    r = start;
+    const double v = r * density(r) + std::sqrt(M_PI / 2) * std::erfc(r / std::sqrt(2.0));
+    x[0] = v / density(r);
+    x[1] = r;
+    for (int i = 1; i < kLayers - 1; ++i) {
+      const double top = v / x[i] + density(x[i]);
+      if (top >= 1) return 1;  // reached the mode before the last layer
+      x[i + 1] = std::sqrt(-2 * std::log(top));
+    }
+    x[kLayers] = 0;
+    for (int i = 0; i <= kLayers; ++i) f[i] = density(x[i]);
+    return v / x[kLayers - 1] + density(x[kLayers - 1]) - 1;
+  }
+};
+
+const Ziggurat& ziggurat() {
+  static const Ziggurat tables;
+  return tables;
+}
+
+}  // namespace
+
+double DrbgStream::next_gaussian() { return gaussian_from(next_u64()); }
+
+double DrbgStream::gaussian_from(uint64_t w) {
+  const Ziggurat& z = ziggurat();
+  for (;; w = next_u64()) {
+    // One 64-bit draw: bits 0-7 the layer, bit 8 the sign, bits 11-63 a
+    // 53-bit uniform; ~99% of draws stop at the first comparison.
+    const auto layer = static_cast<int>(w & 0xFF);
+    const double sign = (w >> 8) & 1 ? -1.0 : 1.0;
+    const double magnitude = static_cast<double>(w >> 11) * kTwoToMinus53 * z.x[layer];
+    if (magnitude < z.x[layer + 1]) return sign * magnitude;
+    if (layer == 0) {
+      // Tail beyond r (Marsaglia 1964): exponential proposals, accepted
+      // with the normal's relative density.
+      for (;;) {
+        const double a = -std::log(1 - uniform53()) / z.r;
+        const double b = -std::log(1 - uniform53());
+        if (b + b >= a * a) return sign * (z.r + a);
+      }
+    }
+    // Wedge between the layer's rectangle and the curve.
+    const double y = z.f[layer] + uniform53() * (z.f[layer + 1] - z.f[layer]);
+    if (y < std::exp(-0.5 * magnitude * magnitude)) return sign * magnitude;
   }
 }
 
 template <typename Scalar>
 void DrbgStream::add_gaussian(Scalar* out, size_t n, double stddev) {
+  // The same draws as n calls of next_gaussian(), with its first
+  // comparison inlined here.
+  const Ziggurat& z = ziggurat();
   for (size_t k = 0; k < n; ++k) {
-    out[k] = static_cast<Scalar>(static_cast<double>(out[k]) + stddev * next_gaussian());
+    const uint64_t w = next_u64();
+    const auto layer = static_cast<int>(w & 0xFF);
+    const double magnitude = static_cast<double>(w >> 11) * kTwoToMinus53 * z.x[layer];
+    double value;
+    if (magnitude < z.x[layer + 1]) {
+      value = (w >> 8) & 1 ? -magnitude : magnitude;
+    } else {
+      value = gaussian_from(w);
+    }
+    out[k] = static_cast<Scalar>(static_cast<double>(out[k]) + stddev * value);
   }
 }
 
