@@ -21,6 +21,7 @@ packages=(
   libsqlite3-dev libcpp-httplib-dev libssl-dev nlohmann-json3-dev libcli11-dev curl
   # collector training data: the demo corpus and the public word list
   fortunes fortunes-min wamerican
+  libeigen3-dev
   # Cortex-M4: bare-metal gcc + picolibc, run on the mps2-an386 board
   gcc-arm-none-eabi binutils-arm-none-eabi picolibc-arm-none-eabi
   libstdc++-arm-none-eabi-picolibc qemu-system-arm

@@ -1,0 +1,294 @@
+#include "train/dp_sgd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+#include "mbedtls/sha256.h"
+
+namespace blur::collector {
+
+void validate(const DpSgdConfig& c) {
+  if (!(c.sampling_rate > 0 && c.sampling_rate <= 1)) {
+    throw std::invalid_argument("DpSgdConfig: sampling rate must be in (0, 1]");
+  }
+  if (c.dataset_size == 0) throw std::invalid_argument("DpSgdConfig: empty dataset");
+  if (!(c.noise_multiplier >= 0) || !std::isfinite(c.noise_multiplier)) {
+    throw std::invalid_argument("DpSgdConfig: noise multiplier must be finite and >= 0");
+  }
+  if (!(c.clip_norm > 0)) throw std::invalid_argument("DpSgdConfig: clip norm must be > 0");
+  if (c.noise_multiplier > 0 && !std::isfinite(c.clip_norm)) {
+    throw std::invalid_argument("DpSgdConfig: noise requires a finite clip norm");
+  }
+  if (!(c.learning_rate > 0) || !std::isfinite(c.learning_rate)) {
+    throw std::invalid_argument("DpSgdConfig: learning rate must be finite and > 0");
+  }
+  if (!(c.momentum >= 0 && c.momentum < 1)) {
+    throw std::invalid_argument("DpSgdConfig: momentum must be in [0, 1)");
+  }
+}
+
+std::vector<uint64_t> poisson_sample(const TrainSeed& seed, uint64_t step, uint64_t dataset_size,
+                                     double sampling_rate) {
+  DrbgStream stream(seed, "sample", step);
+  std::vector<uint64_t> chosen;
+  for (uint64_t i = 0; i < dataset_size; ++i) {
+    if (stream.bernoulli(sampling_rate)) chosen.push_back(i);
+  }
+  return chosen;
+}
+
+DpSgdTrainer::DpSgdTrainer(LanguageModel model, const DpSgdConfig& config, const TrainSeed& seed)
+    : model_(std::move(model)),
+      config_(config),
+      seed_(seed),
+      velocity_(model_.parameter_count(), 0.0f),
+      gradient_(model_.parameter_count(), 0.0f) {
+  validate(config_);
+}
+
+std::vector<uint64_t> DpSgdTrainer::sample() const {
+  return poisson_sample(seed_, step_, config_.dataset_size, config_.sampling_rate);
+}
+
+DpSgdStepStats DpSgdTrainer::step(const std::vector<Example>& dataset) {
+  if (dataset.size() != config_.dataset_size) {
+    throw std::invalid_argument("DpSgdTrainer: dataset size differs from the config's");
+  }
+  ExampleBatch batch;
+  for (uint64_t index : sample()) batch.push_back(&dataset[index]);
+  return step(batch);
+}
+
+DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
+  const size_t P = model_.parameter_count();
+  float* g = gradient_.data();
+  std::fill(gradient_.begin(), gradient_.end(), 0.0f);
+
+  // Noise first (it does not depend on the data), optionally concurrently
+  // with the forward/backward pass, which does not touch gradient_.
+  const double noise_std = config_.noise_multiplier * config_.clip_norm;
+  std::exception_ptr noise_error;
+  auto draw_noise = [&] {
+    try {
+      DrbgStream stream(seed_, "noise", step_);
+      stream.add_gaussian(g, P, noise_std);
+    } catch (...) {
+      noise_error = std::current_exception();
+    }
+  };
+  std::thread worker;
+  const bool noisy = config_.noise_multiplier > 0;
+  if (noisy && config_.noise_on_worker_thread) worker = std::thread(draw_noise);
+
+  GradientOptions options;
+  options.clip_norm = config_.clip_norm;
+  // The model writes g only after its forward/backward pass and norms: join
+  // the noise worker there, so the two overlap.
+  options.before_write = [&] {
+    if (worker.joinable()) worker.join();
+  };
+  BatchGradientStats stats;
+  try {
+    if (noisy && !config_.noise_on_worker_thread) draw_noise();
+    stats = model_.accumulate_gradient(batch, options, g);
+  } catch (...) {
+    if (worker.joinable()) worker.join();
+    throw;
+  }
+  if (worker.joinable()) worker.join();  // e.g. an empty batch
+  if (noise_error) std::rethrow_exception(noise_error);
+
+  // u = (sum of clipped gradients + noise) / (q N); v = mu v + u; theta -= lr v.
+  const auto scale = static_cast<float>(1.0 / config_.expected_batch_size());
+  const auto lr = static_cast<float>(config_.learning_rate);
+  const auto mu = static_cast<float>(config_.momentum);
+  float* theta = model_.parameters();
+  float* v = velocity_.data();
+  for (size_t k = 0; k < P; ++k) {
+    v[k] = mu * v[k] + g[k] * scale;
+    theta[k] -= lr * v[k];
+  }
+
+  DpSgdStepStats out;
+  out.step = step_;
+  out.batch_size = batch.size();
+  for (size_t j = 0; j < batch.size(); ++j) {
+    out.mean_loss += stats.losses[j];
+    if (stats.clip_factors[j] < 1) ++out.clipped;
+    if (!stats.norms.empty()) out.mean_grad_norm += stats.norms[j];
+  }
+  if (!batch.empty()) {
+    out.mean_loss /= static_cast<double>(batch.size());
+    out.mean_grad_norm /= static_cast<double>(batch.size());
+  }
+  ++step_;
+  return out;
+}
+
+// --- checkpoints -------------------------------------------------------------
+
+namespace {
+
+constexpr char kMagic[8] = {'B', 'L', 'U', 'R', 'D', 'P', 'S', '1'};
+
+struct Writer {
+  std::vector<uint8_t> bytes;
+  void u64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void f64(double v) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, 8);
+    u64(bits);
+  }
+  void floats(const std::vector<float>& values) {
+    u64(values.size());
+    for (float f : values) {
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      u32(bits);
+    }
+  }
+  void floats(const float* values, size_t n) {
+    u64(n);
+    for (size_t k = 0; k < n; ++k) {
+      uint32_t bits;
+      std::memcpy(&bits, &values[k], 4);
+      u32(bits);
+    }
+  }
+};
+
+struct Reader {
+  const std::vector<uint8_t>& bytes;
+  size_t at = 0;
+  void need(size_t n) {
+    if (bytes.size() - at < n) throw std::runtime_error("checkpoint: truncated");
+  }
+  uint64_t u64() {
+    need(8);
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(bytes[at + i]) << (8 * i);
+    at += 8;
+    return v;
+  }
+  uint32_t u32() {
+    need(4);
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(bytes[at + i]) << (8 * i);
+    at += 4;
+    return v;
+  }
+  double f64() {
+    const uint64_t bits = u64();
+    double v;
+    std::memcpy(&v, &bits, 8);
+    return v;
+  }
+  void floats(float* out, size_t expected) {
+    if (u64() != expected) throw std::runtime_error("checkpoint: size mismatch");
+    need(expected * 4);
+    for (size_t k = 0; k < expected; ++k) {
+      const uint32_t bits = u32();
+      std::memcpy(&out[k], &bits, 4);
+    }
+  }
+};
+
+std::array<uint8_t, 32> sha256(const uint8_t* data, size_t n) {
+  std::array<uint8_t, 32> digest{};
+  if (mbedtls_sha256_ret(data, n, digest.data(), 0) != 0) {
+    throw std::runtime_error("checkpoint: SHA-256 failed");
+  }
+  return digest;
+}
+
+}  // namespace
+
+void DpSgdTrainer::save_checkpoint(const std::string& path) const {
+  Writer w;
+  w.bytes.insert(w.bytes.end(), std::begin(kMagic), std::end(kMagic));
+  const LanguageModelConfig& mc = model_.config();
+  w.u32(static_cast<uint32_t>(mc.vocab_size));
+  w.u32(static_cast<uint32_t>(mc.embedding_dim));
+  w.u32(static_cast<uint32_t>(mc.hidden_dim));
+  w.f64(config_.sampling_rate);
+  w.u64(config_.dataset_size);
+  w.f64(config_.noise_multiplier);
+  w.f64(config_.clip_norm);
+  w.f64(config_.learning_rate);
+  w.f64(config_.momentum);
+  w.u32(config_.noise_on_worker_thread ? 1 : 0);
+  w.bytes.insert(w.bytes.end(), seed_.bytes.begin(), seed_.bytes.end());
+  w.u64(step_);
+  w.floats(model_.parameters(), model_.parameter_count());
+  w.floats(velocity_);
+  const auto digest = sha256(w.bytes.data(), w.bytes.size());
+  w.bytes.insert(w.bytes.end(), digest.begin(), digest.end());
+
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(w.bytes.data()),
+              static_cast<std::streamsize>(w.bytes.size()));
+    out.flush();
+    if (!out) throw std::runtime_error("checkpoint: cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    throw std::runtime_error("checkpoint: cannot rename to " + path);
+  }
+}
+
+DpSgdTrainer DpSgdTrainer::load_checkpoint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("checkpoint: cannot open " + path);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
+  if (bytes.size() < sizeof kMagic + 32 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+    throw std::runtime_error("checkpoint: not a Blur DP-SGD checkpoint");
+  }
+  const size_t body = bytes.size() - 32;
+  const auto digest = sha256(bytes.data(), body);
+  if (std::memcmp(digest.data(), bytes.data() + body, 32) != 0) {
+    throw std::runtime_error("checkpoint: checksum mismatch");
+  }
+  const std::vector<uint8_t> content(bytes.begin(), bytes.begin() + static_cast<long>(body));
+  Reader r{content, sizeof kMagic};
+  LanguageModelConfig mc;
+  mc.vocab_size = static_cast<int32_t>(r.u32());
+  mc.embedding_dim = static_cast<int32_t>(r.u32());
+  mc.hidden_dim = static_cast<int32_t>(r.u32());
+  DpSgdConfig config;
+  config.sampling_rate = r.f64();
+  config.dataset_size = r.u64();
+  config.noise_multiplier = r.f64();
+  config.clip_norm = r.f64();
+  config.learning_rate = r.f64();
+  config.momentum = r.f64();
+  config.noise_on_worker_thread = r.u32() != 0;
+  TrainSeed seed;
+  r.need(seed.bytes.size());
+  std::memcpy(seed.bytes.data(), content.data() + r.at, seed.bytes.size());
+  r.at += seed.bytes.size();
+  const uint64_t step = r.u64();
+  LanguageModel model(mc);
+  r.floats(model.parameters(), model.parameter_count());
+  DpSgdTrainer trainer(std::move(model), config, seed);
+  r.floats(trainer.velocity_.data(), trainer.velocity_.size());
+  if (r.at != content.size()) throw std::runtime_error("checkpoint: trailing bytes");
+  trainer.step_ = step;
+  return trainer;
+}
+
+}  // namespace blur::collector

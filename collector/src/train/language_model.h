@@ -1,0 +1,207 @@
+// A word-level LSTM next-word model with exact, cheap per-example gradient
+// norms for DP-SGD (dp_sgd.h).
+//
+// Model (one example = token ids w_0 .. w_L; it predicts w_{t+1} from
+// w_0..w_t, so it has T = L predictions; examples with fewer than two
+// tokens have none and contribute nothing):
+//   x_t = E[:, w_t]                               embedding, d_e
+//   a_t = W [x_t; h_{t-1}] + b                    W = [W_x W_h], 4H x (d_e + H)
+//   i, f, o = sigmoid(a_i, a_f, a_o), g = tanh(a_g)   (gate rows in that order)
+//   c_t = f * c_{t-1} + i * g,  h_t = o * tanh(c_t),  h_{-1} = c_{-1} = 0
+//   z_t = W_o h_t + b_o,  p_t = softmax(z_t)      V-way softmax
+//   loss = (1/T) sum_t -log p_t[w_{t+1}]          MEAN over the example's predictions
+// The per-example loss is a mean, so an example's gradient does not grow
+// with its length and one clipping norm C suits short and long examples;
+// DP-SGD clips the gradient of exactly this per-example loss. The input
+// embedding and the output softmax are separate (untied) parameters.
+//
+// Why Eigen: the work is a handful of dense GEMMs (V x H output layer,
+// 4H x (d_e + H) LSTM layer) plus elementwise gate math. Eigen is
+// header-only, in Debian (libeigen3-dev), has a blocked, vectorized GEMM
+// that is deterministic for a given build and shapes (bit-identical
+// checkpoint resume depends on it), vectorized exp/tanh/logistic for the
+// softmax and gates, and lets one templated implementation run in float
+// (training) and double (the finite-difference tests). BLAS through a
+// C API would be faster with a tuned library but adds a runtime dependency
+// whose results may vary with the library's threading.
+//
+// Batching: the examples of a batch are sorted by length (longest first);
+// at time step t the n_t examples still running are the first n_t, so a
+// step works on contiguous column blocks (packed sequences, no padding and
+// no masks). LSTM tensors are time-major (column off_t + j for example j
+// at step t); the output layer is example-major (column start_j + t), so
+// each example's logits are one contiguous block.
+//
+// Exact per-example gradient norms without per-example gradients
+// ("ghost norm", book-keeping): a linear layer y_t = M u_t used at T
+// positions has per-example gradient G = sum_t d_t u_t^T (d_t = dL/dy_t),
+// and
+//   ||G||_F^2 = sum_{t,s} (d_t . d_s)(u_t . u_s),
+// two T x T Gram matrices (cost T^2 (rows + cols)) instead of a rows x
+// cols matrix per example (cost T rows cols): cheaper whenever
+// T < rows cols / (rows + cols) (187 for the 8000 x 192 output layer, 85 for
+// a 768 x 96 input block). A bias is an input fixed at 1 (u_t . u_s = 1).
+// The embedding is a linear layer on one-hot inputs, so u_t . u_s =
+// [w_t == w_s]: its per-example gradient touches only the example's rows,
+// and a token repeated in the example has its contributions summed before
+// the norm is taken. All blocks add up to the norm over ALL parameters
+// jointly. The Gram matrices are formed and summed in double.
+//
+// The clipped sum sum_j c_j g_j then costs nothing extra: every backward
+// quantity of example j is linear in its loss, so scaling example j's
+// columns (of the layer inputs; the activation gradients are left as they
+// are) by c_j inside the ordinary batch weight-gradient GEMMs gives it.
+// Non-private training runs the same code with c_j = 1 and no norms.
+#ifndef BLUR_COLLECTOR_TRAIN_LANGUAGE_MODEL_H
+#define BLUR_COLLECTOR_TRAIN_LANGUAGE_MODEL_H
+
+#include <Eigen/Core>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "train/drbg_stream.h"
+
+namespace blur::collector {
+
+struct LanguageModelConfig {
+  int32_t vocab_size = 8000;
+  int32_t embedding_dim = 96;
+  int32_t hidden_dim = 192;
+
+  bool operator==(const LanguageModelConfig& o) const {
+    return vocab_size == o.vocab_size && embedding_dim == o.embedding_dim &&
+           hidden_dim == o.hidden_dim;
+  }
+};
+
+// One contiguous block of the flat parameter vector, column-major.
+struct ParameterBlock {
+  std::string name;
+  size_t offset;
+  Eigen::Index rows;
+  Eigen::Index cols;
+  size_t size() const { return static_cast<size_t>(rows * cols); }
+};
+
+using Example = std::vector<int32_t>;
+// A batch refers to examples owned elsewhere (the corpus).
+using ExampleBatch = std::vector<const Example*>;
+
+struct GradientOptions {
+  // Per-example clipping norm C over all parameters jointly; +infinity
+  // disables clipping (and, unless compute_norms, the norm computation).
+  double clip_norm = std::numeric_limits<double>::infinity();
+  bool compute_norms = false;
+  // If set, called once right before `gradient` is first written (after
+  // the forward and backward passes and the norms), or at the end if it is
+  // never written.
+  std::function<void()> before_write;
+};
+
+struct BatchGradientStats {
+  std::vector<double> losses;        // per example (batch order), mean over its predictions
+  std::vector<double> norms;         // per example ||g_j||; empty if not computed
+  std::vector<double> clip_factors;  // per example min(1, C/||g_j||); all 1 without clipping
+  size_t predictions = 0;            // tokens predicted in the batch
+};
+
+template <typename Scalar>
+class LanguageModelT {
+ public:
+  using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>;
+  using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
+  using MatrixMap = Eigen::Map<Matrix>;
+  using ConstMatrixMap = Eigen::Map<const Matrix>;
+
+  // Throws std::invalid_argument for non-positive sizes. Initialization is
+  // a deterministic function of (config, seed) (DrbgStream "init"):
+  // embedding and weights uniform in +-1/sqrt(fan_in), LSTM bias 0 except
+  // the forget gate's 1, output bias 0.
+  LanguageModelT(const LanguageModelConfig& config, const TrainSeed& seed);
+  // Zero parameters (to be filled, e.g. by a checkpoint).
+  explicit LanguageModelT(const LanguageModelConfig& config);
+
+  const LanguageModelConfig& config() const { return config_; }
+  size_t parameter_count() const { return parameters_.size(); }
+  // Flat parameters; order: embedding (d_e x V, column = token),
+  // lstm_weight (4H x (d_e + H)), lstm_bias (4H), output_weight (V x H),
+  // output_bias (V).
+  Scalar* parameters() { return parameters_.data(); }
+  const Scalar* parameters() const { return parameters_.data(); }
+  const std::vector<ParameterBlock>& blocks() const { return blocks_; }
+
+  MatrixMap block(size_t index) { return view(parameters_.data(), index); }
+  ConstMatrixMap block(size_t index) const { return cview(parameters_.data(), index); }
+  static constexpr size_t kEmbedding = 0, kLstmWeight = 1, kLstmBias = 2, kOutputWeight = 3,
+                          kOutputBias = 4;
+
+  // Per-example mean losses (batch order). Throws std::invalid_argument for
+  // a token outside [0, V).
+  std::vector<double> losses(const ExampleBatch& batch);
+
+  // ADDS sum_j c_j grad(loss_j) to gradient[0 .. parameter_count()), with
+  // c_j = min(1, C/||grad(loss_j)||) (exact per-example norms over all
+  // parameters, see above) or c_j = 1 without clipping. The caller zeroes
+  // the buffer (or pre-fills it with noise). Uses scratch buffers owned by
+  // the model: not thread-safe.
+  BatchGradientStats accumulate_gradient(const ExampleBatch& batch, const GradientOptions& options,
+                                         Scalar* gradient);
+
+ private:
+  void build_blocks();
+  void forward(const ExampleBatch& batch, bool keep_for_backward, BatchGradientStats* stats);
+  MatrixMap view(Scalar* base, size_t index) const;
+  ConstMatrixMap cview(const Scalar* base, size_t index) const;
+
+  // Scratch that only grows, so steady-state steps do not allocate.
+  template <typename T>
+  struct BufferT {
+    std::vector<T> data;
+    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>> map(Eigen::Index rows,
+                                                                     Eigen::Index cols) {
+      const auto needed = static_cast<size_t>(rows * cols);
+      if (data.size() < needed) data.resize(needed);
+      return {data.data(), rows, cols};
+    }
+  };
+  using Buffer = BufferT<Scalar>;
+
+  LanguageModelConfig config_;
+  std::vector<Scalar> parameters_;
+  std::vector<ParameterBlock> blocks_;
+
+  // Batch layout of the last forward pass.
+  std::vector<size_t> order_;                // sorted position -> batch index
+  std::vector<Eigen::Index> steps_;          // T_j per sorted example
+  std::vector<Eigen::Index> active_;         // n_t per time step
+  std::vector<Eigen::Index> time_offset_;    // off_t
+  std::vector<Eigen::Index> example_start_;  // start_j
+  std::vector<int32_t> input_tm_;            // input token per time-major column
+  std::vector<int32_t> target_em_;           // target token per example-major column
+  Eigen::Index columns_ = 0;                 // N = sum_j T_j
+
+  Buffer inputs_;       // (d_e + H) x N, time-major: [x_t; h_{t-1}]
+  Buffer gates_;        // 4H x N, time-major: activated gates, then their pre-activation gradients
+  Buffer cells_;        // H x N, time-major: c_t
+  Buffer tanh_cells_;   // H x N, time-major: tanh(c_t)
+  Buffer hidden_;       // H x N, example-major: h_t
+  Buffer logits_;       // V x N, example-major: logits, then dloss/dlogits
+  Buffer hidden_grad_;  // H x N, example-major: dloss/dh_t from the output layer
+  Buffer input_grad_;   // d_e x N, time-major: dloss/dx_t
+  Buffer carry_h_, carry_c_, step_a_, step_b_;  // per-step H x B scratch
+  Buffer weight_em_, weight_tm_;                // N: c_j per column, in each layout
+  BufferT<double> gram_a_, gram_b_, gram_c_;    // per-example Gram inputs in double
+};
+
+using LanguageModel = LanguageModelT<float>;
+
+extern template class LanguageModelT<float>;
+extern template class LanguageModelT<double>;
+
+}  // namespace blur::collector
+
+#endif  // BLUR_COLLECTOR_TRAIN_LANGUAGE_MODEL_H

@@ -1,0 +1,110 @@
+// One DP-SGD step versus one non-private step of the collector's next-word
+// model (collector/src/train): vocabulary 8000, embedding 96, LSTM 192, a
+// batch of 64 examples of 16..24 tokens (mean 20), so the expected batch
+// size q N = 64. items_per_second = examples per second.
+//
+//   NonPrivateStep    sigma = 0, no clipping (no norms, no noise)
+//   DpSgdStep         sigma = 1, C = 0.2: exact per-example norms, clipping,
+//                     noise drawn on a second thread during forward/backward
+//   DpSgdStepOneThread  the same with the noise drawn on the calling thread
+//   GaussianNoise     the noise alone: one N(0, 1) per parameter from CTR_DRBG
+//
+// Peak memory: peak_rss_MiB is the process's peak resident set (getrusage),
+// so run one benchmark per process to attribute it:
+//   train_bench --benchmark_filter='^NonPrivateStep/'
+//   train_bench --benchmark_filter='^DpSgdStep/'
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <vector>
+
+#include "train/dp_sgd.h"
+
+namespace {
+
+using namespace blur::collector;
+
+constexpr LanguageModelConfig kModel{8000, 96, 192};
+constexpr size_t kBatch = 64;
+constexpr uint64_t kDataset = 6400;
+// Per-example gradient norms of this model and batch are about 0.29 at
+// initialization: C = 0.2 clips (nearly) every example, as DP-SGD usually does.
+constexpr double kClip = 0.2;
+
+// Token ids with a Zipf-like skew (frequent words reappear within and
+// across examples, as in real text), fixed by the seed.
+std::vector<Example> make_batch() {
+  DrbgStream stream(TrainSeed::from_u64(1), "bench-corpus", 0);
+  std::vector<Example> batch(kBatch);
+  for (size_t j = 0; j < kBatch; ++j) {
+    const size_t length = 16 + j % 9;
+    for (size_t t = 0; t < length; ++t) {
+      const double u = stream.uniform53();
+      batch[j].push_back(static_cast<int32_t>(static_cast<double>(kModel.vocab_size) * u * u * u));
+    }
+  }
+  return batch;
+}
+
+double peak_rss_mib() {
+  struct rusage usage {};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // kB on Linux
+}
+
+void run_steps(benchmark::State& state, double sigma, double clip, bool worker) {
+  const std::vector<Example> examples = make_batch();
+  ExampleBatch batch;
+  for (const Example& e : examples) batch.push_back(&e);
+  DpSgdConfig config;
+  config.dataset_size = kDataset;
+  config.sampling_rate = static_cast<double>(kBatch) / static_cast<double>(kDataset);
+  config.noise_multiplier = sigma;
+  config.clip_norm = clip;
+  config.learning_rate = 0.5;
+  config.momentum = 0.9;
+  config.noise_on_worker_thread = worker;
+  DpSgdTrainer trainer(LanguageModel(kModel, TrainSeed::from_u64(2)), config,
+                       TrainSeed::from_u64(3));
+  trainer.step(batch);  // warm-up: scratch buffers reach their size
+  size_t clipped = 0;
+  double norm = 0;
+  for (auto _ : state) {
+    const DpSgdStepStats stats = trainer.step(batch);
+    clipped += stats.clipped;
+    norm += stats.mean_grad_norm;
+  }
+  state.counters["mean_grad_norm"] = norm / static_cast<double>(state.iterations());
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kBatch));
+  state.counters["clipped_fraction"] =
+      static_cast<double>(clipped) / static_cast<double>(state.iterations() * kBatch);
+  state.counters["params_M"] = static_cast<double>(trainer.model().parameter_count()) / 1e6;
+  state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
+void NonPrivateStep(benchmark::State& state) {
+  run_steps(state, 0, std::numeric_limits<double>::infinity(), false);
+}
+void DpSgdStep(benchmark::State& state) { run_steps(state, 1.0, kClip, true); }
+void DpSgdStepOneThread(benchmark::State& state) { run_steps(state, 1.0, kClip, false); }
+
+void GaussianNoise(benchmark::State& state) {
+  const LanguageModel model(kModel);
+  std::vector<float> buffer(model.parameter_count(), 0.0f);
+  uint64_t step = 0;
+  for (auto _ : state) {
+    DrbgStream stream(TrainSeed::from_u64(4), "noise", step++);
+    stream.add_gaussian(buffer.data(), buffer.size(), 1.0);
+    benchmark::DoNotOptimize(buffer.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * buffer.size()));
+}
+
+BENCHMARK(NonPrivateStep)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(DpSgdStep)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(DpSgdStepOneThread)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(GaussianNoise)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
