@@ -1,0 +1,76 @@
+// `blur-collector train`: corpus -> DP vocabulary -> DP-SGD LSTM -> model
+// file, with the privacy accounting of the whole run.
+//
+// Privacy unit: a corpus unit (a line, a fortune, or all lines of one
+// user). The run's epsilon at delta composes (RDP accountant):
+//   the DP vocabulary (a Gaussian mechanism: q = 1, one step, noise
+//   multiplier sigma_v; vocabulary.h), unless a vocabulary file is given;
+//   DP-SGD: T = ceil(epochs / q) steps at sampling rate q = B / N (B the
+//   expected batch, N the training units), noise multiplier sigma.
+// With --epsilon E, sigma is the smallest that keeps the total <= E; with
+// --noise-multiplier it is given and the epsilon reported. epsilon = inf
+// trains without clipping or noise (same code path) and a non-private
+// vocabulary (the top words of the public list by true count).
+#ifndef BLUR_COLLECTOR_TRAIN_TRAINER_H
+#define BLUR_COLLECTOR_TRAIN_TRAINER_H
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "train/corpus.h"
+#include "train/model_file.h"
+
+namespace blur::collector {
+
+struct TrainOptions {
+  std::string corpus = "fortunes";  // a file, a directory, or "fortunes" (Debian's)
+  CorpusFormat format = CorpusFormat::kAuto;
+  double epsilon = 3;  // target; +inf: not private
+  double delta = 1e-5;
+  std::optional<double> noise_multiplier;  // instead of calibrating to epsilon
+  double epochs = 4;
+  double expected_batch = 256;  // B = q N
+  double clip_norm = 1.0;
+  double learning_rate = 1.0;
+  double momentum = 0.5;
+  int32_t embedding = 64;
+  int32_t hidden = 128;
+  size_t vocab_size = 5000;     // including the 4 special tokens
+  std::string vocabulary_file;  // instead of the DP vocabulary (no privacy cost)
+  double vocab_noise_multiplier = 3.0;
+  size_t vocab_words_per_unit = 16;
+  size_t max_tokens = 64;  // a unit's tokens beyond this are not used
+  std::string canary;      // inserted as `canary_repeats` extra training units
+  uint32_t canary_repeats = 0;
+  std::string checkpoint;  // written every checkpoint_every steps (+ ".vocab")
+  uint64_t checkpoint_every = 100;
+  bool resume = false;
+  std::optional<uint64_t> seed;  // reproducible runs (tests, experiments): NOT private
+  uint32_t progress_every = 20;  // steps between progress lines
+};
+
+struct TrainReport {
+  TrainedModel trained;
+  std::string summary_json;  // also stored in the model file
+};
+
+// Throws std::runtime_error / std::invalid_argument with a message for the
+// user. Progress lines go to `progress`.
+TrainReport train_language_model(const TrainOptions& options,
+                                 const std::function<void(const std::string&)>& progress);
+
+// The corpus's units split as training uses them (default corpus for
+// "fortunes"), encoded with `vocabulary`, truncated to max_tokens.
+struct EncodedSplits {
+  std::vector<Example> train, validation, test;
+};
+EncodedSplits encode_corpus(const std::string& corpus, CorpusFormat format,
+                            const Vocabulary& vocabulary, size_t max_tokens);
+
+}  // namespace blur::collector
+
+#endif  // BLUR_COLLECTOR_TRAIN_TRAINER_H
