@@ -3,6 +3,12 @@
 //   blur-collector serve --db blur.db --metric 1:rr:1.0 [--address 127.0.0.1] [--port 8080]
 //   blur-collector estimate --db blur.db [--metric 1]
 //   blur-collector metrics --db blur.db
+//   blur-collector train --corpus fortunes --epsilon 3 --delta 1e-5 --out model.blm
+//   blur-collector eval --model model.blm [--corpus fortunes]
+//   blur-collector privacy --sample-rate Q --noise-multiplier S --steps T --delta D
+//   blur-collector export-model --model model.blm --out model.blnw
+//   blur-collector canary --model model.blm --canary "..." [--candidates R]
+//   blur-collector suggest --model model.blm --prompt "..."
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
@@ -10,6 +16,7 @@
 #include <thread>
 
 #include "estimate/metric_estimate.h"
+#include "lm_commands.h"
 #include "server/http_server.h"
 #include "store/sqlite_store.h"
 
@@ -163,6 +170,8 @@ int main(int argc, char** argv) {
   auto* metrics_cmd = app.add_subcommand("metrics", "List the registered metrics");
   metrics_cmd->add_option("--db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
 
+  blur::collector::add_language_model_commands(app);
+
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) {
     if (tls.certificate_file.empty() != tls.key_file.empty()) {
@@ -172,5 +181,6 @@ int main(int argc, char** argv) {
     return serve(db_path, address, port, metric_specs, threads, tls);
   }
   if (estimate_cmd->parsed()) return estimate(db_path, metric_ids, postprocess);
-  return list_metrics(db_path);
+  if (metrics_cmd->parsed()) return list_metrics(db_path);
+  return blur::collector::run_language_model_command(app);
 }

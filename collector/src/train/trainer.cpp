@@ -216,6 +216,11 @@ TrainReport train_language_model(const TrainOptions& o,
       progress(format_progress(done, steps, stats, spent, seconds,
                                static_cast<double>(examples_seen) / std::max(seconds, 1e-9)));
     }
+    if (o.stop_after_steps != 0 && done == o.stop_after_steps && done < steps) {
+      if (!o.checkpoint.empty()) trainer->save_checkpoint(o.checkpoint);
+      throw std::runtime_error("stopped after step " + std::to_string(done) +
+                               " (--stop-after); continue with --resume");
+    }
   }
   const double train_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - training_started).count();

@@ -51,6 +51,7 @@ struct TrainOptions {
   bool resume = false;
   std::optional<uint64_t> seed;  // reproducible runs (tests, experiments): NOT private
   uint32_t progress_every = 20;  // steps between progress lines
+  uint64_t stop_after_steps = 0;  // > 0: stop there (after its checkpoint), as if interrupted
 };
 
 struct TrainReport {

@@ -1,0 +1,411 @@
+#include "cli/lm_commands.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "blur/next_word_model.h"
+#include "blur/next_word_predictor.h"
+#include "privacy/rdp_accountant.h"
+#include "train/evaluation.h"
+#include "train/model_file.h"
+#include "train/trainer.h"
+
+namespace blur::collector {
+
+namespace {
+
+struct TrainArgs {
+  TrainOptions options;
+  std::string epsilon = "3";
+  std::string format = "auto";
+  std::string out;
+  double noise_multiplier = -1;
+  uint64_t seed = 0;
+} g_train;
+
+struct ModelArgs {
+  std::string model;
+  std::string corpus;
+  std::string format = "auto";
+  std::string split = "test";
+  std::string out;
+  std::string canary;
+  uint32_t secret_words = 4;
+  uint32_t candidates = 4096;
+  uint64_t seed = 1;
+  std::vector<std::string> prompts;
+  uint32_t count = 3;
+} g_model;
+
+struct PrivacyArgs {
+  double sample_rate = -1, noise_multiplier = -1, target_epsilon = -1, delta = -1;
+  uint64_t steps = 0;
+  std::string conversion = "improved";
+} g_privacy;
+
+CLI::App* g_train_cmd = nullptr;
+CLI::App* g_eval_cmd = nullptr;
+CLI::App* g_privacy_cmd = nullptr;
+CLI::App* g_export_cmd = nullptr;
+CLI::App* g_canary_cmd = nullptr;
+CLI::App* g_suggest_cmd = nullptr;
+
+int fail(const std::string& message, int code) {
+  std::fprintf(stderr, "blur-collector: %s\n", message.c_str());
+  return code;
+}
+
+// The corpus a model was trained on (its summary), unless given.
+std::string corpus_of(const TrainedModel& trained, const std::string& given) {
+  if (!given.empty()) return given;
+  const auto summary = nlohmann::json::parse(trained.summary_json, nullptr, false);
+  if (summary.is_object() && summary.contains("corpus")) return summary["corpus"];
+  return "fortunes";
+}
+
+// A prompt's tokens: <s> and its words (no closing </s>).
+TokenSequence prompt_tokens(const Vocabulary& vocabulary, const std::string& prompt) {
+  TokenSequence tokens = vocabulary.encode_text(prompt);
+  while (!tokens.empty() && tokens.back() == Vocabulary::kEnd) tokens.pop_back();
+  if (tokens.empty()) tokens.push_back(Vocabulary::kBegin);
+  return tokens;
+}
+
+int run_train() {
+  TrainOptions o = g_train.options;
+  if (g_train.epsilon == "inf") {
+    o.epsilon = std::numeric_limits<double>::infinity();
+  } else {
+    try {
+      o.epsilon = std::stod(g_train.epsilon);
+    } catch (const std::exception&) {
+      return fail("--epsilon must be a number or inf", 2);
+    }
+  }
+  if (g_train.noise_multiplier >= 0) {
+    o.noise_multiplier = g_train.noise_multiplier;
+    o.epsilon = 1;  // ignored: the noise is given
+  }
+  if (g_train_cmd->count("--seed") > 0) o.seed = g_train.seed;
+  o.format = parse_corpus_format(g_train.format);
+  TrainReport report = train_language_model(o, [](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+  });
+  save_model(report.trained, g_train.out);
+  std::fprintf(stderr, "model written to %s\n", g_train.out.c_str());
+  std::cout << report.summary_json << "\n";
+  return 0;
+}
+
+int run_eval() {
+  const TrainedModel trained = load_model(g_model.model);
+  const std::string corpus = corpus_of(trained, g_model.corpus);
+  const EncodedSplits splits =
+      encode_corpus(corpus, parse_corpus_format(g_model.format), trained.vocabulary, 64);
+  const std::vector<Example>& held_out =
+      g_model.split == "validation" ? splits.validation : splits.test;
+  const size_t v = trained.vocabulary.size();
+  const EvaluationResult model =
+      evaluate_model(held_out, v, Vocabulary::kSpecialCount, model_forward(trained.model));
+  const EvaluationResult unigram =
+      evaluate_unigram(splits.train, held_out, v, Vocabulary::kSpecialCount);
+  nlohmann::json out = {
+      {"model", g_model.model},
+      {"corpus", corpus},
+      {"split", g_model.split},
+      {"top1", model.top1},
+      {"top3", model.top3},
+      {"perplexity", model.perplexity},
+      {"word_targets", model.word_targets},
+      {"unigram",
+       {{"top1", unigram.top1}, {"top3", unigram.top3}, {"perplexity", unigram.perplexity}}}};
+  const auto summary = nlohmann::json::parse(trained.summary_json, nullptr, false);
+  if (summary.is_object() && summary.contains("privacy")) out["privacy"] = summary["privacy"];
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int run_privacy() {
+  const PrivacyArgs& p = g_privacy;
+  const bool calibrate = g_privacy_cmd->count("--target-epsilon") > 0;
+  if (calibrate == (g_privacy_cmd->count("--noise-multiplier") > 0)) {
+    return fail("give exactly one of --noise-multiplier and --target-epsilon", 2);
+  }
+  const RdpConversion conversion =
+      p.conversion == "classic" ? RdpConversion::kClassic : RdpConversion::kImproved;
+  auto epsilon_of = [&](double sigma) {
+    RdpAccountant accountant;
+    accountant.add(p.sample_rate, sigma, p.steps);
+    return accountant.epsilon(p.delta, conversion);
+  };
+  nlohmann::json out = {{"accountant", "rdp"},
+                        {"conversion", p.conversion},
+                        {"sample_rate", p.sample_rate},
+                        {"steps", p.steps},
+                        {"delta", p.delta}};
+  double sigma = p.noise_multiplier;
+  if (calibrate) {
+    sigma = calibrate_noise_multiplier([&](double s) { return epsilon_of(s).epsilon; },
+                                       p.target_epsilon);
+    out["target_epsilon"] = p.target_epsilon;
+  }
+  const EpsilonAtDelta e = epsilon_of(sigma);
+  out["noise_multiplier"] = sigma;
+  out["epsilon"] = std::isinf(e.epsilon) ? nlohmann::json("inf") : nlohmann::json(e.epsilon);
+  out["order"] = e.order;
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int run_export() {
+  const TrainedModel trained = load_model(g_model.model);
+  std::string error;
+  const std::vector<uint8_t> bytes =
+      export_device_model(device_weights(trained.model, Vocabulary::kSpecialCount), &error);
+  if (bytes.empty()) return fail("cannot export " + g_model.model + ": " + error, 1);
+  std::ofstream file(g_model.out, std::ios::binary | std::ios::trunc);
+  file.write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+  if (!file) return fail("cannot write " + g_model.out, 1);
+  // Check the device model against the float one on held-out contexts.
+  const auto model = NextWordModel::open(bytes.data(), bytes.size());
+  std::vector<uint32_t> scratch(NextWordPredictor::scratch_size(model.value()) / 4 + 1);
+  NextWordPredictor predictor;
+  if (!model.ok() || predictor.init(model.value(), reinterpret_cast<uint8_t*>(scratch.data()),
+                                    scratch.size() * 4) != Status::kOk) {
+    return fail("the exported model does not open on the device", 1);
+  }
+  const EncodedSplits splits = encode_corpus(corpus_of(trained, g_model.corpus),
+                                             CorpusFormat::kAuto, trained.vocabulary, 64);
+  const SequenceForward forward = model_forward(trained.model);
+  uint64_t contexts = 0, agree = 0;
+  for (const Example& example : splits.test) {
+    if (contexts >= 2000) break;
+    predictor.reset();
+    forward(example, [&](size_t t, const float* logits) {
+      (void)predictor.feed(static_cast<uint32_t>(example[t]));
+      uint32_t id = 0;
+      int32_t score = 0;
+      (void)predictor.top_k(1, &id, &score);
+      size_t best = Vocabulary::kSpecialCount;
+      for (size_t w = best; w < trained.vocabulary.size(); ++w) {
+        if (logits[w] > logits[best]) best = w;
+      }
+      agree += id == best;
+      ++contexts;
+    });
+  }
+  nlohmann::json out = {{"out", g_model.out},
+                        {"bytes", bytes.size()},
+                        {"vocab", trained.vocabulary.size()},
+                        {"embedding", trained.model.config().embedding_dim},
+                        {"hidden", trained.model.config().hidden_dim},
+                        {"contexts_checked", contexts},
+                        {"top1_agreement_with_float", contexts ? double(agree) / contexts : 0.0}};
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int run_canary() {
+  const TrainedModel trained = load_model(g_model.model);
+  const Vocabulary& v = trained.vocabulary;
+  TokenSequence canary = v.encode_text(g_model.canary);
+  // <s> prefix... secret words </s>: the secret is the last N words.
+  if (canary.size() < g_model.secret_words + 2) return fail("the canary is too short", 2);
+  const size_t secret_end = canary.size() - 1, secret_begin = secret_end - g_model.secret_words;
+  for (size_t i = secret_begin; i < secret_end; ++i) {
+    if (canary[i] < Vocabulary::kSpecialCount) {
+      return fail("the canary's secret words must be in the model's vocabulary", 2);
+    }
+  }
+  std::mt19937_64 rng(g_model.seed);
+  std::uniform_int_distribution<int32_t> word(Vocabulary::kSpecialCount,
+                                              static_cast<int32_t>(v.size()) - 1);
+  std::vector<TokenSequence> others;
+  while (others.size() + 1 < g_model.candidates) {
+    TokenSequence other = canary;
+    for (size_t i = secret_begin; i < secret_end; ++i) other[i] = word(rng);
+    if (other != canary) others.push_back(std::move(other));
+  }
+  const ExposureResult r = canary_exposure(canary, others, v.size(), model_forward(trained.model));
+  nlohmann::json out = {{"model", g_model.model},
+                        {"canary", g_model.canary},
+                        {"secret_words", g_model.secret_words},
+                        {"candidates", r.candidates},
+                        {"rank", r.rank},
+                        {"exposure", r.exposure},
+                        {"max_exposure", std::log2(static_cast<double>(r.candidates))}};
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int run_suggest() {
+  const TrainedModel trained = load_model(g_model.model);
+  const SequenceForward forward = model_forward(trained.model);
+  nlohmann::json out = nlohmann::json::array();
+  for (const std::string& prompt : g_model.prompts) {
+    TokenSequence tokens = prompt_tokens(trained.vocabulary, prompt);
+    tokens.push_back(Vocabulary::kPad);  // a slot for the next word
+    std::vector<std::string> words;
+    forward(tokens, [&](size_t t, const float* logits) {
+      if (t + 2 != tokens.size()) return;
+      std::vector<size_t> ids;
+      for (size_t w = Vocabulary::kSpecialCount; w < trained.vocabulary.size(); ++w)
+        ids.push_back(w);
+      const size_t k = std::min<size_t>(g_model.count, ids.size());
+      std::partial_sort(ids.begin(), ids.begin() + static_cast<long>(k), ids.end(),
+                        [&](size_t a, size_t b) { return logits[a] > logits[b]; });
+      for (size_t i = 0; i < k; ++i)
+        words.push_back(trained.vocabulary.word(static_cast<int32_t>(ids[i])));
+    });
+    out.push_back({{"prompt", prompt}, {"suggestions", words}});
+  }
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_language_model_commands(CLI::App& app) {
+  TrainOptions& o = g_train.options;
+  auto* t = app.add_subcommand("train", "Train the DP-SGD next-word model on a text corpus");
+  g_train_cmd = t;
+  t->add_option("--corpus", o.corpus,
+                "Text file or directory (lines, user_id<TAB>text, or fortune files), or "
+                "'fortunes' for Debian's fortunes")
+      ->capture_default_str();
+  t->add_option("--format", g_train.format, "auto, lines, user_tab or fortune")
+      ->check(CLI::IsMember({"auto", "lines", "user_tab", "fortune"}))
+      ->capture_default_str();
+  t->add_option("--epsilon", g_train.epsilon,
+                "Target epsilon of the whole run (vocabulary + DP-SGD); 'inf' trains without "
+                "privacy")
+      ->capture_default_str();
+  t->add_option("--delta", o.delta, "delta")->check(CLI::Range(1e-300, 0.5))->capture_default_str();
+  t->add_option("--noise-multiplier", g_train.noise_multiplier,
+                "Use this DP-SGD noise multiplier instead of calibrating to --epsilon")
+      ->check(CLI::NonNegativeNumber);
+  t->add_option("--out", g_train.out, "Model file to write")->required();
+  t->add_option("--epochs", o.epochs, "Passes over the data (in expectation)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  t->add_option("--batch", o.expected_batch, "Expected batch size qN")
+      ->check(CLI::Range(1.0, 1e7))
+      ->capture_default_str();
+  t->add_option("--clip", o.clip_norm, "Per-unit gradient clipping norm C")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  t->add_option("--learning-rate", o.learning_rate, "SGD learning rate")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  t->add_option("--momentum", o.momentum, "Heavy-ball momentum")
+      ->check(CLI::Range(0.0, 0.999))
+      ->capture_default_str();
+  t->add_option("--embedding", o.embedding, "Embedding width")
+      ->check(CLI::Range(1, 512))
+      ->capture_default_str();
+  t->add_option("--hidden", o.hidden, "LSTM width")
+      ->check(CLI::Range(1, 512))
+      ->capture_default_str();
+  t->add_option("--vocab-size", o.vocab_size, "Vocabulary size, 4 special tokens included")
+      ->check(CLI::Range(8, 65536))
+      ->capture_default_str();
+  t->add_option("--vocabulary", o.vocabulary_file,
+                "Vocabulary file (one word per line) instead of the DP vocabulary")
+      ->check(CLI::ExistingFile);
+  t->add_option("--vocab-noise", o.vocab_noise_multiplier,
+                "Noise multiplier of the DP vocabulary's Gaussian counts")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  t->add_option("--max-tokens", o.max_tokens, "Tokens used per unit")
+      ->check(CLI::Range(2, 4096))
+      ->capture_default_str();
+  t->add_option("--canary", o.canary, "Insert this sentence as extra training units (audit)");
+  t->add_option("--canary-repeats", o.canary_repeats, "How many times to insert --canary");
+  t->add_option("--checkpoint", o.checkpoint, "Checkpoint file (secret: holds the noise seed)");
+  t->add_option("--checkpoint-every", o.checkpoint_every, "Steps between checkpoints")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  t->add_flag("--resume", o.resume, "Continue from --checkpoint");
+  t->add_option("--seed", g_train.seed,
+                "Reproducible run (tests, experiments): the noise is then NOT secret");
+  t->add_option("--stop-after", o.stop_after_steps,
+                "Stop after this many steps (with a checkpoint), as if interrupted");
+  t->add_option("--progress-every", o.progress_every, "Steps between progress lines")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
+  auto* e = app.add_subcommand("eval", "Top-1/top-3 accuracy and perplexity of a model");
+  g_eval_cmd = e;
+  e->add_option("--model", g_model.model, "Model file")->required()->check(CLI::ExistingFile);
+  e->add_option("--corpus", g_model.corpus, "Corpus (default: the one it was trained on)");
+  e->add_option("--format", g_model.format, "auto, lines, user_tab or fortune")
+      ->check(CLI::IsMember({"auto", "lines", "user_tab", "fortune"}));
+  e->add_option("--split", g_model.split, "test or validation")
+      ->check(CLI::IsMember({"test", "validation"}))
+      ->capture_default_str();
+
+  auto* p = app.add_subcommand("privacy", "Epsilon of DP-SGD (RDP accountant), or its noise");
+  g_privacy_cmd = p;
+  p->add_option("--sample-rate", g_privacy.sample_rate, "Poisson sampling rate q")
+      ->required()
+      ->check(CLI::Range(0.0, 1.0));
+  p->add_option("--noise-multiplier", g_privacy.noise_multiplier, "sigma")
+      ->check(CLI::NonNegativeNumber);
+  p->add_option("--target-epsilon", g_privacy.target_epsilon, "Calibrate sigma to this epsilon")
+      ->check(CLI::PositiveNumber);
+  p->add_option("--steps", g_privacy.steps, "Steps")->required();
+  p->add_option("--delta", g_privacy.delta, "delta")->required()->check(CLI::Range(1e-300, 0.999));
+  p->add_option("--conversion", g_privacy.conversion, "improved or classic")
+      ->check(CLI::IsMember({"improved", "classic"}))
+      ->capture_default_str();
+
+  auto* x = app.add_subcommand("export-model", "Write the int8 device model (SDK predictor)");
+  g_export_cmd = x;
+  x->add_option("--model", g_model.model, "Model file")->required()->check(CLI::ExistingFile);
+  x->add_option("--out", g_model.out, "Device model file to write")->required();
+  x->add_option("--corpus", g_model.corpus, "Held-out text to check it on (default: training's)");
+
+  auto* c = app.add_subcommand("canary", "Exposure of a canary sentence (Carlini et al.)");
+  g_canary_cmd = c;
+  c->add_option("--model", g_model.model, "Model file")->required()->check(CLI::ExistingFile);
+  c->add_option("--canary", g_model.canary, "The inserted sentence")->required();
+  c->add_option("--secret-words", g_model.secret_words, "Its last N words are the secret")
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
+  c->add_option("--candidates", g_model.candidates, "R: fillings ranked, the canary's included")
+      ->check(CLI::Range(2, 10000000))
+      ->capture_default_str();
+  c->add_option("--seed", g_model.seed, "Seed of the other fillings")->capture_default_str();
+
+  auto* s = app.add_subcommand("suggest", "Next-word suggestions for prompts");
+  g_suggest_cmd = s;
+  s->add_option("--model", g_model.model, "Model file")->required()->check(CLI::ExistingFile);
+  s->add_option("--prompt", g_model.prompts, "A prompt (repeatable)")->required();
+  s->add_option("--count", g_model.count, "Suggestions per prompt")
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
+}
+
+int run_language_model_command(const CLI::App&) {
+  try {
+    if (g_train_cmd->parsed()) return run_train();
+    if (g_eval_cmd->parsed()) return run_eval();
+    if (g_privacy_cmd->parsed()) return run_privacy();
+    if (g_export_cmd->parsed()) return run_export();
+    if (g_canary_cmd->parsed()) return run_canary();
+    if (g_suggest_cmd->parsed()) return run_suggest();
+  } catch (const std::invalid_argument& e) {
+    return fail(e.what(), 2);
+  } catch (const std::exception& e) {
+    return fail(e.what(), 1);
+  }
+  return 2;
+}
+
+}  // namespace blur::collector

@@ -1,0 +1,82 @@
+#!/bin/bash
+# blur-collector's language-model commands end to end on a small corpus
+# (Debian's fortunes-min "fortunes" file): privacy (published anchor and
+# calibration), train with a checkpoint interrupted and resumed (the same
+# model as an uninterrupted run), eval, export-model (device agreement),
+# canary, suggest, and clear errors for bad input.
+set -euo pipefail
+collector=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+corpus=/usr/share/games/fortunes/fortunes
+json() { python3 -c "import json,sys; d=json.load(open('$1')); print(eval('d' + sys.argv[1]))" "$2"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Privacy: TF Privacy's MNIST anchor (N 60000, batch 150, sigma 1.3, 15 epochs).
+"$collector" privacy --sample-rate 0.0025 --noise-multiplier 1.3 --steps 6000 --delta 1e-5 > "$work/p.json"
+python3 - "$work/p.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert abs(d["epsilon"] - 0.7242) < 5e-5, d
+assert d["accountant"] == "rdp" and d["order"] > 1, d
+PY
+"$collector" privacy --sample-rate 0.0025 --target-epsilon 0.7242 --steps 6000 --delta 1e-5 > "$work/c.json"
+python3 -c "import json; d=json.load(open('$work/c.json')); assert abs(d['noise_multiplier']-1.3) < 2e-3 and d['epsilon'] <= 0.7242, d"
+status=0; "$collector" privacy --sample-rate 0.01 --steps 10 --delta 1e-5 2> "$work/err" || status=$?
+[ "$status" = 2 ] && grep -q "exactly one of" "$work/err" || fail "privacy without sigma: exit $status"
+
+small=(--corpus "$corpus" --vocab-size 300 --embedding 16 --hidden 24 --epochs 2 --batch 32
+       --learning-rate 2 --momentum 0.9 --seed 7 --progress-every 1000)
+# An uninterrupted DP run, and the same run stopped at step 10 and resumed.
+"$collector" train "${small[@]}" --epsilon 8 --out "$work/full.blm" > "$work/full.json" 2> "$work/full.log"
+status=0
+"$collector" train "${small[@]}" --epsilon 8 --out "$work/resumed.blm" --checkpoint "$work/ck" \
+  --checkpoint-every 4 --stop-after 10 > /dev/null 2> "$work/stop.log" || status=$?
+[ "$status" = 1 ] && grep -q "stopped after step 10" "$work/stop.log" || fail "stop-after: exit $status"
+"$collector" train "${small[@]}" --epsilon 8 --out "$work/resumed.blm" --checkpoint "$work/ck" \
+  --resume > "$work/resumed.json" 2> "$work/resumed.log"
+grep -q "resumed at step 10" "$work/resumed.log" || fail "no resume"
+python3 - "$work/full.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["privacy"]
+assert 7.5 < p["epsilon"] <= 8.0 and p["delta"] == 1e-5 and p["accountant"] == "rdp", p
+assert d["vocabulary"]["source"] == "dp" and d["training"]["noise_multiplier"] > 0, d
+for k in ("top1", "top3", "perplexity"): assert k in d["validation"], d
+PY
+"$collector" export-model --model "$work/full.blm" --out "$work/full.blnw" > "$work/x.json"
+"$collector" export-model --model "$work/resumed.blm" --out "$work/resumed.blnw" > /dev/null
+cmp "$work/full.blnw" "$work/resumed.blnw" || fail "resumed run differs from the uninterrupted one"
+python3 - "$work/x.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["contexts_checked"] >= 500 and d["top1_agreement_with_float"] >= 0.95, d
+PY
+
+# Non-private training (same code path), eval against the unigram baseline.
+"$collector" train "${small[@]}" --epsilon inf --out "$work/np.blm" \
+  --canary "my secret number is nine one four seven" --canary-repeats 30 > "$work/np.json" 2> /dev/null
+python3 -c "import json; d=json.load(open('$work/np.json')); assert d['privacy']['epsilon']=='inf' and d['training']['clip_norm']==0, d"
+"$collector" eval --model "$work/np.blm" --split validation > "$work/e.json"
+python3 - "$work/e.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("top1", "top3", "perplexity"):
+    assert k in d and k in d["unigram"], d
+assert 0 <= d["top1"] <= d["top3"] <= 1 and d["perplexity"] > 1, d
+assert d["word_targets"] > 100, d
+PY
+"$collector" canary --model "$work/np.blm" --canary "my secret number is nine one four seven" \
+  --secret-words 4 --candidates 256 > "$work/k.json"
+python3 -c "import json; d=json.load(open('$work/k.json')); assert d['candidates']==256 and 0 <= d['exposure'] <= 8 and d['rank'] >= 1, d"
+"$collector" suggest --model "$work/np.blm" --prompt "what is the" --prompt "" > "$work/s.json"
+python3 -c "import json; d=json.load(open('$work/s.json')); assert len(d)==2 and all(len(x['suggestions'])==3 for x in d), d"
+
+# Bad input: a clear message and a non-zero exit, nothing written.
+status=0; "$collector" train --corpus "$work/missing.txt" --out "$work/m.blm" 2> "$work/err" || status=$?
+[ "$status" = 1 ] && grep -q "missing.txt" "$work/err" && [ ! -e "$work/m.blm" ] || fail "missing corpus: $status"
+status=0; "$collector" train --corpus "$corpus" --epsilon abc --out "$work/m.blm" 2> "$work/err" || status=$?
+[ "$status" = 2 ] || fail "bad epsilon: exit $status"
+status=0; "$collector" eval --model "$corpus" 2> "$work/err" || status=$?
+[ "$status" = 1 ] && grep -q "not a Blur model file" "$work/err" || fail "foreign model: exit $status"
+echo "language model CLI: ok"
