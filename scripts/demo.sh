@@ -4,6 +4,10 @@
 # Does its own set-up (Debian packages, sources, host build).
 #
 #   scripts/demo.sh [--devices N] [--true-rate R] [--epsilon E] [--seed S] [--https]
+#                   [--skip-model]
+#
+# Then, unless --skip-model, the language-model demo (scripts/train-demo.sh):
+# a DP-SGD next-word model trained on Debian's fortunes in a few minutes.
 #
 # --https: the collector serves HTTPS with a certificate made for the demo
 # (a throw-away CA, scripts/lib/tls.sh) and the devices verify it.
@@ -11,7 +15,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-devices=20000 rate=0.3 epsilon=1 seed=1 https=0
+devices=20000 rate=0.3 epsilon=1 seed=1 https=0 model=1
 while [ $# -gt 0 ]; do
   case $1 in
     --devices) devices=$2; shift 2 ;;
@@ -19,7 +23,8 @@ while [ $# -gt 0 ]; do
     --epsilon) epsilon=$2; shift 2 ;;
     --seed) seed=$2; shift 2 ;;
     --https) https=1; shift ;;
-    *) echo "usage: $0 [--devices N] [--true-rate R] [--epsilon E] [--seed S] [--https]" >&2
+    --skip-model) model=0; shift ;;
+    *) echo "usage: $0 [--devices N] [--true-rate R] [--epsilon E] [--seed S] [--https] [--skip-model]" >&2
        exit 2 ;;
   esac
 done
@@ -50,3 +55,9 @@ build/host/examples/fleet-sim/blur-device-sim fleet --collector "$scheme://$host
   "${client_tls[@]}" \
   --devices "$devices" --true-rate "$rate" --epsilon "$epsilon" --metric 1 --seed "$seed" \
   --threads 16 --table
+
+if [ "$model" = 1 ]; then
+  kill "$collector_pid" 2>/dev/null || true
+  echo
+  scripts/train-demo.sh
+fi

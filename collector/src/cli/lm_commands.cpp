@@ -114,9 +114,17 @@ int run_eval() {
       evaluate_model(held_out, v, Vocabulary::kSpecialCount, model_forward(trained.model));
   const EvaluationResult unigram =
       evaluate_unigram(splits.train, held_out, v, Vocabulary::kSpecialCount);
+  uint64_t words = 0, unknown = 0;  // word tokens of the split, and how many are <unk>
+  for (const Example& example : held_out) {
+    for (int32_t token : example) {
+      words += token == Vocabulary::kUnknown || token >= Vocabulary::kSpecialCount;
+      unknown += token == Vocabulary::kUnknown;
+    }
+  }
   nlohmann::json out = {
       {"model", g_model.model},
       {"corpus", corpus},
+      {"oov_rate", words ? static_cast<double>(unknown) / static_cast<double>(words) : 0.0},
       {"split", g_model.split},
       {"top1", model.top1},
       {"top3", model.top3},
