@@ -41,14 +41,12 @@ else()
 endif()
 target_include_directories(blur_mbedtls SYSTEM PUBLIC
   ${_mbed}/include ${PROJECT_SOURCE_DIR}/sdk/config)
-set_target_properties(blur_mbedtls PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # --- nanopb runtime ---------------------------------------------------------
 set(_pb "${BLUR_DEPS_DIR}/nanopb")
 add_library(blur_nanopb STATIC
   ${_pb}/pb_common.c ${_pb}/pb_encode.c ${_pb}/pb_decode.c)
 target_include_directories(blur_nanopb SYSTEM PUBLIC ${_pb})
-set_target_properties(blur_nanopb PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 # --- the wire schema, generated with Debian's nanopb generator -------------
 find_program(BLUR_NANOPB_GENERATOR nanopb_generator.py REQUIRED)
@@ -66,4 +64,3 @@ add_custom_command(
 add_library(blur_proto STATIC ${_gen_dir}/blur.pb.c)
 target_include_directories(blur_proto PUBLIC ${_gen_dir})
 target_link_libraries(blur_proto PUBLIC blur_nanopb)
-set_target_properties(blur_proto PROPERTIES POSITION_INDEPENDENT_CODE ON)

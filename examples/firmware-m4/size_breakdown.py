@@ -1,6 +1,6 @@
-"""Flash and static RAM of a firmware image by origin, from its linker map.
+"""Flash and static RAM of firmware images by origin, from their linker maps.
 
-    python3 size_breakdown.py IMAGE.map
+    python3 size_breakdown.py IMAGE.map [IMAGE.map ...]
 
 Sums the sizes of the input sections the linker kept (the "Linker script
 and memory map" part of a GNU ld map), by the archive or object they came
@@ -25,7 +25,7 @@ def group_of(path):
             return name
     return "C runtime (picolibc, libgcc, libstdc++)"
 
-def main(path):
+def breakdown(path):
     text = open(path).read()
     text = text[text.index("Linker script and memory map"):]
     flash, ram = {}, {}
@@ -40,7 +40,8 @@ def main(path):
             flash[group] = flash.get(group, 0) + size
         if name.startswith((".data", ".bss")):
             ram[group] = ram.get(group, 0) + size
-    print("  by origin (flash / static RAM, from the linker map):")
+    name = path.rsplit("/", 1)[-1].removesuffix(".map")
+    print(f"  {name} by origin (flash / static RAM, from the linker map):")
     for name, _ in GROUPS + (("C runtime (picolibc, libgcc, libstdc++)", ()),):
         print(f"    {name:40} {flash.get(name, 0):6} B / {ram.get(name, 0):5} B")
     sdk = sum(flash.get(n, 0) for n in (GROUPS[0][0], "mbedTLS", "nanopb + schema"))
@@ -48,4 +49,5 @@ def main(path):
     print(f"    SDK-attributable (SDK + mbedTLS + nanopb): {sdk} B flash, {sdk_ram} B static RAM")
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    for map_file in sys.argv[1:]:
+        breakdown(map_file)

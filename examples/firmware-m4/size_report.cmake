@@ -1,5 +1,6 @@
-# Prints flash (text + data) and static RAM (data + bss) of IMAGE and
-# BASELINE, using arm-none-eabi-size's Berkeley format.
+# Prints flash (text + data) and static RAM (data + bss) of each of IMAGES
+# (comma-separated) and of BASELINE, using arm-none-eabi-size's Berkeley
+# format.
 function(measure elf prefix)
   execute_process(COMMAND ${SIZE} ${elf} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
@@ -11,15 +12,18 @@ function(measure elf prefix)
   set(${prefix}_flash ${flash} PARENT_SCOPE)
   set(${prefix}_ram ${ram} PARENT_SCOPE)
 endfunction()
-measure(${IMAGE} image)
 measure(${BASELINE} base)
-math(EXPR delta_flash "${image_flash} - ${base_flash}")
-math(EXPR delta_ram "${image_ram} - ${base_ram}")
-get_filename_component(name ${IMAGE} NAME)
 message("firmware size (Cortex-M4, MinSizeRel):")
-message("  ${name}: flash ${image_flash} B, static RAM ${image_ram} B")
-message("  empty program:       flash ${base_flash} B, static RAM ${base_ram} B")
-message("  Blur (SDK + mbedTLS + nanopb + example): flash ${delta_flash} B, static RAM ${delta_ram} B")
+message("  empty program: flash ${base_flash} B, static RAM ${base_ram} B")
+string(REPLACE "," ";" IMAGES "${IMAGES}")
+foreach(image IN LISTS IMAGES)
+  measure(${image} image)
+  math(EXPR delta_flash "${image_flash} - ${base_flash}")
+  math(EXPR delta_ram "${image_ram} - ${base_ram}")
+  get_filename_component(name ${image} NAME)
+  message("  ${name}: flash ${image_flash} B, static RAM ${image_ram} B; "
+          "Blur (SDK + mbedTLS + nanopb + example) ${delta_flash} B flash, ${delta_ram} B static RAM")
+endforeach()
 message("  (static RAM excludes the 16 KiB reserved stack; the example prints its stack high-water mark)")
 
 if(MECHANISM_IMAGES)

@@ -1,5 +1,7 @@
 // Explicit little-endian (de)serialization: persisted records never depend
-// on the compiler's struct layout or the CPU's byte order.
+// on the compiler's struct layout or the CPU's byte order. Written as whole
+// expressions, which compilers turn into single (unaligned) loads and
+// stores on little-endian CPUs that allow them (Cortex-M3/M4, x86, aarch64).
 #ifndef BLUR_SRC_LITTLE_ENDIAN_H
 #define BLUR_SRC_LITTLE_ENDIAN_H
 
@@ -8,20 +10,21 @@
 namespace blur {
 
 inline void store_le32(uint8_t* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<uint8_t>(v >> (8 * i));
+  out[0] = static_cast<uint8_t>(v);
+  out[1] = static_cast<uint8_t>(v >> 8);
+  out[2] = static_cast<uint8_t>(v >> 16);
+  out[3] = static_cast<uint8_t>(v >> 24);
 }
 inline void store_le64(uint8_t* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<uint8_t>(v >> (8 * i));
+  store_le32(out, static_cast<uint32_t>(v));
+  store_le32(out + 4, static_cast<uint32_t>(v >> 32));
 }
 inline uint32_t load_le32(const uint8_t* in) {
-  uint32_t v = 0;
-  for (int i = 3; i >= 0; --i) v = v << 8 | in[i];
-  return v;
+  return static_cast<uint32_t>(in[0]) | static_cast<uint32_t>(in[1]) << 8 |
+         static_cast<uint32_t>(in[2]) << 16 | static_cast<uint32_t>(in[3]) << 24;
 }
 inline uint64_t load_le64(const uint8_t* in) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = v << 8 | in[i];
-  return v;
+  return load_le32(in) | static_cast<uint64_t>(load_le32(in + 4)) << 32;
 }
 
 }  // namespace blur

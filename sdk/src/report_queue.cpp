@@ -4,6 +4,7 @@
 
 #include "blur/report_encoding.h"
 #include "crc32.h"
+#include "flash_write.h"
 #include "little_endian.h"
 
 namespace blur {
@@ -15,32 +16,6 @@ constexpr uint32_t kAckMagic = 0x41524C42;  // "BLRA"
 constexpr uint32_t kFormat = 1;
 constexpr uint8_t kReportEntry = 1;
 constexpr uint32_t kEntryHeaderSize = 16;
-
-bool is_blank(const uint8_t* bytes, size_t length) {
-  for (size_t i = 0; i < length; ++i) {
-    if (bytes[i] != 0xFF) return false;
-  }
-  return true;
-}
-
-bool newer(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) > 0; }
-
-// CRC of `size` bytes of a block, read in chunks (no large buffers).
-Status crc_of(const Port& port, uint32_t block, uint32_t offset, uint32_t size, uint32_t* crc) {
-  uint32_t state = crc32_start();
-  uint8_t chunk[32];
-  while (size > 0) {
-    const uint32_t n = size < sizeof chunk ? size : static_cast<uint32_t>(sizeof chunk);
-    if (port.read(port.context, block, offset, chunk, n) != Status::kOk) {
-      return Status::kStorageFailure;
-    }
-    state = crc32_update(state, chunk, n);
-    offset += n;
-    size -= n;
-  }
-  *crc = crc32_finish(state);
-  return Status::kOk;
-}
 
 }  // namespace
 
@@ -54,7 +29,46 @@ struct ReportQueue::Scan {
   bool has_report;
 };
 
-Status ReportQueue::scan_block(uint32_t index, bool count_pending, Scan* out) const {
+// The blur.ReportBatch pending_batch() is filling.
+struct ReportQueue::Batch {
+  uint8_t* buffer;
+  size_t capacity;
+  size_t length;  // bytes written
+  size_t max_reports;
+  size_t count;
+  uint64_t last_id;
+  bool full;  // later reports wait for the next batch
+};
+
+// Copies a report from flash straight into the batch behind its field
+// header (ReportBatch.reports = 3, length-delimited; the length varint has
+// at most 3 bytes, entries being < 64 KiB).
+Status ReportQueue::copy_to_batch(uint32_t block, uint32_t offset, uint32_t length, uint64_t id,
+                                  Batch* batch) const {
+  uint8_t field[4];
+  size_t prefix = 0;
+  field[prefix++] = 0x1A;
+  for (uint32_t v = length;; v >>= 7) {
+    field[prefix++] = static_cast<uint8_t>(v >= 0x80 ? (v & 0x7F) | 0x80 : v);
+    if (v < 0x80) break;
+  }
+  if (prefix + length > batch->capacity - batch->length) {
+    batch->full = true;
+    return Status::kOk;
+  }
+  uint8_t* out = batch->buffer + batch->length;
+  memcpy(out, field, prefix);
+  if (port_.read(port_.context, block, offset + kEntryHeaderSize, out + prefix, length) !=
+      Status::kOk) {
+    return Status::kStorageFailure;
+  }
+  batch->length += prefix + length;
+  batch->last_id = id;
+  batch->full = ++batch->count == batch->max_reports;
+  return Status::kOk;
+}
+
+Status ReportQueue::scan_block(uint32_t index, Scan* out, Batch* batch) const {
   *out = Scan{false, 0, kSegmentHeaderSize, false, 0, 0, false};
   const uint32_t block = segment_block(index);
   uint8_t header[kSegmentHeaderSize];
@@ -74,7 +88,7 @@ Status ReportQueue::scan_block(uint32_t index, bool count_pending, Scan* out) co
     if (port_.read(port_.context, block, offset, entry, sizeof entry) != Status::kOk) {
       return Status::kStorageFailure;
     }
-    if (is_blank(entry, sizeof entry)) break;  // the end of the log
+    if (is_erased(entry, sizeof entry)) break;  // the end of the log
     const uint32_t length = static_cast<uint32_t>(entry[2]) | static_cast<uint32_t>(entry[3]) << 8;
     const uint32_t size = entry_size(length);
     uint32_t crc = 0;
@@ -83,7 +97,7 @@ Status ReportQueue::scan_block(uint32_t index, bool count_pending, Scan* out) co
       out->sealed = true;  // torn header: nothing valid follows in this segment
       break;
     }
-    BLUR_TRY(crc_of(port_, block, offset, kEntryHeaderSize + length, &crc));
+    BLUR_TRY(crc_of_flash(port_, block, offset, kEntryHeaderSize + length, &crc));
     if (port_.read(port_.context, block, offset + kEntryHeaderSize + length, stored, 4) !=
         Status::kOk) {
       return Status::kStorageFailure;
@@ -95,7 +109,12 @@ Status ReportQueue::scan_block(uint32_t index, bool count_pending, Scan* out) co
     const uint64_t id = load_le64(entry + 8);
     out->last_report = id;
     out->has_report = true;
-    if (count_pending && id >= ack_floor_) ++out->pending;
+    if (id >= ack_floor_) {
+      ++out->pending;
+      if (batch != nullptr && !batch->full) {
+        BLUR_TRY(copy_to_batch(block, offset, length, id, batch));
+      }
+    }
     offset += size;
   }
   out->end = offset;
@@ -121,13 +140,13 @@ Status ReportQueue::open(const Port& port, uint32_t first_block, uint32_t block_
   // Pass 1: the newest segment and the last report id.
   Scan scan;
   for (uint32_t i = 0; i < segment_count(); ++i) {
-    BLUR_TRY(scan_block(i, false, &scan));
+    BLUR_TRY(scan_block(i, &scan));
     if (!scan.valid) continue;
     if (scan.has_report && (!has_report_ || scan.last_report > last_report_id_)) {
       last_report_id_ = scan.last_report;
       has_report_ = true;
     }
-    if (!has_active_ || newer(scan.sequence, active_sequence_)) {
+    if (!has_active_ || sequence_newer(scan.sequence, active_sequence_)) {
       has_active_ = true;
       active_ = i;
       active_sequence_ = scan.sequence;
@@ -144,7 +163,7 @@ Status ReportQueue::count_pending() {
   uint32_t pending = 0;
   for (uint32_t i = 0; i < segment_count(); ++i) {
     Scan scan;
-    BLUR_TRY(scan_block(i, true, &scan));
+    BLUR_TRY(scan_block(i, &scan));
     if (scan.valid) pending += scan.pending;
   }
   pending_ = pending;
@@ -166,13 +185,13 @@ Status ReportQueue::open_ack_log() {
           Status::kOk) {
         return Status::kStorageFailure;
       }
-      if (is_blank(record, sizeof record)) break;
+      if (is_erased(record, sizeof record)) break;
       if (load_le32(record) != kAckMagic || load_le32(record + 16) != crc32(record, 16)) {
         sealed = true;  // torn: the rest of this block is not used
         break;
       }
       const uint32_t sequence = load_le32(record + 4);
-      if (!has_ack_ || newer(sequence, ack_sequence_)) {
+      if (!has_ack_ || sequence_newer(sequence, ack_sequence_)) {
         has_ack_ = true;
         ack_sequence_ = sequence;
         ack_floor_ = load_le64(record + 8);
@@ -205,13 +224,8 @@ Status ReportQueue::write_ack_record(uint64_t floor) {
   store_le32(record + 16, crc32(record, 16));
   const uint32_t offset = ack_offset_;
   ack_offset_ = port_.block_size;  // sealed until this record is known good
-  uint8_t check[kAckRecordSize];
-  const uint32_t block = first_block_ + ack_block_;
-  if (port_.prog(port_.context, block, offset, record, 16) != Status::kOk ||
-      port_.prog(port_.context, block, offset + 16, record + 16, 4) != Status::kOk ||
-      port_.sync(port_.context) != Status::kOk ||
-      port_.read(port_.context, block, offset, check, sizeof check) != Status::kOk ||
-      memcmp(check, record, sizeof check) != 0) {
+  if (program_verified(port_, first_block_ + ack_block_, offset, record, 16, record + 16, 4) !=
+      Status::kOk) {
     open_ = false;
     return Status::kStorageFailure;
   }
@@ -228,7 +242,7 @@ uint32_t ReportQueue::max_report_size() const {
 
 bool ReportQueue::segment_free(uint32_t index, bool* free) const {
   Scan scan;
-  if (scan_block(index, true, &scan) != Status::kOk) return false;
+  if (scan_block(index, &scan) != Status::kOk) return false;
   *free = !scan.valid || scan.pending == 0;
   return true;
 }
@@ -259,12 +273,8 @@ Status ReportQueue::rotate() {
   store_le32(header + 8, sequence);
   store_le32(header + 12, crc32(header, 12));
   const uint32_t block = segment_block(next);
-  uint8_t check[kSegmentHeaderSize];
   if (port_.erase(port_.context, block) != Status::kOk ||
-      port_.prog(port_.context, block, 0, header, sizeof header) != Status::kOk ||
-      port_.sync(port_.context) != Status::kOk ||
-      port_.read(port_.context, block, 0, check, sizeof check) != Status::kOk ||
-      memcmp(check, header, sizeof check) != 0) {
+      program_verified(port_, block, 0, header, 12, header + 12, 4) != Status::kOk) {
     open_ = false;
     return Status::kStorageFailure;
   }
@@ -297,17 +307,10 @@ Status ReportQueue::append(uint64_t report_id, const uint8_t* report, size_t rep
   // Body first, CRC last; the padding after the CRC stays erased.
   const uint32_t offset = write_offset_;
   write_offset_ = port_.block_size;  // sealed until this entry is known good
-  uint32_t check = 0;
-  uint8_t stored[4];
   if (port_.prog(port_.context, block, offset, header, sizeof header) != Status::kOk ||
-      port_.prog(port_.context, block, offset + kEntryHeaderSize, report, size) != Status::kOk ||
-      port_.prog(port_.context, block, offset + kEntryHeaderSize + size, crc, sizeof crc) !=
+      program_verified(port_, block, offset + kEntryHeaderSize, report, size, crc, sizeof crc) !=
           Status::kOk ||
-      port_.sync(port_.context) != Status::kOk ||
-      crc_of(port_, block, offset, kEntryHeaderSize + size, &check) != Status::kOk ||
-      port_.read(port_.context, block, offset + kEntryHeaderSize + size, stored, 4) !=
-          Status::kOk ||
-      load_le32(stored) != check || load_le32(crc) != check) {
+      read_back(port_, block, offset, header, sizeof header) != Status::kOk) {
     open_ = false;
     return Status::kStorageFailure;
   }
@@ -334,51 +337,16 @@ Status ReportQueue::pending_batch(uint64_t device_nonce, size_t max_reports, uin
     return Status::kInvalidArgument;
   }
   *count = 0;
-  size_t length = 0;
-  BLUR_TRY(begin_encoded_batch(device_nonce, buffer, capacity, &length));
+  Batch batch{buffer, capacity, 0, max_reports, 0, 0, false};
+  BLUR_TRY(begin_encoded_batch(device_nonce, buffer, capacity, &batch.length));
   // Segments oldest first: the one after the active segment, around the ring.
-  bool full = false;
-  for (uint32_t step = 1; step <= segment_count() && *count < max_reports && !full; ++step) {
-    const uint32_t index = (active_ + step) % segment_count();
-    const uint32_t block = segment_block(index);
+  for (uint32_t step = 1; step <= segment_count() && !batch.full; ++step) {
     Scan scan;
-    BLUR_TRY(scan_block(index, true, &scan));
-    if (!scan.valid || scan.pending == 0) continue;
-    for (uint32_t offset = kSegmentHeaderSize; offset < scan.end && *count < max_reports;) {
-      uint8_t entry[kEntryHeaderSize];
-      if (port_.read(port_.context, block, offset, entry, sizeof entry) != Status::kOk) {
-        return Status::kStorageFailure;
-      }
-      const uint32_t size = static_cast<uint32_t>(entry[2]) | static_cast<uint32_t>(entry[3]) << 8;
-      const uint64_t id = load_le64(entry + 8);
-      if (id >= ack_floor_) {
-        // Copied from flash straight into the batch behind its field header
-        // (ReportBatch.reports = 3, length-delimited; the length varint has
-        // at most 3 bytes, entries being < 64 KiB).
-        uint8_t field[4];
-        size_t prefix = 0;
-        field[prefix++] = 0x1A;
-        for (uint32_t v = size;; v >>= 7) {
-          field[prefix++] = static_cast<uint8_t>(v >= 0x80 ? (v & 0x7F) | 0x80 : v);
-          if (v < 0x80) break;
-        }
-        if (prefix + size > capacity - length) {
-          full = true;  // later reports wait for the next batch
-          break;
-        }
-        memcpy(buffer + length, field, prefix);
-        if (port_.read(port_.context, block, offset + kEntryHeaderSize, buffer + length + prefix,
-                       size) != Status::kOk) {
-          return Status::kStorageFailure;
-        }
-        length += prefix + size;
-        *last_id = id;
-        ++*count;
-      }
-      offset += entry_size(size);
-    }
+    BLUR_TRY(scan_block((active_ + step) % segment_count(), &scan, &batch));
   }
-  *written = length;
+  *written = batch.length;
+  *count = batch.count;
+  if (batch.count > 0) *last_id = batch.last_id;
   return Status::kOk;
 }
 

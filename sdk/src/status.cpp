@@ -1,53 +1,41 @@
 #include "blur/status.h"
 
+#include <string.h>
+
 namespace blur {
 
+namespace {
+// The names in enum order, each ended by '\0': one table, no pointer array
+// (firmware pays for the characters only).
+constexpr char kNames[] =
+    "ok\0"
+    "invalid argument\0"
+    "buffer too small\0"
+    "entropy failure\0"
+    "storage failure\0"
+    "storage corrupt\0"
+    "not provisioned\0"
+    "already provisioned\0"
+    "lifetime budget exhausted\0"
+    "ledger closed\0"
+    "sampler iteration cap\0"
+    "encoding failure\0"
+    "crypto failure\0"
+    "window budget exhausted\0"
+    "metric budget exhausted\0"
+    "clock failure\0"
+    "storage rolled back\0"
+    "report queue full\0"
+    "memoized value table full\0"
+    "transport failure\0"
+    "not in this build\0";
+}  // namespace
+
 const char* status_name(Status status) {
-  switch (status) {
-    case Status::kOk:
-      return "ok";
-    case Status::kInvalidArgument:
-      return "invalid argument";
-    case Status::kBufferTooSmall:
-      return "buffer too small";
-    case Status::kEntropyFailure:
-      return "entropy failure";
-    case Status::kStorageFailure:
-      return "storage failure";
-    case Status::kStorageCorrupt:
-      return "storage corrupt";
-    case Status::kNotProvisioned:
-      return "not provisioned";
-    case Status::kAlreadyProvisioned:
-      return "already provisioned";
-    case Status::kBudgetExhausted:
-      return "lifetime budget exhausted";
-    case Status::kLedgerClosed:
-      return "ledger closed";
-    case Status::kIterationCap:
-      return "sampler iteration cap";
-    case Status::kEncodingFailure:
-      return "encoding failure";
-    case Status::kCryptoFailure:
-      return "crypto failure";
-    case Status::kWindowBudgetExhausted:
-      return "window budget exhausted";
-    case Status::kMetricBudgetExhausted:
-      return "metric budget exhausted";
-    case Status::kClockFailure:
-      return "clock failure";
-    case Status::kStorageRollback:
-      return "storage rolled back";
-    case Status::kQueueFull:
-      return "report queue full";
-    case Status::kMemoTableFull:
-      return "memoized value table full";
-    case Status::kTransportFailure:
-      return "transport failure";
-    case Status::kNotBuilt:
-      return "not in this build";
-  }
-  return "unknown status";
+  if (status > Status::kNotBuilt) return "unknown status";
+  const char* name = kNames;
+  for (unsigned i = 0; i < static_cast<unsigned>(status); ++i) name += strlen(name) + 1;
+  return name;
 }
 
 }  // namespace blur

@@ -129,55 +129,55 @@ class Ledger {
   Status check_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
                         uint32_t metric_id, uint32_t value) const;
   // The device secret (kLedgerSecretSize bytes), or nullptr without one.
-  const uint8_t* secret() const { return has_secret_ ? secret_ : nullptr; }
+  const uint8_t* secret() const { return has_secret_ ? record_.secret : nullptr; }
   bool memoized(uint32_t metric_id, uint32_t value) const;
 
   bool is_open() const { return open_; }
-  uint64_t device_nonce() const { return device_nonce_; }
-  uint64_t spent_micros() const { return spent_; }
-  uint64_t lifetime_cap_micros() const { return policy_.lifetime_cap_micros; }
-  uint64_t remaining_micros() const { return open_ ? policy_.lifetime_cap_micros - spent_ : 0; }
-  const LedgerPolicy& policy() const { return policy_; }
+  uint64_t device_nonce() const { return record_.device_nonce; }
+  uint64_t spent_micros() const { return record_.spent; }
+  uint64_t lifetime_cap_micros() const { return record_.policy.lifetime_cap_micros; }
+  uint64_t remaining_micros() const {
+    return open_ ? record_.policy.lifetime_cap_micros - record_.spent : 0;
+  }
+  const LedgerPolicy& policy() const { return record_.policy; }
   // The window as of the last charge (window_start is in clock seconds).
-  uint64_t window_start() const { return window_start_; }
-  uint64_t window_spent_micros() const { return window_spent_; }
+  uint64_t window_start() const { return record_.window_start; }
+  uint64_t window_spent_micros() const { return record_.window_spent; }
   // Spent by a metric with its own cap (0 for other metrics).
   uint64_t metric_spent_micros(uint32_t metric_id) const;
-  uint64_t next_report_id() const { return next_report_id_; }
+  uint64_t next_report_id() const { return record_.next_report_id; }
 
  private:
+  friend class LedgerRecordCodec;  // ledger.cpp: the record's byte layout
   struct MemoValue {
     uint32_t metric_id, value;
   };
-  struct State {
+  // What one persisted record holds (ledger.cpp has its byte layout).
+  struct Record {
+    uint32_t sequence;
+    uint64_t device_nonce;
+    uint64_t counter;  // the monotonic counter's value for this record (0 without one)
+    LedgerPolicy policy;
     uint64_t spent, next_report_id, window_start, window_spent;
-    uint64_t metric_spent[kMaxLedgerMetrics];
+    uint64_t metric_spent[kMaxLedgerMetrics];  // parallel to policy.metric_caps
+    uint8_t secret[kLedgerSecretSize];         // all zero: no device secret
     uint32_t memo_count;
     MemoValue memo[kMaxMemoValues];
   };
-  // The state a charge would produce, or the cap it would break.
-  Status charged_state(uint64_t epsilon, uint32_t metric_id, State* next) const;
-  Status memoized_state(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
-                        uint32_t metric_id, uint32_t value, State* next) const;
-  State current_state() const;
-  Status write(const State& next);
-  void adopt(uint32_t sequence, uint64_t counter, const State& state);
+
+  // The record a charge would produce, or the cap it would break.
+  Status charged_record(uint64_t epsilon, uint32_t metric_id, Record* next) const;
+  Status memoized_record(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
+                         uint32_t metric_id, uint32_t value, Record* next) const;
+  // Persists `next` as the following record, then makes it the current one.
+  // On failure the ledger closes (the flash state is for open() to decide).
+  Status commit(Record& next, uint64_t* report_id);
+  Status write(Record& next);
 
   Port port_{};
   bool open_ = false;
-  uint32_t sequence_ = 0;
-  uint64_t counter_ = 0;
-  uint64_t device_nonce_ = 0;
-  LedgerPolicy policy_{};
-  uint64_t spent_ = 0;
-  uint64_t next_report_id_ = 0;
-  uint64_t window_start_ = 0;
-  uint64_t window_spent_ = 0;
-  uint64_t metric_spent_[kMaxLedgerMetrics] = {};
   bool has_secret_ = false;
-  uint8_t secret_[kLedgerSecretSize] = {};
-  uint32_t memo_count_ = 0;
-  MemoValue memo_[kMaxMemoValues] = {};
+  Record record_{};  // the newest durable record
 };
 
 }  // namespace blur

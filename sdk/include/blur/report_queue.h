@@ -84,7 +84,12 @@ class ReportQueue {
 
  private:
   struct Scan;
-  Status scan_block(uint32_t index, bool count_pending, Scan* out) const;
+  struct Batch;
+  // Reads segment `index`: its header and valid entries, counting the
+  // pending ones; with a batch, also copies them into it while it has room.
+  Status scan_block(uint32_t index, Scan* out, Batch* batch = nullptr) const;
+  Status copy_to_batch(uint32_t block, uint32_t offset, uint32_t length, uint64_t id,
+                       Batch* batch) const;
   Status rotate();
   Status open_ack_log();
   Status count_pending();
