@@ -107,6 +107,7 @@ class LedgerRecordCodec {
     } else {
       *state = is_erased(bytes, sizeof bytes) ? SlotState::kBlank : SlotState::kInvalid;
     }
+    mbedtls_platform_zeroize(bytes, sizeof bytes);  // it held the device secret
     return Status::kOk;
   }
 
