@@ -240,10 +240,10 @@ uint32_t ReportQueue::max_report_size() const {
   return room > 0xFFFF ? 0xFFFF : room & ~3u;
 }
 
-bool ReportQueue::segment_free(uint32_t index, bool* free) const {
+bool ReportQueue::segment_free(uint32_t index, bool* reusable) const {
   Scan scan;
   if (scan_block(index, &scan) != Status::kOk) return false;
-  *free = !scan.valid || scan.pending == 0;
+  *reusable = !scan.valid || scan.pending == 0;
   return true;
 }
 
@@ -254,18 +254,18 @@ Status ReportQueue::has_room(size_t report_size) const {
     return Status::kOk;
   }
   const uint32_t next = has_active_ ? (active_ + 1) % segment_count() : 0;
-  bool free = false;
-  if (!segment_free(next, &free)) return Status::kStorageFailure;
-  return free ? Status::kOk : Status::kQueueFull;
+  bool reusable = false;
+  if (!segment_free(next, &reusable)) return Status::kStorageFailure;
+  return reusable ? Status::kOk : Status::kQueueFull;
 }
 
 // Starts the next segment: erase it (it holds no pending report) and write
 // its header.
 Status ReportQueue::rotate() {
   const uint32_t next = has_active_ ? (active_ + 1) % segment_count() : 0;
-  bool free = false;
-  if (!segment_free(next, &free)) return Status::kStorageFailure;
-  if (!free) return Status::kQueueFull;
+  bool reusable = false;
+  if (!segment_free(next, &reusable)) return Status::kStorageFailure;
+  if (!reusable) return Status::kQueueFull;
   const uint32_t sequence = has_active_ ? active_sequence_ + 1 : 1;
   uint8_t header[kSegmentHeaderSize];
   store_le32(header, kMagic);

@@ -97,7 +97,7 @@ class ReportQueue {
   uint32_t segment_count() const { return block_count_ - 2; }
   uint32_t segment_block(uint32_t index) const { return first_block_ + 2 + index; }
   uint32_t entry_size(size_t payload) const { return (kEntryOverhead + payload + 3) & ~3u; }
-  bool segment_free(uint32_t index, bool* free) const;
+  bool segment_free(uint32_t index, bool* reusable) const;
 
   Port port_{};
   bool open_ = false;
