@@ -191,6 +191,8 @@ class LedgerRecordCodec {
   // a loaded magic, format or reserved word is wrong.
   static bool walk(Record& r, uint8_t* out, const uint8_t* in) {
     static_assert(make_table().bytes == kCrcOffset, "the record layout of ledger.h");
+    static_assert(sizeof(Record) <= 0xFFF,
+                  "member offsets take 12 bits: fewer BLUR_LEDGER_MAX_METRICS / _MEMO_VALUES");
     uint8_t* const base = reinterpret_cast<uint8_t*>(&r);
     uint32_t at = 0;
     for (const uint16_t entry : kTable.fields) {
