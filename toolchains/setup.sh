@@ -19,6 +19,11 @@ packages=(
   nanopb python3 python3-protobuf
   # collector
   libsqlite3-dev libcpp-httplib-dev libssl-dev nlohmann-json3-dev libcli11-dev curl
+  libboost1.74-dev libtomlplusplus-dev
+  # collector on PostgreSQL: the client library, and the server the tests start
+  libpq-dev postgresql
+  # ingest benchmarks: a load generator from outside the project
+  wrk
   # collector training data: the demo corpus and the public word list
   fortunes fortunes-min wamerican
   libeigen3-dev
@@ -53,22 +58,14 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 
-# deb-src for Debian's archive: same URIs and suites as the existing deb entry.
+# deb-src entries, derived only from this machine's own apt configuration
+# (derive-deb-src.sh); if none can be derived, stop and say what to add.
 if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  echo "setup: adding a deb-src entry for Debian's archive"
-  src=/etc/apt/sources.list.d/debian.sources
-  if [ -f "$src" ]; then
-    awk 'BEGIN{RS="";ORS="\n\n"} /URIs: *http[^\n]*debian\/?(\n|$)/ && !/security/ {sub(/Types: *deb/,"Types: deb-src"); print}' \
-      "$src" > /etc/apt/sources.list.d/blur-deb-src.sources
-  fi
-  if [ ! -s /etc/apt/sources.list.d/blur-deb-src.sources ]; then
-    cat > /etc/apt/sources.list.d/blur-deb-src.sources <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+  echo "setup: adding deb-src entries that mirror this machine's deb entries"
+  derived=$("$here/derive-deb-src.sh") || { echo "setup: stopping" >&2; exit 1; }
+  printf '%s\n' "${derived%%# one-line*}" > /etc/apt/sources.list.d/blur-deb-src.sources
+  if [[ "$derived" == *"# one-line"* ]]; then
+    printf '%s\n' "${derived#*# one-line}" > /etc/apt/sources.list.d/blur-deb-src.list
   fi
   added_deb_src=1
 else
