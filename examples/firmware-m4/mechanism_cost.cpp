@@ -43,9 +43,11 @@ int main() {
   out = static_cast<uint32_t>(number);
 #elif BLUR_COST_MECHANISM == 7
   status = blur::HadamardResponse::create(1000000, 100).value().randomize(g_rng, 3, &out);
-#elif BLUR_COST_MECHANISM == 8
+#elif BLUR_COST_MECHANISM == 8 || BLUR_COST_MECHANISM == 9
   uint32_t seed = 0;
-  status = blur::LocalHashing::create(blur::LocalHashing::Kind::kOptimized, 1000000, 4096)
+  status = blur::LocalHashing::create(BLUR_COST_MECHANISM == 8 ? blur::LocalHashing::Kind::kOptimized
+                                                               : blur::LocalHashing::Kind::kBinary,
+                                      1000000, 4096)
                .value()
                .randomize(g_rng, 3, &seed, &out);
   out ^= seed;

@@ -68,13 +68,13 @@ Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, Rep
   return std::visit(
       [&](const auto& m) {
         constexpr PayloadKind kind = std::decay_t<decltype(m)>::kPayload;
-        if constexpr (kind == PayloadKind::kBitVector) {
+        if constexpr (kind == PayloadKind::kBits) {
           out->bit_count = static_cast<uint16_t>(m.domain_size());
           return m.randomize(rng, value, out->bits);
         } else if constexpr (kind == PayloadKind::kBloom) {
           out->bit_count = static_cast<uint16_t>(m.shape().bloom_bits);
           return m.randomize(rng, value, &out->seed, out->bits);
-        } else if constexpr (kind == PayloadKind::kHashed) {
+        } else if constexpr (kind == PayloadKind::kLocalHash) {
           out->bit_count = 0;
           return m.randomize(rng, value, &out->seed, &out->value);
         } else if constexpr (kind == PayloadKind::kNumber) {

@@ -7,13 +7,24 @@
 
 namespace blur {
 
+namespace {
+// The port clock's whole minutes for Report::observed_minute; 0 (absent on
+// the wire) without a clock, on a clock failure or past the field's range.
+uint32_t observed_minute(const Port& port) {
+  uint64_t seconds = 0;
+  if (port.now == nullptr || port.now(port.context, &seconds) != Status::kOk) return 0;
+  const uint64_t minutes = seconds / 60;
+  return minutes > UINT32_MAX ? 0 : static_cast<uint32_t>(minutes);
+}
+}  // namespace
+
 Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size,
                          uint32_t metric_id, EpsilonMicros longitudinal_epsilon,
                          uint32_t rounding_buckets) {
   using Id = MechanismId;
   set_ = false;
   id_ = id;
-  if (id < Id::kBinaryRandomizedResponse || id > Id::kRappor) return Status::kInvalidArgument;
+  if (!is_mechanism(static_cast<uint32_t>(id))) return Status::kInvalidArgument;
   if (!mechanism_built(id)) return Status::kNotBuilt;
   if (longitudinal_epsilon != 0) {
     if (id != Id::kSymmetricUnaryEncoding && id != Id::kRappor && id != Id::kOneBitMean) {
@@ -147,7 +158,7 @@ Status Client::record(uint32_t metric_id, uint32_t value) {
     // then the durable charge and the randomization, then the append.
     size_t bound = kMaxEncodedScalarReportSize;
     using M = std::decay_t<decltype(mechanism)>;
-    if constexpr (M::kPayload == PayloadKind::kBitVector || M::kPayload == PayloadKind::kBloom) {
+    if constexpr (M::kPayload == PayloadKind::kBits || M::kPayload == PayloadKind::kBloom) {
       bound += 12 + mechanism.payload_bytes();
     }
     BLUR_TRY(queue_.has_room(bound));
@@ -164,6 +175,7 @@ Status Client::record(uint32_t metric_id, uint32_t value) {
       BLUR_TRY(ledger_.check(mechanism.epsilon_charged(), metric_id));
       BLUR_TRY(make_report(ledger_, rng_, mechanism, metric_id, value, &report_));
     }
+    report_.observed_minute = observed_minute(port_);
     size_t size = 0;
     BLUR_TRY(encode_report(report_, message_, sizeof message_, &size));
     return queue_.append(report_.report_id, message_, size);

@@ -8,22 +8,14 @@ namespace blur {
 
 namespace {
 
-static_assert(
-    static_cast<int>(MechanismId::kBinaryRandomizedResponse) ==
-            blur_Mechanism_MECHANISM_BINARY_RR &&
-        static_cast<int>(MechanismId::kGeneralizedRandomizedResponse) ==
-            blur_Mechanism_MECHANISM_GRR &&
-        static_cast<int>(MechanismId::kSymmetricUnaryEncoding) == blur_Mechanism_MECHANISM_SUE &&
-        static_cast<int>(MechanismId::kOptimizedUnaryEncoding) == blur_Mechanism_MECHANISM_OUE &&
-        static_cast<int>(MechanismId::kDiscreteLaplace) ==
-            blur_Mechanism_MECHANISM_DISCRETE_LAPLACE &&
-        static_cast<int>(MechanismId::kOneBitMean) == blur_Mechanism_MECHANISM_ONE_BIT_MEAN &&
-        static_cast<int>(MechanismId::kHadamardResponse) ==
-            blur_Mechanism_MECHANISM_HADAMARD_RESPONSE &&
-        static_cast<int>(MechanismId::kOptimizedLocalHashing) == blur_Mechanism_MECHANISM_OLH &&
-        static_cast<int>(MechanismId::kBinaryLocalHashing) == blur_Mechanism_MECHANISM_BLH &&
-        static_cast<int>(MechanismId::kRappor) == blur_Mechanism_MECHANISM_RAPPOR,
-    "MechanismId must match the wire enum");
+// The mechanism table and blur.proto's enum name the same values.
+#define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain)                   \
+  static_assert(static_cast<int>(MechanismId::k##Cpp) == blur_Mechanism_MECHANISM_##PROTO, \
+                "mechanism_table.h and blur.proto disagree on " #name);
+BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
+static_assert(_blur_Mechanism_MAX == static_cast<int>(kMechanismCount),
+              "blur.proto has a mechanism that mechanism_table.h lacks");
 static_assert(kMaxBitVectorBytes <= sizeof(blur_Report_bits_t::bytes),
               "BLUR_MAX_BIT_VECTOR_BYTES must not exceed blur.options' Report.bits max_size");
 static_assert(kMaxBitVectorBytes <= sizeof(blur_BloomPayload_bits_t::bytes),
@@ -38,30 +30,30 @@ bool to_wire(const Report& report, blur_Report* wire) {
   wire->params.mechanism = static_cast<uint32_t>(report.mechanism);
   wire->params.epsilon_micros = report.epsilon_micros;
   wire->params.domain_size = report.domain_size;
-  switch (report.mechanism) {
-    case MechanismId::kBinaryRandomizedResponse:
-    case MechanismId::kOneBitMean:
+  if (report.observed_minute != 0) {
+    wire->has_observed_minute = true;
+    wire->observed_minute = report.observed_minute;
+  }
+  switch (mechanism_payload(report.mechanism)) {
+    case PayloadKind::kBit:
       wire->which_payload = blur_Report_bit_tag;
       wire->payload.bit = report.payload.value != 0;
       return true;
-    case MechanismId::kGeneralizedRandomizedResponse:
-    case MechanismId::kHadamardResponse:
+    case PayloadKind::kIndex:
       wire->which_payload = blur_Report_index_tag;
       wire->payload.index = report.payload.value;
       return true;
-    case MechanismId::kOptimizedLocalHashing:
-    case MechanismId::kBinaryLocalHashing:
+    case PayloadKind::kLocalHash:
       wire->which_payload = blur_Report_local_hash_tag;
       wire->payload.local_hash.a = report.payload.seed >> 16;
       wire->payload.local_hash.b = report.payload.seed & 0xFFFFu;
       wire->payload.local_hash.bucket = report.payload.value;
       return true;
-    case MechanismId::kDiscreteLaplace:
+    case PayloadKind::kNumber:
       wire->which_payload = blur_Report_value_tag;
       wire->payload.value = report.payload.number;
       return true;
-    case MechanismId::kSymmetricUnaryEncoding:
-    case MechanismId::kOptimizedUnaryEncoding: {
+    case PayloadKind::kBits: {
       const size_t bytes = (report.payload.bit_count + 7u) / 8u;
       if (bytes > kMaxBitVectorBytes) return false;
       wire->which_payload = blur_Report_bits_tag;
@@ -69,7 +61,7 @@ bool to_wire(const Report& report, blur_Report* wire) {
       for (size_t i = 0; i < bytes; ++i) wire->payload.bits.bytes[i] = report.payload.bits[i];
       return true;
     }
-    case MechanismId::kRappor: {
+    case PayloadKind::kBloom: {
       const size_t bytes = (report.payload.bit_count + 7u) / 8u;
       if (bytes > kMaxBitVectorBytes) return false;
       wire->which_payload = blur_Report_bloom_tag;

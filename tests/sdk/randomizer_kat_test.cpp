@@ -99,11 +99,11 @@ void check(const Mechanism& mechanism, const Vector& v) {
       int64_t out = 0;
       ASSERT_EQ(mechanism.randomize(rng, v.input, &out), Status::kOk);
       tokens.number(out);
-    } else if constexpr (kind == PayloadKind::kHashed) {
+    } else if constexpr (kind == PayloadKind::kLocalHash) {
       uint32_t seed = 0, bucket = 0;
       ASSERT_EQ(mechanism.randomize(rng, v.input, &seed, &bucket), Status::kOk);
       tokens.hashed(seed, bucket);
-    } else if constexpr (kind == PayloadKind::kBitVector) {
+    } else if constexpr (kind == PayloadKind::kBits) {
       uint8_t bits[64];
       ASSERT_LE(mechanism.payload_bytes(), sizeof bits);
       ASSERT_EQ(mechanism.randomize(rng, v.input, bits), Status::kOk);

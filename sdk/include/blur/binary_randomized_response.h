@@ -28,7 +28,7 @@ class BinaryRandomizedResponse {
   }
 
   MechanismId id() const { return MechanismId::kBinaryRandomizedResponse; }
-  static constexpr PayloadKind kPayload = PayloadKind::kScalar;
+  static constexpr PayloadKind kPayload = mechanism_payload(MechanismId::kBinaryRandomizedResponse);
   uint32_t domain_size() const { return 2; }
 
   // The epsilon one report realizes, rounded up to micro-nats (exact here).

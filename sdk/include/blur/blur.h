@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "blur/mechanism_table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,18 +73,13 @@ typedef struct blur_port {
   uint32_t block_count;
 } blur_port;
 
-/* Mechanisms (values of the wire schema's Mechanism enum). */
+/* Mechanisms (values of the wire schema's Mechanism enum), from the one
+ * table in blur/mechanism_table.h: BLUR_MECHANISM_RR = 1, _GRR, _SUE, _OUE,
+ * _LAPLACE, _ONEBIT, _HR, _OLH, _BLH, _RAPPOR = 10. */
 typedef enum blur_mechanism {
-  BLUR_MECHANISM_RR = 1,
-  BLUR_MECHANISM_GRR = 2,
-  BLUR_MECHANISM_SUE = 3,
-  BLUR_MECHANISM_OUE = 4,
-  BLUR_MECHANISM_LAPLACE = 5,
-  BLUR_MECHANISM_ONEBIT = 6,
-  BLUR_MECHANISM_HR = 7,
-  BLUR_MECHANISM_OLH = 8,
-  BLUR_MECHANISM_BLH = 9,
-  BLUR_MECHANISM_RAPPOR = 10
+#define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain) BLUR_MECHANISM_##C = id,
+  BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
 } blur_mechanism;
 
 #define BLUR_MAX_METRICS 8

@@ -22,12 +22,10 @@
 
 namespace blur {
 
-class DiscreteLaplace : public DomainMechanism<DiscreteLaplace, (1u << 24)> {
+class DiscreteLaplace : public DomainMechanism<DiscreteLaplace, MechanismId::kDiscreteLaplace> {
  public:
   // 2 .. 2^24 grid points: keeps 10^6 (k - 1) within the sampler's bounds.
-  static constexpr PayloadKind kPayload = PayloadKind::kNumber;
 
-  MechanismId id() const { return MechanismId::kDiscreteLaplace; }
 
   template <typename Random>
   Status randomize(Random& random, uint32_t value, int64_t* out) const {
@@ -40,7 +38,7 @@ class DiscreteLaplace : public DomainMechanism<DiscreteLaplace, (1u << 24)> {
   }
 
  private:
-  friend class DomainMechanism<DiscreteLaplace, (1u << 24)>;
+  friend class DomainMechanism<DiscreteLaplace, MechanismId::kDiscreteLaplace>;
   using DomainMechanism::DomainMechanism;
 };
 

@@ -1,13 +1,15 @@
 // The common part of mechanisms configured by (epsilon, domain size): the
 // validating builder and the two accessors make_report() needs. A mechanism
-// derives from DomainMechanism<Itself, its largest domain> and adds
-// id(), kPayload and randomize().
+// derives from DomainMechanism<Itself, its MechanismId> and adds
+// randomize(); its id, payload kind and largest domain come from the
+// mechanism table (mechanism_table.h).
 #ifndef BLUR_DOMAIN_MECHANISM_H
 #define BLUR_DOMAIN_MECHANISM_H
 
 #include <stdint.h>
 
 #include "blur/epsilon.h"
+#include "blur/mechanism.h"
 #include "blur/result.h"
 
 namespace blur {
@@ -20,10 +22,12 @@ inline constexpr bool valid_mechanism_config(EpsilonMicros epsilon_micros, uint3
          domain_size <= max_domain_size;
 }
 
-template <typename Mechanism, uint32_t kMaxDomain>
+template <typename Mechanism, MechanismId kId>
 class DomainMechanism {
  public:
-  static constexpr uint32_t kMaxDomainSize = kMaxDomain;
+  static constexpr uint32_t kMaxDomainSize = mechanism_max_domain(kId);
+  static constexpr PayloadKind kPayload = mechanism_payload(kId);
+  MechanismId id() const { return kId; }
 
   // 0 < epsilon_micros <= kMaxReportEpsilonMicros and
   // 2 <= domain_size <= kMaxDomainSize, else kInvalidArgument.

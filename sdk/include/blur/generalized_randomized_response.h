@@ -20,14 +20,12 @@
 namespace blur {
 
 class GeneralizedRandomizedResponse
-    : public DomainMechanism<GeneralizedRandomizedResponse, (1u << 16)> {
+    : public DomainMechanism<GeneralizedRandomizedResponse, MechanismId::kGeneralizedRandomizedResponse> {
  public:
   // Domains of 2 .. 2^16 values. Expected rounds per report are
   // k / (1 + (k - 1) e^-eps): large k with large eps is slow (that regime
   // belongs to local hashing anyway).
 
-  MechanismId id() const { return MechanismId::kGeneralizedRandomizedResponse; }
-  static constexpr PayloadKind kPayload = PayloadKind::kScalar;
 
   // value in [0, domain_size); *out in [0, domain_size).
   template <typename Random>
@@ -37,7 +35,7 @@ class GeneralizedRandomizedResponse
   }
 
  private:
-  friend class DomainMechanism<GeneralizedRandomizedResponse, (1u << 16)>;
+  friend class DomainMechanism<GeneralizedRandomizedResponse, MechanismId::kGeneralizedRandomizedResponse>;
   using DomainMechanism::DomainMechanism;
 };
 

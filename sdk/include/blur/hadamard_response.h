@@ -32,12 +32,10 @@ inline constexpr uint32_t hadamard_size(uint32_t domain_size) {
   return size;
 }
 
-class HadamardResponse : public DomainMechanism<HadamardResponse, (1u << 16) - 1> {
+class HadamardResponse : public DomainMechanism<HadamardResponse, MechanismId::kHadamardResponse> {
  public:
-  static constexpr PayloadKind kPayload = PayloadKind::kScalar;
   static constexpr uint32_t kMaxTries = 64;
 
-  MechanismId id() const { return MechanismId::kHadamardResponse; }
   uint32_t output_size() const { return hadamard_size(domain_size_); }
 
   // value in [0, domain_size); *out in [0, output_size()).
@@ -61,7 +59,7 @@ class HadamardResponse : public DomainMechanism<HadamardResponse, (1u << 16) - 1
   }
 
  private:
-  friend class DomainMechanism<HadamardResponse, (1u << 16) - 1>;
+  friend class DomainMechanism<HadamardResponse, MechanismId::kHadamardResponse>;
   using DomainMechanism::DomainMechanism;
 };
 

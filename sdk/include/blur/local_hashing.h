@@ -55,9 +55,11 @@ struct LocalHashShape {
 class LocalHashing {
  public:
   enum class Kind : uint8_t { kOptimized, kBinary };
-  static constexpr uint32_t kMaxDomainSize = 1u << 12;
+  static constexpr uint32_t kMaxDomainSize =
+      mechanism_max_domain(MechanismId::kOptimizedLocalHashing);
+  static_assert(kMaxDomainSize == mechanism_max_domain(MechanismId::kBinaryLocalHashing));
   static constexpr uint32_t kMaxBucketBits = 8;
-  static constexpr PayloadKind kPayload = PayloadKind::kHashed;
+  static constexpr PayloadKind kPayload = mechanism_payload(MechanismId::kOptimizedLocalHashing);
 
   // log2 g for OLH: round(log2(e^eps + 1)), from the thresholds
   // ln(2^{m + 1/2} - 1) in micro-nats (the choice affects variance only).

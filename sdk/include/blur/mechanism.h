@@ -1,30 +1,84 @@
-// Mechanism identifiers, shared by the device and the wire schema
-// (values equal blur.proto's Mechanism enum).
+// Mechanism identifiers and their properties, all from the one table
+// (mechanism_table.h). Values equal blur.proto's Mechanism enum.
 #ifndef BLUR_MECHANISM_H
 #define BLUR_MECHANISM_H
 
 #include <stdint.h>
 
+#include "blur/mechanism_table.h"
+
 namespace blur {
 
 enum class MechanismId : uint8_t {
-  kBinaryRandomizedResponse = 1,       // payload: bit
-  kGeneralizedRandomizedResponse = 2,  // payload: index
-  kSymmetricUnaryEncoding = 3,         // payload: bits
-  kOptimizedUnaryEncoding = 4,         // payload: bits
-  kDiscreteLaplace = 5,                // payload: value (signed, grid units)
-  kOneBitMean = 6,                     // payload: bit
-  kHadamardResponse = 7,               // payload: index
-  kOptimizedLocalHashing = 8,          // payload: local_hash
-  kBinaryLocalHashing = 9,             // payload: local_hash
-  kRappor = 10,                        // payload: bloom
+#define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain) k##Cpp = id,
+  BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
 };
+
+// Which Report field a mechanism's output travels in (blur.proto's payload
+// oneof): a bit, an index, a bit vector, a signed number, a local-hash
+// (seed, bucket), a Bloom filter with its cohort.
+enum class PayloadKind : uint8_t { kBit, kIndex, kBits, kNumber, kLocalHash, kBloom };
+
+inline constexpr uint32_t kMechanismCount = 0
+#define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain) +1
+    BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
+    ;
+
+// False for a wire value that names no mechanism of this SDK.
+constexpr bool is_mechanism(uint32_t id) {
+  switch (id) {
+#define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain) case id:
+    BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
+    return true;
+    default:
+      return false;
+  }
+}
+
+constexpr PayloadKind mechanism_payload(MechanismId id) {
+  switch (id) {
+#define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain) \
+  case MechanismId::k##Cpp:                                 \
+    return PayloadKind::k##Payload;
+    BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
+  }
+  return PayloadKind::kBit;
+}
+
+// The largest domain size the device accepts (the smallest is 2).
+constexpr uint32_t mechanism_max_domain(MechanismId id) {
+  switch (id) {
+#define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain) \
+  case MechanismId::k##Cpp:                                 \
+    return max_domain;
+    BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
+  }
+  return 0;
+}
+
+// "rr", "grr", ...: the names of CLIs, configuration files and CMake.
+constexpr const char* mechanism_name(MechanismId id) {
+  switch (id) {
+#define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain) \
+  case MechanismId::k##Cpp:                                 \
+    return #name;
+    BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
+  }
+  return "unknown";
+}
 
 // The mechanisms a Client build compiles in: bit i for MechanismId i. Set by
 // CMake's blur_client_library(<target> MECHANISMS ...); firmware leaves the
 // others out of its flash (add_metric then answers kNotBuilt). Default: all.
 #ifndef BLUR_MECHANISM_SET
-#define BLUR_MECHANISM_SET 0x7FEu
+#define BLUR_MECHANISM_SET (0u BLUR_MECHANISM_TABLE(BLUR_MECHANISM_BIT_))
+#define BLUR_MECHANISM_BIT_(id, Cpp, name, C, PROTO, Payload, max_domain) | (1u << id)
 #endif
 // 1: memoized metrics (longitudinal epsilon) are compiled into the Client.
 #ifndef BLUR_MEMOIZATION

@@ -37,7 +37,7 @@ namespace blur {
 
 class MemoizedMean {
  public:
-  static constexpr PayloadKind kPayload = PayloadKind::kScalar;
+  static constexpr PayloadKind kPayload = PayloadKind::kBit;
   // The permanent stream of alpha: a "value" no domain reaches (< 2^24).
   static constexpr uint32_t kAlphaStreamValue = 0xFFFFFFFFu;
 

@@ -19,11 +19,9 @@
 
 namespace blur {
 
-class OneBitMean : public DomainMechanism<OneBitMean, (1u << 24)> {
+class OneBitMean : public DomainMechanism<OneBitMean, MechanismId::kOneBitMean> {
  public:
-  static constexpr PayloadKind kPayload = PayloadKind::kScalar;
 
-  MechanismId id() const { return MechanismId::kOneBitMean; }
 
   template <typename Random>
   Status randomize(Random& random, uint32_t value, uint32_t* out) const {
@@ -35,7 +33,7 @@ class OneBitMean : public DomainMechanism<OneBitMean, (1u << 24)> {
   }
 
  private:
-  friend class DomainMechanism<OneBitMean, (1u << 24)>;
+  friend class DomainMechanism<OneBitMean, MechanismId::kOneBitMean>;
   using DomainMechanism::DomainMechanism;
 };
 

@@ -41,8 +41,8 @@ struct RapporShape {
 
 class Rappor {
  public:
-  static constexpr PayloadKind kPayload = PayloadKind::kBloom;
-  static constexpr uint32_t kMaxDomainSize = 1u << 20;  // integer candidates
+  static constexpr PayloadKind kPayload = mechanism_payload(MechanismId::kRappor);
+  static constexpr uint32_t kMaxDomainSize = mechanism_max_domain(MechanismId::kRappor);
 
   static constexpr bool valid_shape(RapporShape shape) {
     return shape.bloom_bits >= 8 && shape.bloom_bits <= 8 * kMaxBitVectorBytes &&

@@ -22,6 +22,7 @@ struct Report {
   EpsilonMicros epsilon_micros;  // realized epsilon, as charged
   uint32_t domain_size;
   ReportPayload payload;  // the randomized output
+  uint32_t observed_minute;  // the port clock's minutes when recorded; 0: no clock
 };
 
 // Charges mechanism.epsilon_charged() to `ledger`, then randomizes `value`
@@ -37,13 +38,13 @@ Status make_report(Ledger& ledger, Rng& rng, const Mechanism& mechanism, uint32_
   if (!rng.seeded()) return Status::kEntropyFailure;  // before spending anything
   Report report{};
   BLUR_TRY(ledger.charge(mechanism.epsilon_charged(), metric_id, &report.report_id));
-  if constexpr (Mechanism::kPayload == PayloadKind::kBitVector) {
+  if constexpr (Mechanism::kPayload == PayloadKind::kBits) {
     BLUR_TRY(mechanism.randomize(rng, value, report.payload.bits));
     report.payload.bit_count = static_cast<uint16_t>(mechanism.domain_size());
   } else if constexpr (Mechanism::kPayload == PayloadKind::kBloom) {
     BLUR_TRY(mechanism.randomize(rng, value, &report.payload.seed, report.payload.bits));
     report.payload.bit_count = static_cast<uint16_t>(mechanism.shape().bloom_bits);
-  } else if constexpr (Mechanism::kPayload == PayloadKind::kHashed) {
+  } else if constexpr (Mechanism::kPayload == PayloadKind::kLocalHash) {
     BLUR_TRY(mechanism.randomize(rng, value, &report.payload.seed, &report.payload.value));
   } else if constexpr (Mechanism::kPayload == PayloadKind::kNumber) {
     BLUR_TRY(mechanism.randomize(rng, value, &report.payload.number));

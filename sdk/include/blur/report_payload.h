@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blur/mechanism.h"
+
 // The largest bit-vector payload in bytes (4096 bits). Must equal
 // blur.options' Report.bits max_size; firmware that uses no unary encoding
 // may build with a smaller value to shrink every Report.
@@ -16,9 +18,6 @@
 namespace blur {
 
 inline constexpr size_t kMaxBitVectorBytes = BLUR_MAX_BIT_VECTOR_BYTES;
-
-// The shape of a mechanism's output (each mechanism declares kPayload).
-enum class PayloadKind : uint8_t { kScalar, kBitVector, kNumber, kHashed, kBloom };
 
 struct ReportPayload {
   uint32_t value;      // scalar payload: the bit (rr) or the index (grr)

@@ -38,8 +38,11 @@ class UnaryEncoding {
  public:
   enum class Kind : uint8_t { kSymmetric, kOptimized };
 
-  static constexpr uint32_t kMaxDomainSize = kMaxBitVectorBytes * 8;
-  static constexpr PayloadKind kPayload = PayloadKind::kBitVector;
+  static constexpr uint32_t kMaxDomainSize =
+      mechanism_max_domain(MechanismId::kSymmetricUnaryEncoding);
+  static_assert(kMaxDomainSize == mechanism_max_domain(MechanismId::kOptimizedUnaryEncoding) &&
+                kMaxDomainSize == kMaxBitVectorBytes * 8);
+  static constexpr PayloadKind kPayload = mechanism_payload(MechanismId::kSymmetricUnaryEncoding);
 
   static Result<UnaryEncoding> create(Kind kind, EpsilonMicros epsilon_micros,
                                       uint32_t domain_size) {

@@ -1,0 +1,120 @@
+// What a database must offer the collector's store: a session (Connection)
+// with a handful of primitive operations in SQL terms. The storage logic
+// (dedupe, conflicts, aggregates, time buckets) lives once, in store.cpp,
+// over this interface; store/sqlite/ and store/postgres/ implement it, and
+// no backend-specific code lives anywhere else.
+//
+// Every call returns an Outcome; after an error inside a transaction the
+// caller rolls back. A Connection is used by one thread at a time.
+#ifndef BLUR_COLLECTOR_STORE_BACKEND_H
+#define BLUR_COLLECTOR_STORE_BACKEND_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "util/outcome.h"
+
+namespace blur::collector::store {
+
+// The schema this collector writes. A database at a newer version is
+// refused (a newer collector wrote it); an empty one is created.
+inline constexpr int kSchemaVersion = 1;
+
+// Where a report's time bucket came from.
+enum class TimeSource : uint8_t { kReceived = 0, kDevice = 1 };
+
+// One stored report: its key, what identifies its content, and its time.
+struct ReportRow {
+  uint64_t device_nonce = 0;
+  uint64_t report_id = 0;
+  uint32_t metric_id = 0;
+  uint32_t epsilon_micros = 0;
+  uint32_t device_minute = 0;  // the device's observed_minute as sent; 0: absent
+  int64_t bucket_start = 0;    // Unix seconds, a multiple of the metric's bucket width
+  int64_t received_at = 0;     // Unix seconds
+  TimeSource time_source = TimeSource::kReceived;
+  uint32_t sdk_version = 0;
+  std::string payload;  // flatten_payload(): the one canonical form of the randomized output
+};
+
+struct ReportKey {
+  uint64_t device_nonce = 0;
+  uint64_t report_id = 0;
+};
+
+// One node's share of a metric's sufficient statistics for one bucket.
+struct AggregateRow {
+  uint32_t metric_id = 0;
+  int64_t bucket_start = 0;
+  int64_t node_id = 0;
+  uint64_t reports = 0;
+  std::string stats;  // Aggregate::serialize()
+};
+
+class Connection {
+ public:
+  virtual ~Connection() = default;
+
+  // Creates the tables at kSchemaVersion in an empty database; checks the
+  // version of an existing one (kInvalid naming both versions if newer).
+  virtual Fallible ensure_schema() = 0;
+
+  virtual Fallible begin() = 0;  // a write transaction
+  virtual Fallible commit() = 0;
+  virtual void rollback() = 0;
+
+  // Metrics: the id and the canonical text of the whole configuration.
+  virtual Outcome<std::vector<std::pair<uint32_t, std::string>>> load_metrics() = 0;
+  // False (and nothing written) if the id exists already.
+  virtual Outcome<bool> insert_metric(uint32_t id, const std::string& config) = 0;
+
+  // A new node id for a collector process that will write aggregates: each
+  // writer owns its aggregate rows, so nodes never contend on one row.
+  virtual Outcome<int64_t> register_node(const std::string& description) = 0;
+
+  // Inserts each row unless its key exists; result[i]: row i was inserted.
+  virtual Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>& rows) = 0;
+  // The stored rows for these keys (nullopt where absent), in key order.
+  virtual Outcome<std::vector<std::optional<ReportRow>>> find_reports(
+      const std::vector<ReportKey>& keys) = 0;
+  virtual Fallible delete_reports(const std::vector<ReportKey>& keys) = 0;
+  // The metric's raw reports with bucket_start in [from, to); visit returns
+  // false to stop.
+  virtual Fallible scan_reports(uint32_t metric_id, int64_t from, int64_t to,
+                                const std::function<bool(const ReportRow&)>& visit) = 0;
+  // Deletes the metric's raw reports with bucket_start < before; returns how many.
+  virtual Outcome<uint64_t> delete_reports_before(uint32_t metric_id, int64_t before) = 0;
+  // All metrics when metric_id is nullopt.
+  virtual Outcome<uint64_t> count_reports(std::optional<uint32_t> metric_id) = 0;
+
+  virtual Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id,
+                                                              int64_t bucket_start,
+                                                              int64_t node_id) = 0;
+  virtual Fallible upsert_aggregate(const AggregateRow& row) = 0;
+  // Every node's rows with bucket_start in [from, to), ordered by bucket.
+  virtual Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
+                                                             int64_t to) = 0;
+  virtual Fallible delete_aggregates(uint32_t metric_id) = 0;
+};
+
+// A database: opens sessions on it.
+class Database {
+ public:
+  virtual ~Database() = default;
+  virtual Outcome<std::unique_ptr<Connection>> connect() = 0;
+  // For messages and logs, without credentials: "sqlite:blur.db", "postgresql://host/db".
+  virtual std::string describe() const = 0;
+};
+
+// "PATH" or "sqlite:PATH" (embedded, the default) or "postgresql://..." /
+// "postgres://..." (libpq connection URI). kInvalid for an unknown scheme.
+Outcome<std::unique_ptr<Database>> open_database(const std::string& url);
+
+}  // namespace blur::collector::store
+
+#endif  // BLUR_COLLECTOR_STORE_BACKEND_H
