@@ -7,6 +7,7 @@
 //   blur-collector metrics --db blur.db
 //   blur-collector prune --db blur.db [--metric 1] [--now T]
 //   blur-collector reaggregate --db blur.db [--metric 1]
+//   blur-collector verify --db blur.db [--metric 1]
 //   blur-collector train | eval | privacy | export-model | canary | suggest ...
 //
 // --db: PATH or sqlite:PATH (embedded, the default), or postgresql://...
@@ -206,6 +207,29 @@ int reaggregate(const std::string& db, const std::vector<uint32_t>& ids) {
   return 0;
 }
 
+// Every metric's stored aggregates against a re-aggregation of its raw
+// reports (buckets that still have raw reports, i.e. within retention).
+int verify(const std::string& db, const std::vector<uint32_t>& ids) {
+  auto store = open_store(db, Store::Mode::kReadOnly);
+  if (!store) return report(store.error());
+  auto metrics = chosen_metrics(**store, ids);
+  if (!metrics) return report(metrics.error(), 2);
+  bool all_equal = true;
+  for (const MetricConfig& metric : metrics.value()) {
+    auto raw = (*store)->aggregate_from_raw(metric, {});
+    if (!raw) return report(raw.error());
+    auto stored = (*store)->aggregate(metric, {});
+    if (!stored) return report(stored.error());
+    const bool equal = stored->serialize() == raw->serialize();
+    all_equal = all_equal && equal;
+    std::printf("%s: %llu reports in aggregates, %llu raw: %s\n", describe(metric).c_str(),
+                static_cast<unsigned long long>(stored->reports()),
+                static_cast<unsigned long long>(raw->reports()),
+                equal ? "aggregates equal re-aggregation" : "MISMATCH");
+  }
+  return all_equal ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -272,6 +296,11 @@ int main(int argc, char** argv) {
   reaggregate_cmd->add_option("--db", db, kDbHelp)->required();
   reaggregate_cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
 
+  auto* verify_cmd = app.add_subcommand(
+      "verify", "Check that stored aggregates equal a re-aggregation of the raw reports");
+  verify_cmd->add_option("--db", db, kDbHelp)->required();
+  verify_cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
+
   add_language_model_commands(app);
 
   CLI11_PARSE(app, argc, argv);
@@ -291,5 +320,6 @@ int main(int argc, char** argv) {
   if (metrics_cmd->parsed()) return list_metrics(db);
   if (prune_cmd->parsed()) return prune(db, metric_ids, now);
   if (reaggregate_cmd->parsed()) return reaggregate(db, metric_ids);
+  if (verify_cmd->parsed()) return verify(db, metric_ids);
   return run_language_model_command(app);
 }

@@ -76,15 +76,14 @@ Outcome<Store::Reader> Store::reader() const {
 
 // ---- opening ------------------------------------------------------------------
 
-Store::Store(std::unique_ptr<store::Database> database, Mode mode)
-    : database_(std::move(database)), mode_(mode) {}
+Store::Store(std::unique_ptr<store::Database> database) : database_(std::move(database)) {}
 
 Store::~Store() = default;
 
 Outcome<std::unique_ptr<Store>> Store::open(const std::string& url, Mode mode) {
   auto database = store::open_database(url);
   if (!database) return database.error();
-  std::unique_ptr<Store> store(new Store(std::move(database).value(), mode));
+  std::unique_ptr<Store> store(new Store(std::move(database).value()));
   auto connection = store->database_->connect();
   if (!connection) return connection.error();
   if (auto status = (*connection)->ensure_schema(); !status) return status.error();

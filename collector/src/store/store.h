@@ -109,7 +109,7 @@ class Store {
   Outcome<uint64_t> report_count(std::optional<uint32_t> metric_id = std::nullopt) const;
 
  private:
-  Store(std::unique_ptr<store::Database> database, Mode mode);
+  explicit Store(std::unique_ptr<store::Database> database);
   Fallible load_metrics();
   Outcome<int64_t> node_id();  // registered on first write
   Fallible add_to_own_aggregates(const std::map<std::pair<uint32_t, int64_t>, Aggregate>& deltas);
@@ -119,7 +119,6 @@ class Store {
   Outcome<Reader> reader() const;
 
   std::unique_ptr<store::Database> database_;
-  Mode mode_;
 
   mutable std::shared_mutex metrics_mutex_;
   std::map<uint32_t, MetricConfig> metrics_;

@@ -23,7 +23,8 @@ inline int64_t unzigzag(uint64_t value) {
   return static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
 }
 
-// Reads untrusted bytes: false on truncation or an over-long encoding.
+// Reads untrusted bytes: false on truncation, more than 64 bits or an
+// over-long (non-canonical) encoding.
 class VarintReader {
  public:
   explicit VarintReader(std::string_view bytes) : bytes_(bytes) {}
@@ -35,6 +36,7 @@ class VarintReader {
       if (shift == 63 && byte > 1) return false;  // past 64 bits
       result |= uint64_t{byte & 0x7Fu} << shift;
       if ((byte & 0x80) == 0) {
+        if (byte == 0 && shift > 0) return false;  // over-long: one value, one encoding
         *value = result;
         return true;
       }
