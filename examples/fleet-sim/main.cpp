@@ -20,7 +20,6 @@
 
 #include "estimate/metric_estimate.h"
 #include "estimate/numeric_summary.h"
-#include "estimate/support_counter.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
 #include "simulated_device.h"
@@ -59,9 +58,13 @@ int fail(const std::string& message) {
 // The metric the simulated devices report under, validated like the
 // collector's --metric flag.
 std::optional<MetricConfig> metric_of(const Options& o, std::string* error) {
-  return blur::collector::parse_metric_spec(std::to_string(o.metric) + ":" + o.mechanism + ":" +
-                                                o.epsilon + ":" + std::to_string(o.domain),
-                                            error);
+  auto metric = blur::collector::parse_metric_spec(std::to_string(o.metric) + ":" + o.mechanism +
+                                                   ":" + o.epsilon + ":" + std::to_string(o.domain));
+  if (!metric) {
+    *error = metric.error().message;
+    return std::nullopt;
+  }
+  return metric.value();
 }
 
 int randomize(const Options& o) {
@@ -78,7 +81,7 @@ int randomize(const Options& o) {
     return fail("cannot seed the DRBG");
   }
   // Counted by the collector's own aggregation, from the decoder's form.
-  blur::collector::MetricAggregate aggregate(*metric);
+  blur::collector::Aggregate aggregate(*metric);
   static blur::ReportPayload payload;
   for (uint64_t i = 0; i < o.count; ++i) {
     const blur::Status status = blur::sim::randomize(mechanism.value(), rng, o.input, &payload);
@@ -92,8 +95,8 @@ int randomize(const Options& o) {
                      {"domain", metric->domain_size},
                      {"input", o.input},
                      {"count", o.count}};
-  if (aggregate.support() != nullptr) {
-    out["support"] = aggregate.support()->counts();
+  if (!aggregate.numeric()) {
+    out["support"] = aggregate.support_counts();
   } else {
     nlohmann::json histogram = nlohmann::json::object();
     for (const auto& [value, count] : aggregate.summary().histogram()) {
@@ -219,7 +222,7 @@ int fleet(const Options& o) {
 
   if (o.offline) {
     // The collector's own path, in process: decode, validate, count, estimate.
-    blur::collector::MetricAggregate aggregate(*metric);
+    blur::collector::Aggregate aggregate(*metric);
     std::string batch;
     for (uint64_t i = 0; i < devices; ++i) {
       blur::collector::Batch decoded;
@@ -236,7 +239,7 @@ int fleet(const Options& o) {
       for (const auto& r : decoded.reports) aggregate.add(r);
     }
     nlohmann::json out =
-        aggregate.estimate(*blur::collector::post_processing_from_name(o.postprocess));
+        blur::collector::estimate_json(aggregate, *blur::collector::post_processing_from_name(o.postprocess));
     if (numeric) {
       out["true_mean"] = true_mean;
     } else {

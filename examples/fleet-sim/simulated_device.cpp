@@ -6,52 +6,52 @@ namespace blur::sim {
 
 Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric) {
   switch (metric.mechanism) {
-    case collector::Mechanism::kBinaryRandomizedResponse: {
+    case collector::MechanismId::kBinaryRandomizedResponse: {
       const auto rr = BinaryRandomizedResponse::create(metric.epsilon_micros);
       if (!rr.ok()) return rr.status();
       return DeviceMechanism(rr.value());
     }
-    case collector::Mechanism::kGeneralizedRandomizedResponse: {
+    case collector::MechanismId::kGeneralizedRandomizedResponse: {
       const auto grr =
           GeneralizedRandomizedResponse::create(metric.epsilon_micros, metric.domain_size);
       if (!grr.ok()) return grr.status();
       return DeviceMechanism(grr.value());
     }
-    case collector::Mechanism::kSymmetricUnaryEncoding:
-    case collector::Mechanism::kOptimizedUnaryEncoding: {
-      const auto kind = metric.mechanism == collector::Mechanism::kSymmetricUnaryEncoding
+    case collector::MechanismId::kSymmetricUnaryEncoding:
+    case collector::MechanismId::kOptimizedUnaryEncoding: {
+      const auto kind = metric.mechanism == collector::MechanismId::kSymmetricUnaryEncoding
                             ? UnaryEncoding::Kind::kSymmetric
                             : UnaryEncoding::Kind::kOptimized;
       const auto ue = UnaryEncoding::create(kind, metric.epsilon_micros, metric.domain_size);
       if (!ue.ok()) return ue.status();
       return DeviceMechanism(ue.value());
     }
-    case collector::Mechanism::kDiscreteLaplace: {
+    case collector::MechanismId::kDiscreteLaplace: {
       const auto laplace = DiscreteLaplace::create(metric.epsilon_micros, metric.domain_size);
       if (!laplace.ok()) return laplace.status();
       return DeviceMechanism(laplace.value());
     }
-    case collector::Mechanism::kHadamardResponse: {
+    case collector::MechanismId::kHadamardResponse: {
       const auto hr = HadamardResponse::create(metric.epsilon_micros, metric.domain_size);
       if (!hr.ok()) return hr.status();
       return DeviceMechanism(hr.value());
     }
-    case collector::Mechanism::kOptimizedLocalHashing:
-    case collector::Mechanism::kBinaryLocalHashing: {
-      const auto kind = metric.mechanism == collector::Mechanism::kBinaryLocalHashing
+    case collector::MechanismId::kOptimizedLocalHashing:
+    case collector::MechanismId::kBinaryLocalHashing: {
+      const auto kind = metric.mechanism == collector::MechanismId::kBinaryLocalHashing
                             ? LocalHashing::Kind::kBinary
                             : LocalHashing::Kind::kOptimized;
       const auto lh = LocalHashing::create(kind, metric.epsilon_micros, metric.domain_size);
       if (!lh.ok()) return lh.status();
       return DeviceMechanism(lh.value());
     }
-    case collector::Mechanism::kRappor: {
+    case collector::MechanismId::kRappor: {
       const auto rappor = Rappor::create(metric.epsilon_micros, metric.domain_size, metric.rappor,
                                          BloomHashKey{metric.id, metric.hash_key});
       if (!rappor.ok()) return rappor.status();
       return DeviceMechanism(rappor.value());
     }
-    case collector::Mechanism::kOneBitMean: {
+    case collector::MechanismId::kOneBitMean: {
       const auto onebit = OneBitMean::create(metric.epsilon_micros, metric.domain_size);
       if (!onebit.ok()) return onebit.status();
       return DeviceMechanism(onebit.value());
@@ -90,37 +90,30 @@ Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, Rep
 
 collector::IncomingReport as_incoming(const ReportPayload& payload,
                                       const collector::MetricConfig& metric) {
-  using collector::PayloadKind;
-  using collector::PayloadShape;
   collector::IncomingReport report;
   report.metric_id = metric.id;
   report.mechanism = static_cast<uint32_t>(metric.mechanism);
   report.domain_size = metric.domain_size;
   report.value = payload.value;
-  switch (collector::payload_shape(metric.mechanism)) {
-    case PayloadShape::kBit:
-      report.payload = PayloadKind::kBit;
+  report.has_payload = true;
+  report.payload = mechanism_payload(metric.mechanism);
+  switch (report.payload) {
+    case PayloadKind::kBit:
+    case PayloadKind::kIndex:
       break;
-    case PayloadShape::kIndex:
-      report.payload = PayloadKind::kIndex;
-      break;
-    case PayloadShape::kBits:
-      report.payload = PayloadKind::kBits;
+    case PayloadKind::kBits:
       report.bits.assign(reinterpret_cast<const char*>(payload.bits),
                          (payload.bit_count + 7u) / 8u);
       break;
-    case PayloadShape::kNumber:
-      report.payload = PayloadKind::kNumber;
+    case PayloadKind::kNumber:
       report.number = payload.number;
       break;
-    case PayloadShape::kBloom:
-      report.payload = PayloadKind::kBloom;
+    case PayloadKind::kBloom:
       report.value = payload.seed;  // the cohort
       report.bits.assign(reinterpret_cast<const char*>(payload.bits),
                          (payload.bit_count + 7u) / 8u);
       break;
-    case PayloadShape::kLocalHash:
-      report.payload = PayloadKind::kLocalHash;
+    case PayloadKind::kLocalHash:
       report.hash_a = payload.seed >> 16;
       report.hash_b = payload.seed & 0xFFFFu;
       break;

@@ -36,7 +36,7 @@ std::vector<uint8_t> encoded_batch(size_t count, uint64_t nonce) {
 
 std::optional<MetricConfig> lookup(uint32_t id) {
   if (id != 1) return std::nullopt;
-  return MetricConfig{1, Mechanism::kBinaryRandomizedResponse, 1000000};
+  return MetricConfig{1, MechanismId::kBinaryRandomizedResponse, 1000000};
 }
 
 void BM_DecodeAndValidate(benchmark::State& state) {

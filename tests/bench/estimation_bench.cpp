@@ -38,10 +38,10 @@ Reports generate(Mechanism mechanism, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const uint32_t v = value(rng);
     switch (mechanism) {
-      case Mechanism::kGeneralizedRandomizedResponse:
+      case MechanismId::kGeneralizedRandomizedResponse:
         r.values.push_back(unit(rng) < e / (e + kDomain - 1) ? v : value(rng));
         break;
-      case Mechanism::kOptimizedLocalHashing: {
+      case MechanismId::kOptimizedLocalHashing: {
         const MetricConfig metric{1, mechanism, 1000000, kDomain};
         const auto shape = local_hash_shape(metric);
         const uint32_t g = 1u << shape.bucket_bits;
@@ -55,7 +55,7 @@ Reports generate(Mechanism mechanism, size_t n) {
         r.packed.push_back(SupportCounter::pack_local_hash(a, b, y));
         break;
       }
-      case Mechanism::kHadamardResponse: {
+      case MechanismId::kHadamardResponse: {
         const uint32_t size = blur::hadamard_size(kDomain);
         const bool inside = unit(rng) < e / (e + 1);
         uint32_t j;
@@ -64,7 +64,7 @@ Reports generate(Mechanism mechanism, size_t n) {
         r.values.push_back(j);
         break;
       }
-      case Mechanism::kRappor: {  // default shape: 256 bits, 1 hash, 64 cohorts
+      case MechanismId::kRappor: {  // default shape: 256 bits, 1 hash, 64 cohorts
         const blur::RapporShape shape{};
         const double f = std::ldexp(
             static_cast<double>(blur::Rappor::flip_numerator(1000000, shape.hash_count)), -64);
@@ -89,8 +89,8 @@ Reports generate(Mechanism mechanism, size_t n) {
       default: {  // unary encodings
         std::string bits(kDomain / 8, '\0');
         const double q =
-            mechanism == Mechanism::kOptimizedUnaryEncoding ? 1 / (e + 1) : 1 / (std::sqrt(e) + 1);
-        const double p = mechanism == Mechanism::kOptimizedUnaryEncoding ? 0.5 : 1 - q;
+            mechanism == MechanismId::kOptimizedUnaryEncoding ? 1 / (e + 1) : 1 / (std::sqrt(e) + 1);
+        const double p = mechanism == MechanismId::kOptimizedUnaryEncoding ? 0.5 : 1 - q;
         for (uint32_t b = 0; b < kDomain; ++b) {
           if (unit(rng) < (b == v ? p : q)) bits[b / 8] |= static_cast<char>(1 << (b % 8));
         }

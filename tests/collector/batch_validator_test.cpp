@@ -10,7 +10,7 @@ using namespace blur::collector;
 
 std::optional<MetricConfig> lookup(uint32_t id) {
   if (id != 1) return std::nullopt;
-  return MetricConfig{1, Mechanism::kBinaryRandomizedResponse, 1000000, 2};
+  return MetricConfig{1, MechanismId::kBinaryRandomizedResponse, 1000000, 2};
 }
 
 Batch valid_batch() {
@@ -53,7 +53,7 @@ TEST(BatchValidator, NamesTheFirstInconsistency) {
 TEST(BatchValidator, BitVectorsMustFitTheDomainExactly) {
   const auto oue = [](uint32_t id) -> std::optional<MetricConfig> {
     if (id != 4) return std::nullopt;
-    return MetricConfig{4, Mechanism::kOptimizedUnaryEncoding, 1000000, 12};
+    return MetricConfig{4, MechanismId::kOptimizedUnaryEncoding, 1000000, 12};
   };
   Batch batch;
   IncomingReport r;
@@ -77,7 +77,7 @@ TEST(BatchValidator, BitVectorsMustFitTheDomainExactly) {
 TEST(BatchValidator, BloomFiltersMatchTheMetricShape) {
   const auto rappor = [](uint32_t id) -> std::optional<MetricConfig> {
     if (id != 10) return std::nullopt;
-    MetricConfig metric{10, Mechanism::kRappor, 2000000, 100};
+    MetricConfig metric{10, MechanismId::kRappor, 2000000, 100};
     metric.rappor = blur::RapporShape{64, 2, 8};
     return metric;
   };

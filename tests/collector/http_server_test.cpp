@@ -38,8 +38,8 @@ class CollectorFixture : public ::testing::Test {
     // Vector 1 reports metric 1 at eps 1; vector 2 reports metric 7 at eps 0.5
     // and metric 4294967295 at eps 20, which stays unregistered.
     ASSERT_TRUE(
-        store_->register_metric({1, Mechanism::kBinaryRandomizedResponse, 1000000}, &error));
-    ASSERT_TRUE(store_->register_metric({7, Mechanism::kBinaryRandomizedResponse, 500000}, &error));
+        store_->register_metric({1, MechanismId::kBinaryRandomizedResponse, 1000000}, &error));
+    ASSERT_TRUE(store_->register_metric({7, MechanismId::kBinaryRandomizedResponse, 500000}, &error));
     server_ = std::make_unique<HttpServer>(*store_, 4);
     port_ = server_->bind("127.0.0.1", 0);
     ASSERT_GT(port_, 0);

@@ -26,7 +26,7 @@ TEST(NumericSummary, ExactMomentsAndHistogram) {
 }
 
 TEST(NumericSummary, NoiseVarianceOfTheDiscreteLaplace) {
-  const MetricConfig metric{9, Mechanism::kDiscreteLaplace, 1000000, 101};
+  const MetricConfig metric{9, MechanismId::kDiscreteLaplace, 1000000, 101};
   const double r = std::exp(-1.0 / 100);
   EXPECT_NEAR(discrete_laplace_noise_variance(metric), 2 * r / ((1 - r) * (1 - r)), 1e-9);
   // For large scales it approaches the continuous Laplace's 2 b^2, b = 100.
@@ -39,7 +39,7 @@ TEST(NumericSummary, NoiseVarianceOfTheDiscreteLaplace) {
 // 4.89 sd of Binomial(T, 0.95) (false alarm 1e-6).
 TEST(NumericSummary, MeanIntervalHasNominalCoverage) {
   std::mt19937_64 rng(3);
-  const MetricConfig metric{9, Mechanism::kDiscreteLaplace, 1000000, 101};
+  const MetricConfig metric{9, MechanismId::kDiscreteLaplace, 1000000, 101};
   const double r = std::exp(-1.0 / 100);
   std::geometric_distribution<int64_t> geometric(1 - r);
   std::uniform_int_distribution<int64_t> value(0, 100);
@@ -65,7 +65,7 @@ TEST(NumericSummary, MeanIntervalHasNominalCoverage) {
 // T = 2000 fleets of 500, same thresholds as above).
 TEST(NumericSummary, OneBitMeanUnbiasedWithNominalCoverage) {
   std::mt19937_64 rng(4);
-  const MetricConfig metric{10, Mechanism::kOneBitMean, 1000000, 101};
+  const MetricConfig metric{10, MechanismId::kOneBitMean, 1000000, 101};
   const double e = std::exp(1.0);
   std::uniform_int_distribution<int64_t> value(0, 100);
   std::uniform_real_distribution<double> unit(0, 1);

@@ -17,7 +17,7 @@ using namespace blur::collector;
 
 MetricConfig rappor_metric(uint32_t epsilon_micros, uint32_t domain, blur::RapporShape shape,
                            uint64_t hash_key) {
-  MetricConfig metric{7, Mechanism::kRappor, epsilon_micros, domain};
+  MetricConfig metric{7, MechanismId::kRappor, epsilon_micros, domain};
   metric.rappor = shape;
   metric.hash_key = hash_key;
   return metric;

@@ -31,7 +31,7 @@ Batch batch_of(uint64_t nonce, std::initializer_list<std::pair<uint64_t, bool>> 
   return batch;
 }
 
-const MetricConfig kMetric{1, Mechanism::kBinaryRandomizedResponse, 1000000, 2};
+const MetricConfig kMetric{1, MechanismId::kBinaryRandomizedResponse, 1000000, 2};
 
 TEST(SqliteStore, StoresDurablyInWalModeAndSurvivesReopen) {
   TempDatabase db;

@@ -13,7 +13,7 @@ using namespace blur::collector;
 // The Walsh-Hadamard shortcut counts exactly what the definition says:
 // report j supports v iff popcount((v + 1) & j) is even.
 TEST(SupportCounter, HadamardTransformEqualsTheDefinition) {
-  const MetricConfig metric{1, Mechanism::kHadamardResponse, 1000000, 13};
+  const MetricConfig metric{1, MechanismId::kHadamardResponse, 1000000, 13};
   const uint32_t size = blur::hadamard_size(13);
   SupportCounter counter(metric);
   std::vector<uint64_t> expected(13, 0);
@@ -32,7 +32,7 @@ TEST(SupportCounter, HadamardTransformEqualsTheDefinition) {
 // Local hashing: tallying by (a, bucket xor top(b)) counts exactly what the
 // definition says: (a, b, y) supports v iff top(a * v + b) = y.
 TEST(SupportCounter, LocalHashAggregationEqualsTheDefinition) {
-  for (auto mechanism : {Mechanism::kOptimizedLocalHashing, Mechanism::kBinaryLocalHashing}) {
+  for (auto mechanism : {MechanismId::kOptimizedLocalHashing, MechanismId::kBinaryLocalHashing}) {
     const MetricConfig metric{1, mechanism, 4000000, 100};
     const auto shape = local_hash_shape(metric);
     const uint32_t shift = shape.field_bits - shape.bucket_bits;
@@ -52,11 +52,11 @@ TEST(SupportCounter, LocalHashAggregationEqualsTheDefinition) {
 }
 
 TEST(SupportCounter, UnaryBitsAndScalarValues) {
-  SupportCounter unary(MetricConfig{2, Mechanism::kOptimizedUnaryEncoding, 1000000, 12});
+  SupportCounter unary(MetricConfig{2, MechanismId::kOptimizedUnaryEncoding, 1000000, 12});
   unary.add(0, std::string("\x81\x08", 2), 2);  // values 0, 7, 11
   EXPECT_EQ(unary.counts(), (std::vector<uint64_t>{2, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2}));
   EXPECT_EQ(unary.reports(), 2u);
-  SupportCounter grr(MetricConfig{3, Mechanism::kGeneralizedRandomizedResponse, 1000000, 4});
+  SupportCounter grr(MetricConfig{3, MechanismId::kGeneralizedRandomizedResponse, 1000000, 4});
   grr.add(2, std::string());
   grr.add(2, std::string(), 4);
   EXPECT_EQ(grr.counts(), (std::vector<uint64_t>{0, 0, 5, 0}));

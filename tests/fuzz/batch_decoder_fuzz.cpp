@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (batch.reports.size() > 64) __builtin_trap();
   const std::string problem = validate_batch(batch, [](uint32_t id) -> std::optional<MetricConfig> {
     if (id != 1) return std::nullopt;
-    return MetricConfig{1, Mechanism::kBinaryRandomizedResponse, 1000000};
+    return MetricConfig{1, MechanismId::kBinaryRandomizedResponse, 1000000};
   });
   (void)problem;
   return 0;

@@ -1,53 +1,74 @@
 // blur-collector: the collector server and its offline tools.
 //
-//   blur-collector serve --db blur.db --metric 1:rr:1.0 [--address 127.0.0.1] [--port 8080]
-//   blur-collector estimate --db blur.db [--metric 1]
+//   blur-collector serve --db blur.db [--metric 1:rr:1.0 ...] [--config metrics.toml]
+//                        [--address 127.0.0.1] [--port 8080]
+//   blur-collector estimate --db blur.db [--metric 1] [--from T] [--to T] [--postprocess norm-sub]
+//   blur-collector series --db blur.db --metric 1 [--bucket hour|day] [--from T] [--to T]
 //   blur-collector metrics --db blur.db
-//   blur-collector train --corpus fortunes --epsilon 3 --delta 1e-5 --out model.blm
-//   blur-collector eval --model model.blm [--corpus fortunes]
-//   blur-collector privacy --sample-rate Q --noise-multiplier S --steps T --delta D
-//   blur-collector export-model --model model.blm --out model.blnw
-//   blur-collector canary --model model.blm --canary "..." [--candidates R]
-//   blur-collector suggest --model model.blm --prompt "..."
+//   blur-collector prune --db blur.db [--metric 1] [--now T]
+//   blur-collector reaggregate --db blur.db [--metric 1]
+//   blur-collector train | eval | privacy | export-model | canary | suggest ...
+//
+// --db: PATH or sqlite:PATH (embedded, the default), or postgresql://...
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <thread>
 
+#include "api/collector_api.h"
 #include "estimate/metric_estimate.h"
 #include "lm_commands.h"
+#include "metrics/metrics_file.h"
 #include "server/http_server.h"
-#include "store/sqlite_store.h"
+#include "store/store.h"
+#include "util/time_text.h"
 
 namespace {
 
-using blur::collector::SqliteStore;
+using namespace blur::collector;
 
-std::unique_ptr<SqliteStore> open_store(const std::string& path) {
-  std::string error;
-  auto store = SqliteStore::open(path, &error);
-  if (!store) std::fprintf(stderr, "blur-collector: %s\n", error.c_str());
-  return store;
+int report(const Error& error, int code = 1) {
+  std::fprintf(stderr, "blur-collector: %s\n", error.message.c_str());
+  return code;
 }
 
-int serve(const std::string& db_path, const std::string& address, int port,
-          const std::vector<std::string>& metric_specs, int threads,
-          const blur::collector::HttpServer::Tls& tls) {
-  auto store = open_store(db_path);
-  if (!store) return 1;
-  for (const std::string& spec : metric_specs) {
-    std::string error;
-    const auto metric = blur::collector::parse_metric_spec(spec, &error);
-    if (!metric || !store->register_metric(*metric, &error)) {
-      std::fprintf(stderr, "blur-collector: %s\n", error.c_str());
-      return 2;
-    }
+Outcome<std::unique_ptr<Store>> open_store(const std::string& url, Store::Mode mode) {
+  return Store::open(url, mode);
+}
+
+struct ServeOptions {
+  std::string db = "blur.db";
+  std::string address = "127.0.0.1";
+  int port = 8080;
+  int threads = 8;
+  std::vector<std::string> metric_specs;
+  std::string config;
+  HttpServer::Tls tls;
+};
+
+int serve(const ServeOptions& o) {
+  auto store = open_store(o.db, Store::Mode::kReadWrite);
+  if (!store) return report(store.error());
+  std::vector<MetricConfig> wanted;
+  if (!o.config.empty()) {
+    auto from_file = load_metrics_file(o.config);
+    if (!from_file) return report(from_file.error(), 2);
+    wanted = from_file.value();
   }
-  if (store->metrics().empty()) {
+  for (const std::string& spec : o.metric_specs) {
+    auto metric = parse_metric_spec(spec);
+    if (!metric) return report(metric.error(), 2);
+    wanted.push_back(metric.value());
+  }
+  for (const MetricConfig& metric : wanted) {
+    if (auto status = (*store)->register_metric(metric); !status) return report(status.error(), 2);
+  }
+  if ((*store)->metrics().empty()) {
     std::fprintf(stderr,
                  "blur-collector: no metrics registered; every report would be refused.\n"
-                 "  Register one with --metric ID:MECHANISM:EPSILON, e.g. --metric 1:rr:1.0\n");
+                 "  Register one with --metric ID:MECHANISM:EPSILON, e.g. --metric 1:rr:1.0,\n"
+                 "  or with --config metrics.toml\n");
     return 2;
   }
 
@@ -58,70 +79,130 @@ int serve(const std::string& db_path, const std::string& address, int port,
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  blur::collector::HttpServer server(*store, threads, tls);
+  GroupCommitter committer(**store);
+  CollectorApi api(**store, &committer);
+  HttpServer server(api, o.threads, o.tls);
   if (!server.ok()) {
     std::fprintf(stderr, "blur-collector: cannot load the TLS certificate %s or key %s\n",
-                 tls.certificate_file.c_str(), tls.key_file.c_str());
+                 o.tls.certificate_file.c_str(), o.tls.key_file.c_str());
     return 1;
   }
-  const int bound = server.bind(address, port);
+  const int bound = server.bind(o.address, o.port);
   if (bound < 0) {
-    std::fprintf(stderr, "blur-collector: cannot listen on %s:%d\n", address.c_str(), port);
+    std::fprintf(stderr, "blur-collector: cannot listen on %s:%d\n", o.address.c_str(), o.port);
     return 1;
   }
   std::printf("blur-collector: listening on %s://%s:%d (database %s, %zu metrics)\n",
-              tls.certificate_file.empty() ? "http" : "https", address.c_str(), bound,
-              db_path.c_str(), store->metrics().size());
-  for (const auto& m : store->metrics())
-    std::printf("  %s\n", blur::collector::describe(m).c_str());
+              o.tls.certificate_file.empty() ? "http" : "https", o.address.c_str(), bound,
+              (*store)->describe().c_str(), (*store)->metrics().size());
+  for (const auto& m : (*store)->metrics()) std::printf("  %s\n", describe(m).c_str());
   std::fflush(stdout);
 
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&signals, &signal);
     std::printf("blur-collector: signal %d, stopping\n", signal);
+    std::fflush(stdout);
     server.stop();
   });
   const bool ok = server.serve();
   if (!ok) kill(getpid(), SIGTERM);  // release the waiter
   waiter.join();
+  committer.stop();  // everything accepted is committed before exit
   return ok ? 0 : 1;
 }
 
-int estimate(const std::string& db_path, const std::vector<uint32_t>& metric_ids,
-             const std::string& postprocess) {
-  const auto post = blur::collector::post_processing_from_name(postprocess);
-  if (!post) {
-    std::fprintf(stderr, "blur-collector: --postprocess must be none or norm-sub\n");
-    return 2;
-  }
-  auto store = open_store(db_path);
-  if (!store) return 1;
-  nlohmann::json out = nlohmann::json::array();
-  std::vector<blur::collector::MetricConfig> metrics;
-  if (metric_ids.empty()) {
-    metrics = store->metrics();
-  } else {
-    for (uint32_t id : metric_ids) {
-      const auto metric = store->metric(id);
-      if (!metric) {
-        std::fprintf(stderr, "blur-collector: unknown metric %u in %s\n", id, db_path.c_str());
-        return 2;
-      }
-      metrics.push_back(*metric);
+Outcome<std::vector<MetricConfig>> chosen_metrics(const Store& store,
+                                                  const std::vector<uint32_t>& ids) {
+  if (ids.empty()) return store.metrics();
+  std::vector<MetricConfig> metrics;
+  for (uint32_t id : ids) {
+    const auto metric = store.metric(id);
+    if (!metric) {
+      return Error{Error::Kind::kNotFound,
+                   "unknown metric " + std::to_string(id) + " in " + store.describe()};
     }
+    metrics.push_back(*metric);
   }
-  for (const auto& metric : metrics)
-    out.push_back(blur::collector::estimate_metric(metric, *store, *post));
-  std::cout << (out.size() == 1 ? out[0] : out).dump(2) << "\n";
+  return metrics;
+}
+
+// --from / --to as the HTTP API takes them.
+Outcome<QueryParams> time_query(const std::string& from, const std::string& to) {
+  QueryParams query;
+  if (!from.empty()) query.emplace_back("from", from);
+  if (!to.empty()) query.emplace_back("to", to);
+  return query;
+}
+
+int read_command(const std::string& db, const std::vector<uint32_t>& ids, QueryParams query,
+                 bool series) {
+  auto store = open_store(db, Store::Mode::kReadOnly);
+  if (!store) return report(store.error());
+  auto metrics = chosen_metrics(**store, ids);
+  if (!metrics) return report(metrics.error(), 2);
+  // The offline tools answer through the same endpoint code as the server.
+  CollectorApi api(**store, nullptr);
+  nlohmann::json out = nlohmann::json::array();
+  for (const MetricConfig& metric : metrics.value()) {
+    const std::string id = std::to_string(metric.id);
+    const ApiResponse answer = series ? api.series(id, query) : api.estimate(id, query);
+    if (answer.status != 200) {
+      return report(Error{Error::Kind::kInvalid, answer.body.value("error", "failed")}, 2);
+    }
+    out.push_back(answer.body);
+  }
+  std::cout << (out.size() == 1 ? out[0] : out)
+                   .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+            << "\n";
   return 0;
 }
 
-int list_metrics(const std::string& db_path) {
-  auto store = open_store(db_path);
-  if (!store) return 1;
-  for (const auto& m : store->metrics()) std::printf("%s\n", blur::collector::describe(m).c_str());
-  std::printf("%llu reports stored\n", static_cast<unsigned long long>(store->report_count()));
+int list_metrics(const std::string& db) {
+  auto store = open_store(db, Store::Mode::kReadOnly);
+  if (!store) return report(store.error());
+  for (const auto& m : (*store)->metrics()) {
+    std::printf("%s: %s\n", describe(m).c_str(), config_to_text(m).c_str());
+  }
+  auto count = (*store)->report_count();
+  if (!count) return report(count.error());
+  std::printf("%llu reports stored\n", static_cast<unsigned long long>(count.value()));
+  return 0;
+}
+
+int prune(const std::string& db, const std::vector<uint32_t>& ids, const std::string& now_text) {
+  int64_t now = unix_now();
+  if (!now_text.empty()) {
+    const auto parsed = parse_time(now_text);
+    if (!parsed) return report(invalid("--now must be an RFC 3339 time, a date or Unix seconds"), 2);
+    now = *parsed;
+  }
+  auto store = open_store(db, Store::Mode::kReadWrite);
+  if (!store) return report(store.error());
+  auto metrics = chosen_metrics(**store, ids);
+  if (!metrics) return report(metrics.error(), 2);
+  for (const MetricConfig& metric : metrics.value()) {
+    auto deleted = (*store)->prune(metric, now);
+    if (!deleted) return report(deleted.error());
+    std::printf("%s: deleted %llu raw reports older than %u days\n", describe(metric).c_str(),
+                static_cast<unsigned long long>(deleted.value()), metric.retention_days);
+  }
+  return 0;
+}
+
+int reaggregate(const std::string& db, const std::vector<uint32_t>& ids) {
+  auto store = open_store(db, Store::Mode::kReadWrite);
+  if (!store) return report(store.error());
+  auto metrics = chosen_metrics(**store, ids);
+  if (!metrics) return report(metrics.error(), 2);
+  for (const MetricConfig& metric : metrics.value()) {
+    std::fprintf(stderr, "blur-collector: re-aggregating %s ...\n", describe(metric).c_str());
+    if (auto status = (*store)->reaggregate(metric); !status) return report(status.error());
+    auto total = (*store)->aggregate(metric, {});
+    if (!total) return report(total.error());
+    std::printf("%s: aggregates rebuilt from %llu raw reports\n", describe(metric).c_str(),
+                static_cast<unsigned long long>(total->reports()));
+  }
   return 0;
 }
 
@@ -130,57 +211,85 @@ int list_metrics(const std::string& db_path) {
 int main(int argc, char** argv) {
   CLI::App app{"blur-collector: ingests Blur reports and debiases them into estimates"};
   app.require_subcommand(1);
+  const char* kDbHelp = "Database: PATH or sqlite:PATH (embedded), or postgresql://...";
 
-  std::string db_path = "blur.db";
-  std::string address = "127.0.0.1";
-  int port = 8080;
-  int threads = 8;
-  std::vector<std::string> metric_specs;
+  ServeOptions serve_options;
   auto* serve_cmd = app.add_subcommand("serve", "Run the HTTP collector");
-  serve_cmd->add_option("--db", db_path, "SQLite database (created if missing)")
+  serve_cmd->add_option("--db", serve_options.db, std::string(kDbHelp) + " (created if missing)")
       ->capture_default_str();
-  serve_cmd->add_option("--address", address, "Address to listen on")->capture_default_str();
-  serve_cmd->add_option("--port", port, "Port to listen on (0: any free port)")
+  serve_cmd->add_option("--address", serve_options.address, "Address to listen on")
+      ->capture_default_str();
+  serve_cmd->add_option("--port", serve_options.port, "Port to listen on (0: any free port)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
-  serve_cmd->add_option("--metric", metric_specs,
-                        "Register a metric ID:MECHANISM:EPSILON, e.g. 1:rr:1.0 (repeatable)");
-  blur::collector::HttpServer::Tls tls;
-  serve_cmd->add_option("--tls-cert", tls.certificate_file, "Serve HTTPS with this PEM certificate")
+  serve_cmd->add_option("--metric", serve_options.metric_specs,
+                        "Register a metric ID:MECHANISM:EPSILON[:DOMAIN], e.g. 1:rr:1.0 "
+                        "(repeatable)");
+  serve_cmd->add_option("--config", serve_options.config,
+                        "Register the metrics of a TOML file ([[metric]] tables)")
       ->check(CLI::ExistingFile);
-  serve_cmd->add_option("--tls-key", tls.key_file, "The certificate's PEM private key")
+  serve_cmd
+      ->add_option("--tls-cert", serve_options.tls.certificate_file,
+                   "Serve HTTPS with this PEM certificate")
       ->check(CLI::ExistingFile);
-  serve_cmd->add_option("--threads", threads, "HTTP worker threads")
+  serve_cmd->add_option("--tls-key", serve_options.tls.key_file, "The certificate's PEM private key")
+      ->check(CLI::ExistingFile);
+  serve_cmd->add_option("--threads", serve_options.threads, "HTTP worker threads")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
 
+  std::string db = "blur.db";
   std::vector<uint32_t> metric_ids;
+  std::string from, to, postprocess = "none", bucket = "day", now;
+  auto add_read_options = [&](CLI::App* cmd) {
+    cmd->add_option("--db", db, kDbHelp)->required();
+    cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
+    cmd->add_option("--from", from, "Buckets starting at or after (RFC 3339, YYYY-MM-DD or Unix s)");
+    cmd->add_option("--to", to, "Buckets starting before");
+    cmd->add_option("--postprocess", postprocess,
+                    "Also report Norm-Sub estimates (non-negative, summing to n)")
+        ->check(CLI::IsMember({"none", "norm-sub"}))
+        ->capture_default_str();
+  };
   auto* estimate_cmd = app.add_subcommand("estimate", "Print estimates from a database, offline");
-  estimate_cmd->add_option("--db", db_path, "SQLite database")
-      ->required()
-      ->check(CLI::ExistingFile);
-  estimate_cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
-  std::string postprocess = "none";
-  estimate_cmd
-      ->add_option("--postprocess", postprocess,
-                   "Also report Norm-Sub estimates (non-negative, summing to n): none or norm-sub")
-      ->check(CLI::IsMember({"none", "norm-sub"}))
+  add_read_options(estimate_cmd);
+  auto* series_cmd = app.add_subcommand("series", "Print per-hour or per-day estimates");
+  add_read_options(series_cmd);
+  series_cmd->add_option("--bucket", bucket, "hour or day")
+      ->check(CLI::IsMember({"hour", "day"}))
       ->capture_default_str();
 
   auto* metrics_cmd = app.add_subcommand("metrics", "List the registered metrics");
-  metrics_cmd->add_option("--db", db_path, "SQLite database")->required()->check(CLI::ExistingFile);
+  metrics_cmd->add_option("--db", db, kDbHelp)->required();
 
-  blur::collector::add_language_model_commands(app);
+  auto* prune_cmd = app.add_subcommand("prune", "Delete raw reports past each metric's retention");
+  prune_cmd->add_option("--db", db, kDbHelp)->required();
+  prune_cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
+  prune_cmd->add_option("--now", now, "Prune as of this time (default: now)");
+
+  auto* reaggregate_cmd =
+      app.add_subcommand("reaggregate", "Rebuild aggregates from raw reports (collectors stopped)");
+  reaggregate_cmd->add_option("--db", db, kDbHelp)->required();
+  reaggregate_cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
+
+  add_language_model_commands(app);
 
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) {
-    if (tls.certificate_file.empty() != tls.key_file.empty()) {
+    if (serve_options.tls.certificate_file.empty() != serve_options.tls.key_file.empty()) {
       std::fprintf(stderr, "blur-collector: --tls-cert and --tls-key go together\n");
       return 2;
     }
-    return serve(db_path, address, port, metric_specs, threads, tls);
+    return serve(serve_options);
   }
-  if (estimate_cmd->parsed()) return estimate(db_path, metric_ids, postprocess);
-  if (metrics_cmd->parsed()) return list_metrics(db_path);
-  return blur::collector::run_language_model_command(app);
+  if (estimate_cmd->parsed() || series_cmd->parsed()) {
+    auto query = time_query(from, to);
+    if (postprocess != "none") query->emplace_back("postprocess", postprocess);
+    if (series_cmd->parsed()) query->emplace_back("bucket", bucket);
+    return read_command(db, metric_ids, query.value(), series_cmd->parsed());
+  }
+  if (metrics_cmd->parsed()) return list_metrics(db);
+  if (prune_cmd->parsed()) return prune(db, metric_ids, now);
+  if (reaggregate_cmd->parsed()) return reaggregate(db, metric_ids);
+  return run_language_model_command(app);
 }

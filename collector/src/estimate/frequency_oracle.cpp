@@ -53,35 +53,6 @@ OracleParams rappor_params(const MetricConfig& metric) {
   return OracleParams{p, q, h, kappa};
 }
 
-OracleParams oracle_params(const MetricConfig& metric) {
-  switch (metric.mechanism) {
-    case Mechanism::kBinaryRandomizedResponse:
-    case Mechanism::kGeneralizedRandomizedResponse:
-      return randomized_response_params(metric.epsilon_micros, metric.domain_size);
-    case Mechanism::kSymmetricUnaryEncoding:
-      return symmetric_unary_params(metric.epsilon_micros);
-    case Mechanism::kOptimizedUnaryEncoding:
-      return optimized_unary_params(metric.epsilon_micros);
-    case Mechanism::kOptimizedLocalHashing:
-    case Mechanism::kBinaryLocalHashing: {
-      // Randomized response over g buckets; another value shares the bucket
-      // with probability 1/g exactly (pairwise-independent family).
-      const double g = static_cast<double>(1u << local_hash_shape(metric).bucket_bits);
-      return OracleParams{
-          randomized_response_params(metric.epsilon_micros, static_cast<uint32_t>(g)).p, 1.0 / g};
-    }
-    case Mechanism::kHadamardResponse:
-      // Own value: randomized response into its half; others: exactly 1/2.
-      return OracleParams{1.0 / (1.0 + std::exp(-(metric.epsilon_micros / 1e6))), 0.5};
-    case Mechanism::kRappor:
-      return rappor_params(metric);
-    case Mechanism::kDiscreteLaplace:
-    case Mechanism::kOneBitMean:
-      break;  // not frequency oracles: see numeric_summary.h
-  }
-  return OracleParams{0.5, 0.5};
-}
-
 CountEstimate estimate_count(uint64_t reports, uint64_t support, OracleParams params,
                              double others_squared) {
   const double n = static_cast<double>(reports);

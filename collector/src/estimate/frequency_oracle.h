@@ -44,8 +44,6 @@ OracleParams optimized_unary_params(uint32_t epsilon_micros);
 // RAPPOR with the metric's shape: p = 1 - f, q = f + (1 - 2f) pi with
 // pi = 1 - (1 - 1/k)^h, f = Rappor::flip_numerator / 2^64.
 OracleParams rappor_params(const MetricConfig& metric);
-// The parameters of a metric's mechanism.
-OracleParams oracle_params(const MetricConfig& metric);
 
 // Two-sided 95% standard-normal quantile.
 inline constexpr double kZ95 = 1.959963984540054;

@@ -19,42 +19,17 @@
 #define BLUR_COLLECTOR_ESTIMATE_METRIC_ESTIMATE_H
 
 #include <nlohmann/json.hpp>
-#include <optional>
 
-#include "estimate/numeric_summary.h"
+#include "aggregate/aggregate.h"
 #include "estimate/post_processing.h"
-#include "estimate/support_counter.h"
-#include "ingest/batch.h"
-#include "metrics/metric_config.h"
-#include "store/sqlite_store.h"
 
 namespace blur::collector {
 
-nlohmann::json estimate_json(const SupportCounter& support,
+// The estimate of the reports an aggregate holds: frequencies for frequency
+// oracles, the mean (and, for discrete Laplace, the histogram) for numeric
+// mechanisms. The server, the CLI and the offline fleet all estimate with it.
+nlohmann::json estimate_json(const Aggregate& aggregate,
                              PostProcessing post = PostProcessing::kNone);
-
-// A metric's validated reports, aggregated the way its mechanism needs:
-// support counts for frequency oracles, a numeric summary for discrete
-// Laplace. The server, the CLI and the offline fleet all estimate with it.
-class MetricAggregate {
- public:
-  explicit MetricAggregate(const MetricConfig& metric);
-  // `value`: bit, index or number; `bits`: the bit vector (unary encodings).
-  void add(int64_t value, const std::string& bits, uint64_t count = 1);
-  void add(const IncomingReport& report);
-  nlohmann::json estimate(PostProcessing post = PostProcessing::kNone) const;
-  // The aggregate itself: support counts (frequency oracles, else null) and
-  // the numeric summary (numeric mechanisms).
-  const SupportCounter* support() const { return support_ ? &*support_ : nullptr; }
-  const NumericSummary& summary() const { return summary_; }
-
- private:
-  MetricConfig metric_;
-  std::optional<SupportCounter> support_;  // frequency oracles
-  NumericSummary summary_;                 // numeric mechanisms
-};
-nlohmann::json estimate_metric(const MetricConfig& metric, const SqliteStore& store,
-                               PostProcessing post = PostProcessing::kNone);
 
 }  // namespace blur::collector
 

@@ -43,7 +43,7 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
   out["estimates"] = nlohmann::json::array();
   // Both estimators are affine in the reports: mean = offset + scale * report_mean.
   double offset = 0, scale = 1;
-  if (metric.mechanism == Mechanism::kOneBitMean) {
+  if (metric.mechanism == MechanismId::kOneBitMean) {
     const double e = std::exp(metric.epsilon_micros / 1e6);
     scale = (metric.domain_size - 1.0) * (e + 1) / (e - 1);
     offset = -(metric.domain_size - 1.0) / (e - 1);
@@ -56,7 +56,7 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
   // variance is known exactly (conditional on the devices' values, as for
   // the frequency oracles). 1BitMean: the bits' sample variance, which
   // bounds the conditional variance sum p_i (1 - p_i) / n^2 from above.
-  const double report_variance = metric.mechanism == Mechanism::kDiscreteLaplace
+  const double report_variance = metric.mechanism == MechanismId::kDiscreteLaplace
                                      ? discrete_laplace_noise_variance(metric)
                                      : summary.sample_variance();
   const double stderr_mean = scale * std::sqrt(report_variance / summary.reports());
@@ -64,7 +64,7 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
                               {"estimate", mean},
                               {"stderr", stderr_mean},
                               {"ci95", {mean - kZ95 * stderr_mean, mean + kZ95 * stderr_mean}}});
-  if (metric.mechanism == Mechanism::kDiscreteLaplace && metric.domain_size <= kMaxHistogramGrid) {
+  if (metric.mechanism == MechanismId::kDiscreteLaplace && metric.domain_size <= kMaxHistogramGrid) {
     const std::map<int64_t, double> outputs(summary.histogram().begin(), summary.histogram().end());
     const double r = std::exp(-(metric.epsilon_micros / 1e6) / (metric.domain_size - 1.0));
     std::vector<double> unbiased;

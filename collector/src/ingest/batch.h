@@ -6,19 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace blur::collector {
+#include "blur/mechanism.h"
 
-// Which payload field a report carried.
-enum class PayloadKind : uint8_t {
-  kNone,
-  kBit,
-  kIndex,
-  kBits,
-  kNumber,
-  kLocalHash,
-  kBloom,
-  kOther
-};
+namespace blur::collector {
 
 struct IncomingReport {
   uint64_t report_id = 0;
@@ -26,12 +16,14 @@ struct IncomingReport {
   uint32_t mechanism = 0;  // raw wire value; validation maps it
   uint32_t epsilon_micros = 0;
   uint32_t domain_size = 0;
-  PayloadKind payload = PayloadKind::kNone;
-  uint32_t value = 0;   // the bit (0/1), the index, or the Bloom filter's cohort
+  bool has_payload = false;  // false: the report carried no payload field
+  blur::PayloadKind payload = blur::PayloadKind::kBit;  // which field it carried
+  uint32_t value = 0;   // the bit (0/1), the index, the bucket (local hashing), the cohort (Bloom)
   std::string bits;     // the bit vector (unary encodings, Bloom filter)
   int64_t number = 0;   // the noisy number (discrete Laplace), grid units
-  uint32_t hash_a = 0;  // local hashing: the seed (a, b); the bucket is `value`
+  uint32_t hash_a = 0;  // local hashing: the seed (a, b)
   uint32_t hash_b = 0;
+  uint32_t observed_minute = 0;  // the device clock's minutes; 0: absent
 };
 
 struct Batch {

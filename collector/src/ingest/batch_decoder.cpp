@@ -35,6 +35,8 @@ bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* e
     report.mechanism = r.params.mechanism;
     report.epsilon_micros = r.params.epsilon_micros;
     report.domain_size = r.params.domain_size;
+    report.observed_minute = r.has_observed_minute ? r.observed_minute : 0;
+    report.has_payload = true;
     switch (r.which_payload) {
       case blur_Report_bit_tag:
         report.payload = PayloadKind::kBit;
@@ -65,11 +67,8 @@ bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* e
         report.payload = PayloadKind::kNumber;
         report.number = r.payload.value;
         break;
-      case 0:
-        report.payload = PayloadKind::kNone;
-        break;
-      default:
-        report.payload = PayloadKind::kOther;
+      default:  // no payload (nanopb sets only the tags it knows)
+        report.has_payload = false;
         break;
     }
     decoded.reports.push_back(report);

@@ -26,16 +26,13 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
       return where + "domain_size " + std::to_string(r.domain_size) + " does not match " +
              describe(*metric);
     }
-    const PayloadShape shape = payload_shape(metric->mechanism);
-    static const PayloadKind kExpected[] = {PayloadKind::kBit,       PayloadKind::kIndex,
-                                            PayloadKind::kBits,      PayloadKind::kNumber,
-                                            PayloadKind::kLocalHash, PayloadKind::kBloom};
-    if (r.payload != kExpected[static_cast<int>(shape)]) {
+    const PayloadKind shape = blur::mechanism_payload(metric->mechanism);
+    if (!r.has_payload || r.payload != shape) {
       static const char* const kNames[] = {"bit", "index", "bits", "value", "local_hash", "bloom"};
       return where + "payload must be `" + kNames[static_cast<int>(shape)] + "` for " +
-             mechanism_name(metric->mechanism);
+             blur::mechanism_name(metric->mechanism);
     }
-    if (shape == PayloadShape::kBits) {
+    if (shape == PayloadKind::kBits) {
       const size_t bytes = (metric->domain_size + 7) / 8;
       if (r.bits.size() != bytes) {
         return where + "bit vector of " + std::to_string(r.bits.size()) + " bytes, expected " +
@@ -45,7 +42,7 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
       if (padding > 0 && (static_cast<uint8_t>(r.bits.back()) >> (8 - padding)) != 0) {
         return where + "bits set past the domain of " + describe(*metric);
       }
-    } else if (shape == PayloadShape::kBloom) {
+    } else if (shape == PayloadKind::kBloom) {
       if (r.bits.size() != metric->rappor.bloom_bits / 8) {
         return where + "Bloom filter of " + std::to_string(r.bits.size()) + " bytes, expected " +
                std::to_string(metric->rappor.bloom_bits / 8) + " for " + describe(*metric);
@@ -54,13 +51,14 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
         return where + "cohort " + std::to_string(r.value) + " is outside the " +
                std::to_string(metric->rappor.cohort_count) + " cohorts of " + describe(*metric);
       }
-    } else if (shape == PayloadShape::kLocalHash) {
+    } else if (shape == PayloadKind::kLocalHash) {
       const auto lh = local_hash_shape(*metric);
       if (r.hash_a >> lh.field_bits != 0 || r.hash_b >> lh.field_bits != 0 ||
           r.value >> lh.bucket_bits != 0) {
         return where + "hash seed or bucket outside the family of " + describe(*metric);
       }
-    } else if (shape != PayloadShape::kNumber && r.value >= report_value_limit(*metric)) {
+    } else if ((shape == PayloadKind::kBit || shape == PayloadKind::kIndex) &&
+               r.value >= report_value_limit(*metric)) {
       return where + "index " + std::to_string(r.value) + " is outside the domain of " +
              describe(*metric);
     }

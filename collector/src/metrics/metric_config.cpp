@@ -1,104 +1,156 @@
 #include "metrics/metric_config.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "blur/hadamard_response.h"
+#include "registry/mechanism_spec.h"
 
 namespace blur::collector {
 
 namespace {
 constexpr uint64_t kMicrosPerNat = 1000000;
-constexpr uint64_t kMaxEpsilonMicros = 20 * kMicrosPerNat;  // SDK's kMaxReportEpsilonMicros
-constexpr uint32_t kMaxDomainSize = 1u << 16;               // SDK's GRR limit
-constexpr uint32_t kMaxBitVectorDomain = 4096;              // SDK's unary-encoding limit
-constexpr uint32_t kMaxGridDomain = 1u << 24;               // SDK's discrete-Laplace limit
+constexpr uint64_t kMaxEpsilonMicros = blur::kMaxReportEpsilonMicros;
+constexpr uint32_t kSecondsPerDay = 86400;
 }  // namespace
 
-std::optional<Mechanism> mechanism_from_name(const std::string& name) {
-  if (name == "rr") return Mechanism::kBinaryRandomizedResponse;
-  if (name == "grr") return Mechanism::kGeneralizedRandomizedResponse;
-  if (name == "sue") return Mechanism::kSymmetricUnaryEncoding;
-  if (name == "oue") return Mechanism::kOptimizedUnaryEncoding;
-  if (name == "laplace") return Mechanism::kDiscreteLaplace;
-  if (name == "onebit") return Mechanism::kOneBitMean;
-  if (name == "hr") return Mechanism::kHadamardResponse;
-  if (name == "olh") return Mechanism::kOptimizedLocalHashing;
-  if (name == "blh") return Mechanism::kBinaryLocalHashing;
-  if (name == "rappor") return Mechanism::kRappor;
+std::optional<MechanismId> mechanism_from_name(const std::string& name) {
+#define BLUR_X(id, Cpp, short_name, C, PROTO, Payload, max_domain) \
+  if (name == #short_name) return MechanismId::k##Cpp;
+  BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
   return std::nullopt;
 }
 
+std::string mechanism_names() {
+  std::string names;
+#define BLUR_X(id, Cpp, short_name, C, PROTO, Payload, max_domain) \
+  names += names.empty() ? #short_name : ", " #short_name;
+  BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
+  return names;
+}
+
+bool is_numeric(MechanismId mechanism) { return mechanism_spec(mechanism).numeric; }
+
 uint32_t report_value_limit(const MetricConfig& metric) {
-  return metric.mechanism == Mechanism::kHadamardResponse ? blur::hadamard_size(metric.domain_size)
-                                                          : metric.domain_size;
+  return metric.mechanism == MechanismId::kHadamardResponse ? blur::hadamard_size(metric.domain_size)
+                                                            : metric.domain_size;
 }
 
 blur::LocalHashShape local_hash_shape(const MetricConfig& metric) {
-  return blur::LocalHashing::shape(metric.mechanism == Mechanism::kBinaryLocalHashing
+  return blur::LocalHashing::shape(metric.mechanism == MechanismId::kBinaryLocalHashing
                                        ? blur::LocalHashing::Kind::kBinary
                                        : blur::LocalHashing::Kind::kOptimized,
                                    metric.epsilon_micros, metric.domain_size);
 }
 
-bool is_numeric(Mechanism mechanism) {
-  return mechanism == Mechanism::kDiscreteLaplace || mechanism == Mechanism::kOneBitMean;
-}
+namespace {
 
-PayloadShape payload_shape(Mechanism mechanism) {
-  switch (mechanism) {
-    case Mechanism::kBinaryRandomizedResponse:
-    case Mechanism::kOneBitMean:
-      return PayloadShape::kBit;
-    case Mechanism::kGeneralizedRandomizedResponse:
-    case Mechanism::kHadamardResponse:
-      return PayloadShape::kIndex;
-    case Mechanism::kSymmetricUnaryEncoding:
-    case Mechanism::kOptimizedUnaryEncoding:
-      return PayloadShape::kBits;
-    case Mechanism::kDiscreteLaplace:
-      return PayloadShape::kNumber;
-    case Mechanism::kOptimizedLocalHashing:
-    case Mechanism::kBinaryLocalHashing:
-      return PayloadShape::kLocalHash;
-    case Mechanism::kRappor:
-      return PayloadShape::kBloom;
+// The configuration as (field, value text) pairs: one list for equality,
+// the first difference and the canonical text.
+nlohmann::json fields(const MetricConfig& m) {
+  nlohmann::json j;
+  j["metric_id"] = m.id;
+  j["mechanism"] = blur::mechanism_name(m.mechanism);
+  j["epsilon_micros"] = m.epsilon_micros;
+  j["domain_size"] = m.domain_size;
+  j["bucket_seconds"] = m.bucket_seconds;
+  j["retention_days"] = m.retention_days;
+  if (m.mechanism == MechanismId::kRappor) {
+    j["rappor_bloom_bits"] = m.rappor.bloom_bits;
+    j["rappor_hash_count"] = m.rappor.hash_count;
+    j["rappor_cohort_count"] = m.rappor.cohort_count;
+    j["rappor_hash_key"] = m.hash_key;
   }
-  return PayloadShape::kIndex;
-}
-
-const char* mechanism_name(Mechanism mechanism) {
-  switch (mechanism) {
-    case Mechanism::kBinaryRandomizedResponse:
-      return "rr";
-    case Mechanism::kGeneralizedRandomizedResponse:
-      return "grr";
-    case Mechanism::kSymmetricUnaryEncoding:
-      return "sue";
-    case Mechanism::kOptimizedUnaryEncoding:
-      return "oue";
-    case Mechanism::kDiscreteLaplace:
-      return "laplace";
-    case Mechanism::kOneBitMean:
-      return "onebit";
-    case Mechanism::kHadamardResponse:
-      return "hr";
-    case Mechanism::kOptimizedLocalHashing:
-      return "olh";
-    case Mechanism::kBinaryLocalHashing:
-      return "blh";
-    case Mechanism::kRappor:
-      return "rappor";
+  if (is_numeric(m.mechanism)) {
+    j["range_low"] = m.range_low;
+    j["range_high"] = m.range_high;
   }
-  return "unknown";
+  return j;
 }
 
-bool operator==(const MetricConfig& a, const MetricConfig& b) {
-  return a.id == b.id && a.mechanism == b.mechanism && a.epsilon_micros == b.epsilon_micros &&
-         a.domain_size == b.domain_size && a.rappor.bloom_bits == b.rappor.bloom_bits &&
-         a.rappor.hash_count == b.rappor.hash_count &&
-         a.rappor.cohort_count == b.rappor.cohort_count && a.hash_key == b.hash_key;
+}  // namespace
+
+bool operator==(const MetricConfig& a, const MetricConfig& b) { return fields(a) == fields(b); }
+
+std::string first_difference(const MetricConfig& stored, const MetricConfig& wanted) {
+  const nlohmann::json a = fields(stored), b = fields(wanted);
+  for (const auto& [key, value] : a.items()) {
+    const auto other = b.find(key);
+    if (other == b.end()) return key + ": " + value.dump() + " -> (none)";
+    if (*other != value) return key + ": " + value.dump() + " -> " + other->dump();
+  }
+  for (const auto& [key, value] : b.items()) {
+    if (!a.contains(key)) return key + ": (none) -> " + value.dump();
+  }
+  return {};
+}
+
+std::string config_to_text(const MetricConfig& metric) { return fields(metric).dump(); }
+
+Outcome<MetricConfig> config_from_text(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return invalid("stored metric configuration is not JSON");
+  MetricConfig m;
+  try {
+    m.id = j.at("metric_id").get<uint32_t>();
+    const auto mechanism = mechanism_from_name(j.at("mechanism").get<std::string>());
+    if (!mechanism) return invalid("stored metric configuration names an unknown mechanism");
+    m.mechanism = *mechanism;
+    m.epsilon_micros = j.at("epsilon_micros").get<uint32_t>();
+    m.domain_size = j.at("domain_size").get<uint32_t>();
+    m.bucket_seconds = j.at("bucket_seconds").get<uint32_t>();
+    m.retention_days = j.at("retention_days").get<uint32_t>();
+    if (m.mechanism == MechanismId::kRappor) {
+      m.rappor.bloom_bits = j.at("rappor_bloom_bits").get<uint32_t>();
+      m.rappor.hash_count = j.at("rappor_hash_count").get<uint32_t>();
+      m.rappor.cohort_count = j.at("rappor_cohort_count").get<uint32_t>();
+      m.hash_key = j.at("rappor_hash_key").get<uint64_t>();
+    }
+    if (is_numeric(m.mechanism)) {
+      m.range_low = j.at("range_low").get<double>();
+      m.range_high = j.at("range_high").get<double>();
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return invalid(std::string("stored metric configuration is incomplete: ") + e.what());
+  }
+  const std::string problem = check_metric(m);
+  if (!problem.empty()) return invalid("stored metric configuration is invalid: " + problem);
+  return m;
+}
+
+std::string check_metric(const MetricConfig& m) {
+  const MechanismSpec& spec = mechanism_spec(m.mechanism);
+  const char* name = blur::mechanism_name(m.mechanism);
+  if (m.epsilon_micros == 0 || m.epsilon_micros > kMaxEpsilonMicros) {
+    return "epsilon must be in (0, 20]";
+  }
+  if (m.domain_size < 2 || m.domain_size > spec.max_domain) {
+    return std::string(name) + " needs a domain size in 2.." + std::to_string(spec.max_domain);
+  }
+  if (m.mechanism == MechanismId::kRappor &&
+      !blur::Rappor::create(m.epsilon_micros, m.domain_size, m.rappor,
+                            blur::BloomHashKey{m.id, m.hash_key})
+           .ok()) {
+    return "invalid RAPPOR shape (see blur/rappor.h: bloom_bits a power of two, 8..4096; "
+           "hash_count 1..16; cohort_count 1..65536)";
+  }
+  if (m.bucket_seconds == 0 || kSecondsPerDay % m.bucket_seconds != 0) {
+    return "bucket width of " + std::to_string(m.bucket_seconds) +
+           " s does not divide a day (e.g. 60, 300, 3600, 86400)";
+  }
+  if (m.retention_days == 0 || m.retention_days > kMaxRetentionDays) {
+    return "retention must be 1.." + std::to_string(kMaxRetentionDays) + " days";
+  }
+  if (is_numeric(m.mechanism) && (!std::isfinite(m.range_low) || !std::isfinite(m.range_high) ||
+                                  m.range_low > m.range_high)) {
+    return "numeric range must be finite with low <= high";
+  }
+  return {};
 }
 
 std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
@@ -150,63 +202,44 @@ std::vector<std::string> split(const std::string& text, char separator) {
 
 }  // namespace
 
-std::optional<MetricConfig> parse_metric_spec(const std::string& spec, std::string* error) {
+Outcome<MetricConfig> parse_metric_spec(const std::string& spec) {
   const std::vector<std::string> parts = split(spec, ':');
+  auto error = [&](const std::string& what) { return invalid("metric '" + spec + "': " + what); };
   if (parts.size() < 3 || parts.size() > 4) {
-    *error = "metric '" + spec +
-             "': expected ID:MECHANISM:EPSILON[:DOMAIN], e.g. 1:rr:1.0 or 2:grr:2:16";
-    return std::nullopt;
+    return error("expected ID:MECHANISM:EPSILON[:DOMAIN], e.g. 1:rr:1.0 or 2:grr:2:16");
   }
-  const std::string& mechanism_text = parts[1];
-  const std::string& epsilon_text = parts[2];
   MetricConfig metric;
   const auto id = parse_uint32(parts[0]);
-  if (!id) {
-    *error = "metric '" + spec + "': id must be an integer in 0..4294967295";
-    return std::nullopt;
-  }
+  if (!id) return error("id must be an integer in 0..4294967295");
   metric.id = *id;
-  const auto mechanism = mechanism_from_name(mechanism_text);
+  const auto mechanism = mechanism_from_name(parts[1]);
   if (!mechanism) {
-    *error = "metric '" + spec + "': unknown mechanism '" + mechanism_text +
-             "' (known: rr, grr, sue, oue, hr, olh, blh, rappor, laplace, onebit)";
-    return std::nullopt;
+    return error("unknown mechanism '" + parts[1] + "' (known: " + mechanism_names() + ")");
   }
   metric.mechanism = *mechanism;
-  const auto epsilon = parse_epsilon_micros(epsilon_text);
-  if (!epsilon) {
-    *error = "metric '" + spec + "': epsilon must be a decimal number in (0, 20]";
-    return std::nullopt;
-  }
+  const auto epsilon = parse_epsilon_micros(parts[2]);
+  if (!epsilon) return error("epsilon must be a decimal number in (0, 20]");
   metric.epsilon_micros = *epsilon;
-  if (metric.mechanism == Mechanism::kBinaryRandomizedResponse) {
-    if (parts.size() == 4 && parts[3] != "2") {
-      *error = "metric '" + spec + "': rr has domain 2";
-      return std::nullopt;
-    }
+  if (metric.mechanism == MechanismId::kBinaryRandomizedResponse) {
+    if (parts.size() == 4 && parts[3] != "2") return error("rr has domain 2");
     metric.domain_size = 2;
   } else {
-    const PayloadShape shape = payload_shape(metric.mechanism);
-    const uint32_t max_domain =
-        shape == PayloadShape::kBits || shape == PayloadShape::kLocalHash ? kMaxBitVectorDomain
-        : is_numeric(metric.mechanism)                                    ? kMaxGridDomain
-        : metric.mechanism == Mechanism::kHadamardResponse                ? kMaxDomainSize - 1
-                                                                          : kMaxDomainSize;
-    const auto domain = parts.size() == 4 ? parse_uint32(parts[3]) : std::nullopt;
-    if (!domain || *domain < 2 || *domain > max_domain) {
-      *error = "metric '" + spec + "': " + mechanism_text + " needs a domain size in 2.." +
-               std::to_string(max_domain);
-      return std::nullopt;
+    const uint32_t domain = parts.size() == 4 ? parse_uint32(parts[3]).value_or(0) : 0;
+    const uint32_t max_domain = mechanism_spec(metric.mechanism).max_domain;
+    if (domain < 2 || domain > max_domain) {
+      return error(parts[1] + " needs a domain size in 2.." + std::to_string(max_domain));
     }
-    metric.domain_size = *domain;
+    metric.domain_size = domain;
   }
+  const std::string problem = check_metric(metric);
+  if (!problem.empty()) return error(problem);
   return metric;
 }
 
 std::string describe(const MetricConfig& metric) {
   char text[128];
   std::snprintf(text, sizeof text, "metric %u (%s, epsilon %u.%06u, domain %u)", metric.id,
-                mechanism_name(metric.mechanism), metric.epsilon_micros / 1000000,
+                blur::mechanism_name(metric.mechanism), metric.epsilon_micros / 1000000,
                 metric.epsilon_micros % 1000000, metric.domain_size);
   return text;
 }

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "store/sqlite_store.h"
+#include "api/collector_api.h"
 
 namespace httplib {
 class Server;
@@ -29,7 +29,7 @@ class HttpServer {
     std::string certificate_file;
     std::string key_file;
   };
-  HttpServer(SqliteStore& store, int threads, const Tls& tls = {});
+  HttpServer(CollectorApi& api, int threads, const Tls& tls = {});
   // False if the TLS certificate or key could not be loaded.
   bool ok() const;
   ~HttpServer();
@@ -41,7 +41,7 @@ class HttpServer {
   void stop();
 
  private:
-  SqliteStore& store_;
+  CollectorApi& api_;
   std::unique_ptr<httplib::Server> server_;
 };
 

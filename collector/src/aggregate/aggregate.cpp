@@ -1,0 +1,126 @@
+#include "aggregate/aggregate.h"
+
+#include "registry/mechanism_spec.h"
+#include "util/varint.h"
+
+namespace blur::collector {
+
+namespace {
+constexpr uint8_t kFormatVersion = 1;
+}  // namespace
+
+Aggregate::Aggregate(const MetricConfig& metric)
+    : spec_(&mechanism_spec(metric.mechanism)), metric_(metric) {
+  if (!spec_->numeric) tally_.assign(spec_->tally_size(metric), 0);
+}
+
+bool Aggregate::numeric() const { return spec_->numeric; }
+
+void Aggregate::add(const IncomingReport& report, uint64_t multiplicity) {
+  reports_ += multiplicity;
+  if (spec_->numeric) {
+    summary_.add(report.payload == PayloadKind::kNumber ? report.number
+                                                         : static_cast<int64_t>(report.value),
+                 multiplicity);
+  } else {
+    spec_->tally(metric_, report, multiplicity, tally_.data());
+  }
+}
+
+void Aggregate::merge(const Aggregate& other) {
+  reports_ += other.reports_;
+  for (size_t i = 0; i < tally_.size() && i < other.tally_.size(); ++i) tally_[i] += other.tally_[i];
+  for (const auto& [value, count] : other.summary_.histogram()) summary_.add(value, count);
+}
+
+std::vector<uint64_t> Aggregate::support_counts() const {
+  std::vector<uint64_t> support(metric_.domain_size, 0);
+  if (!spec_->numeric) spec_->support(metric_, tally_.data(), reports_, support.data());
+  return support;
+}
+
+// Layout: version, mechanism id, varint reports; then for a tally its
+// length and the counts, a zero count written as 0 followed by the length
+// of its run of zeros; for numeric mechanisms the number of histogram
+// entries and each entry as (zigzag delta of the value, count).
+std::string Aggregate::serialize() const {
+  std::string out;
+  out.push_back(static_cast<char>(kFormatVersion));
+  out.push_back(static_cast<char>(metric_.mechanism));
+  put_varint(&out, reports_);
+  if (spec_->numeric) {
+    put_varint(&out, summary_.histogram().size());
+    int64_t previous = 0;
+    for (const auto& [value, count] : summary_.histogram()) {
+      put_varint(&out, zigzag(static_cast<int64_t>(static_cast<uint64_t>(value) -
+                                                   static_cast<uint64_t>(previous))));
+      put_varint(&out, count);
+      previous = value;
+    }
+    return out;
+  }
+  put_varint(&out, tally_.size());
+  for (size_t i = 0; i < tally_.size();) {
+    if (tally_[i] != 0) {
+      put_varint(&out, tally_[i++]);
+      continue;
+    }
+    size_t run = 0;
+    while (i < tally_.size() && tally_[i] == 0) ++i, ++run;
+    put_varint(&out, 0);
+    put_varint(&out, run);
+  }
+  return out;
+}
+
+Outcome<Aggregate> Aggregate::deserialize(const MetricConfig& metric, std::string_view bytes) {
+  auto bad = [&](const char* what) {
+    return invalid("stored aggregate of " + describe(metric) + " is corrupt: " + what);
+  };
+  if (bytes.size() < 2) return bad("truncated header");
+  if (static_cast<uint8_t>(bytes[0]) != kFormatVersion) return bad("unknown format version");
+  if (static_cast<uint8_t>(bytes[1]) != static_cast<uint8_t>(metric.mechanism)) {
+    return bad("another mechanism's aggregate");
+  }
+  Aggregate aggregate(metric);
+  VarintReader reader(bytes.substr(2));
+  uint64_t reports = 0;
+  if (!reader.next(&reports)) return bad("truncated report count");
+  if (aggregate.numeric()) {
+    uint64_t entries = 0;
+    if (!reader.next(&entries) || entries > bytes.size()) return bad("bad histogram size");
+    uint64_t total = 0;
+    uint64_t value = 0;  // two's complement arithmetic: deltas wrap like the writer's
+    for (uint64_t i = 0; i < entries; ++i) {
+      uint64_t delta = 0, count = 0;
+      if (!reader.next(&delta) || !reader.next(&count)) return bad("truncated histogram");
+      if (count == 0 || (i > 0 && unzigzag(delta) <= 0)) return bad("histogram out of order");
+      value += static_cast<uint64_t>(unzigzag(delta));
+      if (total + count < total) return bad("histogram count overflows");
+      total += count;
+      aggregate.summary_.add(static_cast<int64_t>(value), count);
+    }
+    if (total != reports) return bad("histogram does not add up to the report count");
+  } else {
+    uint64_t length = 0;
+    if (!reader.next(&length) || length != aggregate.tally_.size()) {
+      return bad("tally length does not match the metric's shape");
+    }
+    for (size_t i = 0; i < length;) {
+      uint64_t count = 0;
+      if (!reader.next(&count)) return bad("truncated tally");
+      if (count != 0) {
+        aggregate.tally_[i++] = count;
+        continue;
+      }
+      uint64_t run = 0;
+      if (!reader.next(&run) || run == 0 || run > length - i) return bad("bad run of zeros");
+      i += run;
+    }
+  }
+  if (!reader.done()) return bad("trailing bytes");
+  aggregate.reports_ = reports;
+  return aggregate;
+}
+
+}  // namespace blur::collector

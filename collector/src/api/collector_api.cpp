@@ -1,0 +1,189 @@
+#include "api/collector_api.h"
+
+#include <memory>
+#include <optional>
+
+#include "estimate/metric_estimate.h"
+#include "ingest/batch_decoder.h"
+#include "ingest/batch_validator.h"
+#include "util/time_text.h"
+
+namespace blur::collector {
+
+namespace {
+
+ApiResponse error_response(int status, std::string message) {
+  return {status, {{"error", std::move(message)}}};
+}
+
+ApiResponse error_response(const Error& error) {
+  return error_response(http_status(error), error.message);
+}
+
+const std::string* find(const QueryParams& query, std::string_view name) {
+  for (const auto& [key, value] : query) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+// The parsed common parameters of estimate and series.
+struct ReadRequest {
+  MetricConfig metric;
+  TimeRange range;
+  PostProcessing post = PostProcessing::kNone;
+};
+
+Outcome<ReadRequest> read_request(const Store& store, const std::string& id_text,
+                                  const QueryParams& query) {
+  ReadRequest request;
+  if (id_text.empty() || id_text.size() > 10 ||
+      id_text.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoull(id_text) > UINT32_MAX) {
+    return Error{Error::Kind::kNotFound, "unknown metric " + id_text};
+  }
+  const auto metric = store.metric(static_cast<uint32_t>(std::stoull(id_text)));
+  if (!metric) return Error{Error::Kind::kNotFound, "unknown metric " + id_text};
+  request.metric = *metric;
+  for (const char* name : {"from", "to"}) {
+    const std::string* text = find(query, name);
+    if (!text) continue;
+    const auto t = parse_time(*text);
+    if (!t) {
+      return invalid(std::string("parameter '") + name + "' must be an RFC 3339 time, a date " +
+                     "(YYYY-MM-DD) or Unix seconds, not '" + *text + "'");
+    }
+    (name[0] == 'f' ? request.range.from : request.range.to) = *t;
+  }
+  if (request.range.from >= request.range.to) {
+    return invalid("parameter 'from' must be before 'to'");
+  }
+  if (const std::string* text = find(query, "postprocess")) {
+    const auto post = post_processing_from_name(*text);
+    if (!post) return invalid("parameter 'postprocess' must be none or norm-sub, not '" + *text + "'");
+    request.post = *post;
+  }
+  for (const auto& [key, value] : query) {
+    if (key != "from" && key != "to" && key != "postprocess" && key != "bucket") {
+      return invalid("unknown parameter '" + key + "'");
+    }
+  }
+  return request;
+}
+
+void describe_range(const TimeRange& range, nlohmann::json* out) {
+  if (range.from != INT64_MIN) (*out)["from"] = format_time(range.from);
+  if (range.to != INT64_MAX) (*out)["to"] = format_time(range.to);
+}
+
+}  // namespace
+
+int http_status(const Error& error) {
+  switch (error.kind) {
+    case Error::Kind::kInvalid:
+      return 400;
+    case Error::Kind::kNotFound:
+      return 404;
+    case Error::Kind::kConflict:
+      return 409;
+    case Error::Kind::kUnavailable:
+      return 503;
+  }
+  return 500;
+}
+
+void CollectorApi::post_reports(std::string_view body, std::function<void(ApiResponse)> reply) {
+  auto batch = std::make_shared<Batch>();
+  std::string error;
+  if (!decode_batch(reinterpret_cast<const uint8_t*>(body.data()), body.size(), batch.get(),
+                    &error)) {
+    return reply(error_response(400, error));
+  }
+  error = validate_batch(*batch, [this](uint32_t id) { return store_.metric(id); });
+  if (!error.empty()) return reply(error_response(400, error));
+  if (committer_ == nullptr) return reply(error_response(503, "this collector is read-only"));
+  committer_->submit(batch, unix_now(), [reply](const Outcome<BatchOutcome>& outcome) {
+    if (!outcome) {
+      return reply(error_response(outcome.error().kind == Error::Kind::kInvalid
+                                      ? 400
+                                      : 503,
+                                  "storage failure, retry later: " + outcome.error().message));
+    }
+    if (outcome->conflict) {
+      return reply({409, {{"error", outcome->conflict_message},
+                          {"report_id", outcome->conflict_report_id}}});
+    }
+    reply({200, {{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}}});
+  });
+}
+
+ApiResponse CollectorApi::metrics() const {
+  nlohmann::json list = nlohmann::json::array();
+  for (const MetricConfig& m : store_.metrics()) {
+    nlohmann::json entry = nlohmann::json::parse(config_to_text(m));
+    entry["epsilon"] = m.epsilon_micros / 1e6;
+    list.push_back(entry);
+  }
+  return {200, {{"metrics", list}}};
+}
+
+ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryParams& query) const {
+  auto request = read_request(store_, metric_id, query);
+  if (!request) return error_response(request.error());
+  if (find(query, "bucket")) return error_response(400, "unknown parameter 'bucket' (see /series)");
+  auto aggregate = store_.aggregate(request->metric, request->range);
+  if (!aggregate) return error_response(aggregate.error());
+  nlohmann::json out = estimate_json(aggregate.value(), request->post);
+  describe_range(request->range, &out);
+  return {200, out};
+}
+
+ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams& query) const {
+  auto request = read_request(store_, metric_id, query);
+  if (!request) return error_response(request.error());
+  int64_t width = 86400;
+  if (const std::string* bucket = find(query, "bucket")) {
+    if (*bucket == "hour") {
+      width = 3600;
+    } else if (*bucket != "day") {
+      return error_response(400, "parameter 'bucket' must be hour or day, not '" + *bucket + "'");
+    }
+  }
+  if (width < request->metric.bucket_seconds) {
+    return error_response(400, "parameter 'bucket': hour is finer than the " +
+                                   std::to_string(request->metric.bucket_seconds) +
+                                   "-second buckets of " + describe(request->metric));
+  }
+  auto buckets = store_.aggregates(request->metric, request->range);
+  if (!buckets) return error_response(buckets.error());
+  nlohmann::json out;
+  out["metric_id"] = request->metric.id;
+  out["bucket"] = width == 3600 ? "hour" : "day";
+  describe_range(request->range, &out);
+  out["series"] = nlohmann::json::array();
+  // Metric buckets divide a day, so each falls in exactly one period.
+  std::optional<int64_t> period;
+  std::optional<Aggregate> total;
+  auto flush = [&] {
+    if (!total) return;
+    nlohmann::json point = estimate_json(*total, request->post);
+    point["start"] = format_time(*period);
+    point["start_unix"] = *period;
+    out["series"].push_back(std::move(point));
+  };
+  for (BucketAggregate& bucket : buckets.value()) {
+    const int64_t start = bucket.bucket_start - ((bucket.bucket_start % width) + width) % width;
+    if (!period || start != *period) {
+      flush();
+      period = start;
+      total.emplace(request->metric);
+    }
+    total->merge(bucket.aggregate);
+  }
+  flush();
+  return {200, out};
+}
+
+ApiResponse CollectorApi::health() const { return {200, {{"status", "ok"}}}; }
+
+}  // namespace blur::collector

@@ -1,0 +1,64 @@
+// The collector's HTTP API, independent of the HTTP server that carries it:
+// each endpoint takes the request's pieces and answers (status, JSON body).
+// Typed values inside, JSON only here at the edge.
+//
+//   POST /v1/reports                    body: an encoded blur.ReportBatch
+//        200 {"accepted": a, "duplicates": d}  after the commit that holds it
+//        400 {"error": ...}   malformed or inconsistent; nothing stored
+//        409 {"error": ..., "report_id": r}   a report id reused with other
+//                             content (the device's storage was restored or
+//                             its nonce collides): nothing of the batch stored;
+//                             resending cannot succeed
+//        503 {"error": ...}   storage failed or shutting down; retry later
+//   GET  /v1/metrics                    the registered metrics, whole configurations
+//   GET  /v1/metrics/{id}/estimate?from=&to=&postprocess=none|norm-sub
+//   GET  /v1/metrics/{id}/series?bucket=hour|day&from=&to=&postprocess=
+//   GET  /healthz
+//
+// from/to: RFC 3339, a date or Unix seconds; the estimate covers the buckets
+// that start in [from, to) (default: all). A bad parameter is a 400 naming it.
+#ifndef BLUR_COLLECTOR_API_COLLECTOR_API_H
+#define BLUR_COLLECTOR_API_COLLECTOR_API_H
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ingest/group_commit.h"
+#include "store/store.h"
+
+namespace blur::collector {
+
+struct ApiResponse {
+  int status = 200;
+  nlohmann::json body;
+};
+
+using QueryParams = std::vector<std::pair<std::string, std::string>>;
+
+class CollectorApi {
+ public:
+  // `committer` may be null for a read-only API (offline tools): POSTs then
+  // answer 503.
+  CollectorApi(Store& store, GroupCommitter* committer) : store_(store), committer_(committer) {}
+
+  // Answers through `reply` (once, possibly from the committer's thread).
+  void post_reports(std::string_view body, std::function<void(ApiResponse)> reply);
+  ApiResponse metrics() const;
+  ApiResponse estimate(const std::string& metric_id, const QueryParams& query) const;
+  ApiResponse series(const std::string& metric_id, const QueryParams& query) const;
+  ApiResponse health() const;
+
+ private:
+  Store& store_;
+  GroupCommitter* committer_;
+};
+
+// The HTTP status for an error kind (400, 404, 409, 503).
+int http_status(const Error& error);
+
+}  // namespace blur::collector
+
+#endif  // BLUR_COLLECTOR_API_COLLECTOR_API_H

@@ -1,0 +1,85 @@
+#include "ingest/group_commit.h"
+
+#include <unordered_set>
+#include <vector>
+
+namespace blur::collector {
+
+GroupCommitter::GroupCommitter(Store& store, Options options)
+    : store_(store), options_(options), writer_([this] { run(); }) {}
+
+GroupCommitter::~GroupCommitter() { stop(); }
+
+void GroupCommitter::submit(std::shared_ptr<const Batch> batch, int64_t received_at,
+                            Callback done) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!stopping_) {
+      queue_.push_back({std::move(batch), received_at, std::move(done)});
+      wake_.notify_one();
+      return;
+    }
+  }
+  done(unavailable("the collector is shutting down; retry later"));
+}
+
+void GroupCommitter::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    wake_.notify_one();
+  }
+  if (writer_.joinable()) writer_.join();
+}
+
+GroupCommitter::Stats GroupCommitter::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void GroupCommitter::run() {
+  std::vector<Pending> group;
+  std::vector<ReceivedBatch> batches;
+  std::unordered_set<uint64_t> nonces;
+  for (;;) {
+    group.clear();
+    batches.clear();
+    nonces.clear();
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and everything is committed
+      // Everything waiting joins this group, within the limits, one batch
+      // per device nonce; the rest keeps its order for the next group.
+      size_t reports = 0;
+      for (auto it = queue_.begin(); it != queue_.end() && group.size() < options_.max_batches;) {
+        const size_t size = it->batch->reports.size();
+        if (!group.empty() && reports + size > options_.max_reports) break;
+        if (!nonces.insert(it->batch->device_nonce).second) {
+          ++it;
+          continue;
+        }
+        reports += size;
+        group.push_back(std::move(*it));
+        it = queue_.erase(it);
+      }
+    }
+    for (const Pending& pending : group) batches.push_back({pending.batch.get(), pending.received_at});
+    const Outcome<std::vector<BatchOutcome>> outcomes = store_.insert(batches);
+    if (outcomes) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++stats_.commits;
+      stats_.batches += group.size();
+      for (const Pending& pending : group) stats_.reports += pending.batch->reports.size();
+    }
+    for (size_t i = 0; i < group.size(); ++i) {
+      if (outcomes) {
+        group[i].done(outcomes.value()[i]);
+      } else {
+        group[i].done(outcomes.error());
+      }
+    }
+  }
+}
+
+}  // namespace blur::collector

@@ -1,0 +1,174 @@
+#include "metrics/metrics_file.h"
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+namespace blur::collector {
+
+namespace {
+
+std::optional<uint32_t> bucket_seconds(const toml::node& node) {
+  if (auto seconds = node.value<int64_t>()) {
+    if (*seconds <= 0 || *seconds > 86400) return std::nullopt;
+    return static_cast<uint32_t>(*seconds);
+  }
+  const auto text = node.value<std::string>();
+  if (!text) return std::nullopt;
+  static const std::pair<const char*, uint32_t> kNames[] = {
+      {"1m", 60}, {"5m", 300}, {"15m", 900}, {"30m", 1800}, {"1h", 3600}, {"1d", 86400}};
+  for (const auto& [name, seconds] : kNames) {
+    if (*text == name) return seconds;
+  }
+  return std::nullopt;
+}
+
+Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& where) {
+  static const std::set<std::string> kKeys = {
+      "id",         "mechanism",  "epsilon",      "domain",   "bucket", "retention_days",
+      "bloom_bits", "hash_count", "cohort_count", "hash_key", "range"};
+  for (const auto& [key, value] : table) {
+    if (!kKeys.count(std::string(key.str()))) {
+      return invalid(where + ": unknown key '" + std::string(key.str()) + "'");
+    }
+  }
+  auto need = [&](const char* key) -> Outcome<const toml::node*> {
+    const toml::node* node = table.get(key);
+    if (!node) return invalid(where + ": missing '" + key + "'");
+    return node;
+  };
+  auto uint_of = [&](const char* key, uint64_t max) -> Outcome<uint64_t> {
+    const auto v = table[key].value<int64_t>();
+    if (!v || *v < 0 || static_cast<uint64_t>(*v) > max) {
+      return invalid(where + ": '" + key + "' must be an integer in 0.." + std::to_string(max));
+    }
+    return static_cast<uint64_t>(*v);
+  };
+  MetricConfig m;
+  if (auto n = need("id"); !n) return n.error();
+  auto id = uint_of("id", UINT32_MAX);
+  if (!id) return id.error();
+  m.id = static_cast<uint32_t>(id.value());
+  if (auto n = need("mechanism"); !n) return n.error();
+  const auto mechanism_text = table["mechanism"].value<std::string>();
+  const auto mechanism = mechanism_text ? mechanism_from_name(*mechanism_text) : std::nullopt;
+  if (!mechanism) {
+    return invalid(where + ": 'mechanism' must be one of " + mechanism_names());
+  }
+  m.mechanism = *mechanism;
+  if (auto n = need("epsilon"); !n) return n.error();
+  std::optional<uint32_t> epsilon;
+  if (auto text = table["epsilon"].value<std::string>()) {
+    epsilon = parse_epsilon_micros(*text);
+  } else if (auto number = table["epsilon"].value<double>()) {
+    // A TOML float: the nearest micro-nat, if it names one (0.3 is 0.29999...).
+    const double micros = *number * 1e6;
+    if (std::isfinite(micros) && micros > 0 && micros <= 20e6 &&
+        std::fabs(micros - std::round(micros)) < 1e-3) {
+      epsilon = static_cast<uint32_t>(std::llround(micros));
+    }
+  }
+  if (!epsilon) return invalid(where + ": 'epsilon' must be a number in (0, 20] (at most 6 decimals)");
+  m.epsilon_micros = *epsilon;
+  if (table.contains("domain")) {
+    auto domain = uint_of("domain", UINT32_MAX);
+    if (!domain) return domain.error();
+    m.domain_size = static_cast<uint32_t>(domain.value());
+  } else if (m.mechanism != MechanismId::kBinaryRandomizedResponse) {
+    return invalid(where + ": missing 'domain'");
+  }
+  if (table.contains("bucket")) {
+    const auto seconds = bucket_seconds(*table.get("bucket"));
+    if (!seconds) {
+      return invalid(where + ": 'bucket' must be \"1m\", \"5m\", \"15m\", \"30m\", \"1h\", \"1d\" " +
+                     "or seconds dividing a day");
+    }
+    m.bucket_seconds = *seconds;
+  }
+  if (table.contains("retention_days")) {
+    auto days = uint_of("retention_days", kMaxRetentionDays);
+    if (!days) return days.error();
+    m.retention_days = static_cast<uint32_t>(days.value());
+  }
+  const bool rappor = m.mechanism == MechanismId::kRappor;
+  for (const char* key : {"bloom_bits", "hash_count", "cohort_count", "hash_key"}) {
+    if (table.contains(key) && !rappor) return invalid(where + ": '" + key + "' is for rappor only");
+  }
+  struct RapporField {
+    const char* key;
+    uint32_t* value;
+  };
+  for (const RapporField& field : {RapporField{"bloom_bits", &m.rappor.bloom_bits},
+                                   RapporField{"hash_count", &m.rappor.hash_count},
+                                   RapporField{"cohort_count", &m.rappor.cohort_count}}) {
+    if (!table.contains(field.key)) continue;
+    auto v = uint_of(field.key, 65536);
+    if (!v) return v.error();
+    *field.value = static_cast<uint32_t>(v.value());
+  }
+  if (table.contains("hash_key")) {
+    auto key = uint_of("hash_key", INT64_MAX);
+    if (!key) return key.error();
+    m.hash_key = key.value();
+  }
+  if (table.contains("range")) {
+    if (!is_numeric(m.mechanism)) return invalid(where + ": 'range' is for numeric mechanisms only");
+    const toml::array* range = table["range"].as_array();
+    const auto low = range && range->size() == 2 ? (*range)[0].value<double>() : std::nullopt;
+    const auto high = range && range->size() == 2 ? (*range)[1].value<double>() : std::nullopt;
+    if (!low || !high) return invalid(where + ": 'range' must be [low, high]");
+    m.range_low = *low;
+    m.range_high = *high;
+  }
+  const std::string problem = check_metric(m);
+  if (!problem.empty()) return invalid(where + " (" + describe(m) + "): " + problem);
+  return m;
+}
+
+}  // namespace
+
+Outcome<std::vector<MetricConfig>> parse_metrics_toml(const std::string& text,
+                                                      const std::string& name) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream where;
+    where << e.source().begin;
+    return invalid(name + ": " + std::string(e.description()) + " at " + where.str());
+  }
+  for (const auto& [key, value] : root) {
+    if (key.str() != "metric") {
+      return invalid(name + ": unknown top-level key '" + std::string(key.str()) +
+                     "' (metrics are [[metric]] tables)");
+    }
+  }
+  const toml::array* list = root["metric"].as_array();
+  if (!list || list->empty()) return invalid(name + ": no [[metric]] tables");
+  std::vector<MetricConfig> metrics;
+  std::set<uint32_t> ids;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const toml::table* table = (*list)[i].as_table();
+    const std::string where = name + ": metric " + std::to_string(i + 1);
+    if (!table) return invalid(where + " is not a table");
+    auto metric = parse_metric(*table, where);
+    if (!metric) return metric.error();
+    if (!ids.insert(metric->id).second) {
+      return invalid(where + ": id " + std::to_string(metric->id) + " appears twice");
+    }
+    metrics.push_back(metric.value());
+  }
+  return metrics;
+}
+
+Outcome<std::vector<MetricConfig>> load_metrics_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return invalid("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_metrics_toml(text.str(), path);
+}
+
+}  // namespace blur::collector

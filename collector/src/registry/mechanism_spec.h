@@ -1,0 +1,64 @@
+// The collector's half of a mechanism: one spec per line of the SDK's
+// mechanism table, keyed by its MechanismId. A spec says what a report's
+// payload supports, which sufficient statistics the store keeps for it, and
+// the estimator's parameters:
+//
+//   frequency oracles keep a dense tally of counts (an Aggregate), whose
+//   length tally_size() gives; tally() adds one validated report; support()
+//   turns the tally into I_v, the number of reports supporting each value v
+//   (Wang et al. 2017), and params() gives the p, q of the one estimator core
+//   (frequency_oracle.h). The rules:
+//
+//   randomized response (rr, grr): a report supports exactly its value;
+//     tally = count per value.
+//   unary encodings (sue, oue): a report supports every value whose bit is
+//     set; tally = count per bit.
+//   Hadamard response (hr): report j supports v iff popcount((v + 1) & j) is
+//     even; tally = count per j, turned into I_v by one Walsh-Hadamard
+//     transform.
+//   local hashing (olh, blh): (a, b, y) supports v iff top(a v + b) = y, i.e.
+//     top(a v) = y xor top(b); tally = count per (a, that key), and a v is
+//     evaluated once per a with nonzero counts and value.
+//   RAPPOR (rappor): (cohort c, filter r) supports v with weight
+//     sum_j r[position_j(v, c)] (0..h); tally = count per (cohort, bit), and
+//     v's positions are hashed once per cohort with reports.
+//
+//   numeric mechanisms (laplace, onebit) keep exact moments and the
+//   histogram of reported values (NumericSummary) instead.
+#ifndef BLUR_COLLECTOR_REGISTRY_MECHANISM_SPEC_H
+#define BLUR_COLLECTOR_REGISTRY_MECHANISM_SPEC_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include "estimate/frequency_oracle.h"
+#include "ingest/batch.h"
+#include "metrics/metric_config.h"
+
+namespace blur::collector {
+
+struct MechanismSpec {
+  MechanismId id;
+  bool numeric;
+  // The largest domain the collector estimates: the device's limit, or
+  // lower where estimating costs more per value (RAPPOR hashes every
+  // candidate once per cohort).
+  uint32_t max_domain;
+  // Frequency oracles only (nullptr for numeric mechanisms):
+  size_t (*tally_size)(const MetricConfig& metric);
+  void (*tally)(const MetricConfig& metric, const IncomingReport& report, uint64_t multiplicity,
+                uint64_t* tally);
+  // support[0..domain_size) from the tally of `reports` reports.
+  void (*support)(const MetricConfig& metric, const uint64_t* tally, uint64_t reports,
+                  uint64_t* support);
+  OracleParams (*params)(const MetricConfig& metric);
+};
+
+const MechanismSpec& mechanism_spec(MechanismId id);
+
+// The estimator parameters of a metric's mechanism ({0.5, 0.5} for numeric ones).
+OracleParams oracle_params(const MetricConfig& metric);
+
+}  // namespace blur::collector
+
+#endif  // BLUR_COLLECTOR_REGISTRY_MECHANISM_SPEC_H

@@ -1,0 +1,427 @@
+#include "store/sqlite/sqlite_backend.h"
+
+#include <sqlite3.h>
+
+#include <map>
+
+namespace blur::collector::store {
+
+namespace {
+
+constexpr const char* kSchema = R"SQL(
+CREATE TABLE IF NOT EXISTS blur_schema (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS metrics (
+  metric_id INTEGER PRIMARY KEY,
+  config    TEXT NOT NULL          -- config_to_text(): the whole configuration
+);
+CREATE TABLE IF NOT EXISTS nodes (
+  node_id     INTEGER PRIMARY KEY AUTOINCREMENT,
+  started_at  INTEGER NOT NULL,
+  description TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS reports (
+  device_nonce   INTEGER NOT NULL,  -- uint64 bit patterns
+  report_id      INTEGER NOT NULL,
+  metric_id      INTEGER NOT NULL,
+  epsilon_micros INTEGER NOT NULL,
+  device_minute  INTEGER NOT NULL,  -- as the device sent it; 0: none
+  bucket_start   INTEGER NOT NULL,  -- Unix seconds
+  received_at    INTEGER NOT NULL,
+  time_source    INTEGER NOT NULL,  -- 0: receive time, 1: the device's time
+  sdk_version    INTEGER NOT NULL,
+  payload        BLOB NOT NULL,     -- flatten_payload()
+  PRIMARY KEY (device_nonce, report_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS reports_by_bucket ON reports (metric_id, bucket_start);
+CREATE TABLE IF NOT EXISTS aggregates (
+  metric_id    INTEGER NOT NULL,
+  bucket_start INTEGER NOT NULL,
+  node_id      INTEGER NOT NULL,
+  reports      INTEGER NOT NULL,
+  stats        BLOB NOT NULL,       -- Aggregate::serialize()
+  PRIMARY KEY (metric_id, bucket_start, node_id)
+) WITHOUT ROWID;
+)SQL";
+
+sqlite3_int64 as_sql(uint64_t v) { return static_cast<sqlite3_int64>(v); }
+uint64_t from_sql(sqlite3_int64 v) { return static_cast<uint64_t>(v); }
+
+class SqliteConnection final : public Connection {
+ public:
+  SqliteConnection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  ~SqliteConnection() override {
+    for (auto& [sql, statement] : statements_) sqlite3_finalize(statement);
+    sqlite3_close(db_);
+  }
+
+  Fallible ensure_schema() override {
+    // One writer creates the tables; IMMEDIATE takes the write lock first.
+    if (auto status = exec("BEGIN IMMEDIATE"); !status) return status;
+    auto status = create_or_check();
+    if (!status) {
+      rollback();
+      return status;
+    }
+    return commit();
+  }
+
+  Fallible begin() override { return exec("BEGIN IMMEDIATE"); }
+  Fallible commit() override { return exec("COMMIT"); }
+  void rollback() override { (void)exec("ROLLBACK"); }
+
+  Outcome<std::vector<std::pair<uint32_t, std::string>>> load_metrics() override {
+    sqlite3_stmt* s = prepare("SELECT metric_id, config FROM metrics ORDER BY metric_id");
+    if (!s) return failure("load metrics");
+    std::vector<std::pair<uint32_t, std::string>> metrics;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      metrics.emplace_back(static_cast<uint32_t>(sqlite3_column_int64(s, 0)), text(s, 1));
+    }
+    if (rc != SQLITE_DONE) return failure("load metrics");
+    return metrics;
+  }
+
+  Outcome<bool> insert_metric(uint32_t id, const std::string& config) override {
+    sqlite3_stmt* s =
+        prepare("INSERT INTO metrics (metric_id, config) VALUES (?, ?) ON CONFLICT DO NOTHING");
+    if (!s) return failure("register metric");
+    sqlite3_bind_int64(s, 1, id);
+    sqlite3_bind_text(s, 2, config.data(), static_cast<int>(config.size()), SQLITE_TRANSIENT);
+    if (sqlite3_step(s) != SQLITE_DONE) return failure("register metric");
+    return sqlite3_changes(db_) == 1;
+  }
+
+  Outcome<int64_t> register_node(const std::string& description) override {
+    sqlite3_stmt* s = prepare(
+        "INSERT INTO nodes (started_at, description) VALUES (strftime('%s', 'now'), ?)");
+    if (!s) return failure("register node");
+    sqlite3_bind_text(s, 1, description.data(), static_cast<int>(description.size()),
+                      SQLITE_TRANSIENT);
+    if (sqlite3_step(s) != SQLITE_DONE) return failure("register node");
+    return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+  }
+
+  Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>& rows) override {
+    sqlite3_stmt* s = prepare(
+        "INSERT INTO reports (device_nonce, report_id, metric_id, epsilon_micros, device_minute, "
+        "bucket_start, received_at, time_source, sdk_version, payload) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
+    if (!s) return failure("insert reports");
+    std::vector<bool> inserted(rows.size(), false);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const ReportRow& r = rows[i];
+      sqlite3_bind_int64(s, 1, as_sql(r.device_nonce));
+      sqlite3_bind_int64(s, 2, as_sql(r.report_id));
+      sqlite3_bind_int64(s, 3, r.metric_id);
+      sqlite3_bind_int64(s, 4, r.epsilon_micros);
+      sqlite3_bind_int64(s, 5, r.device_minute);
+      sqlite3_bind_int64(s, 6, r.bucket_start);
+      sqlite3_bind_int64(s, 7, r.received_at);
+      sqlite3_bind_int64(s, 8, static_cast<int>(r.time_source));
+      sqlite3_bind_int64(s, 9, r.sdk_version);
+      sqlite3_bind_blob(s, 10, r.payload.data(), static_cast<int>(r.payload.size()),
+                        SQLITE_STATIC);
+      const int rc = sqlite3_step(s);
+      sqlite3_reset(s);
+      if (rc != SQLITE_DONE) return failure("insert reports");
+      inserted[i] = sqlite3_changes(db_) == 1;
+    }
+    return inserted;
+  }
+
+  Outcome<std::vector<std::optional<ReportRow>>> find_reports(
+      const std::vector<ReportKey>& keys) override {
+    sqlite3_stmt* s = prepare(
+        "SELECT " + columns() + " FROM reports WHERE device_nonce = ? AND report_id = ?");
+    if (!s) return failure("find reports");
+    std::vector<std::optional<ReportRow>> found(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      sqlite3_bind_int64(s, 1, as_sql(keys[i].device_nonce));
+      sqlite3_bind_int64(s, 2, as_sql(keys[i].report_id));
+      const int rc = sqlite3_step(s);
+      if (rc == SQLITE_ROW) found[i] = row(s);
+      sqlite3_reset(s);
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failure("find reports");
+    }
+    return found;
+  }
+
+  Fallible delete_reports(const std::vector<ReportKey>& keys) override {
+    sqlite3_stmt* s = prepare("DELETE FROM reports WHERE device_nonce = ? AND report_id = ?");
+    if (!s) return failure("delete reports");
+    for (const ReportKey& key : keys) {
+      sqlite3_bind_int64(s, 1, as_sql(key.device_nonce));
+      sqlite3_bind_int64(s, 2, as_sql(key.report_id));
+      const int rc = sqlite3_step(s);
+      sqlite3_reset(s);
+      if (rc != SQLITE_DONE) return failure("delete reports");
+    }
+    return done();
+  }
+
+  Fallible scan_reports(uint32_t metric_id, int64_t from, int64_t to,
+                        const std::function<bool(const ReportRow&)>& visit) override {
+    sqlite3_stmt* s = prepare("SELECT " + columns() +
+                              " FROM reports WHERE metric_id = ? AND bucket_start >= ? AND "
+                              "bucket_start < ? ORDER BY bucket_start");
+    if (!s) return failure("scan reports");
+    sqlite3_bind_int64(s, 1, metric_id);
+    sqlite3_bind_int64(s, 2, from);
+    sqlite3_bind_int64(s, 3, to);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      if (!visit(row(s))) {
+        sqlite3_reset(s);
+        return done();
+      }
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return failure("scan reports");
+    return done();
+  }
+
+  Outcome<uint64_t> delete_reports_before(uint32_t metric_id, int64_t before) override {
+    sqlite3_stmt* s = prepare("DELETE FROM reports WHERE metric_id = ? AND bucket_start < ?");
+    if (!s) return failure("prune reports");
+    sqlite3_bind_int64(s, 1, metric_id);
+    sqlite3_bind_int64(s, 2, before);
+    const int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return failure("prune reports");
+    return static_cast<uint64_t>(sqlite3_changes64(db_));
+  }
+
+  Outcome<uint64_t> count_reports(std::optional<uint32_t> metric_id) override {
+    sqlite3_stmt* s = prepare(metric_id ? "SELECT COUNT(*) FROM reports WHERE metric_id = ?"
+                                        : "SELECT COUNT(*) FROM reports");
+    if (!s) return failure("count reports");
+    if (metric_id) sqlite3_bind_int64(s, 1, *metric_id);
+    const int rc = sqlite3_step(s);
+    const uint64_t count = rc == SQLITE_ROW ? from_sql(sqlite3_column_int64(s, 0)) : 0;
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW) return failure("count reports");
+    return count;
+  }
+
+  Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id, int64_t bucket_start,
+                                                      int64_t node_id) override {
+    sqlite3_stmt* s = prepare(
+        "SELECT metric_id, bucket_start, node_id, reports, stats FROM aggregates "
+        "WHERE metric_id = ? AND bucket_start = ? AND node_id = ?");
+    if (!s) return failure("load aggregate");
+    sqlite3_bind_int64(s, 1, metric_id);
+    sqlite3_bind_int64(s, 2, bucket_start);
+    sqlite3_bind_int64(s, 3, node_id);
+    const int rc = sqlite3_step(s);
+    std::optional<AggregateRow> found;
+    if (rc == SQLITE_ROW) found = aggregate_row(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failure("load aggregate");
+    return found;
+  }
+
+  Fallible upsert_aggregate(const AggregateRow& r) override {
+    sqlite3_stmt* s = prepare(
+        "INSERT INTO aggregates (metric_id, bucket_start, node_id, reports, stats) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (metric_id, bucket_start, node_id) "
+        "DO UPDATE SET reports = excluded.reports, stats = excluded.stats");
+    if (!s) return failure("store aggregate");
+    sqlite3_bind_int64(s, 1, r.metric_id);
+    sqlite3_bind_int64(s, 2, r.bucket_start);
+    sqlite3_bind_int64(s, 3, r.node_id);
+    sqlite3_bind_int64(s, 4, as_sql(r.reports));
+    sqlite3_bind_blob(s, 5, r.stats.data(), static_cast<int>(r.stats.size()), SQLITE_STATIC);
+    const int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return failure("store aggregate");
+    return done();
+  }
+
+  Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
+                                                     int64_t to) override {
+    sqlite3_stmt* s = prepare(
+        "SELECT metric_id, bucket_start, node_id, reports, stats FROM aggregates "
+        "WHERE metric_id = ? AND bucket_start >= ? AND bucket_start < ? "
+        "ORDER BY bucket_start, node_id");
+    if (!s) return failure("load aggregates");
+    sqlite3_bind_int64(s, 1, metric_id);
+    sqlite3_bind_int64(s, 2, from);
+    sqlite3_bind_int64(s, 3, to);
+    std::vector<AggregateRow> rows;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) rows.push_back(aggregate_row(s));
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return failure("load aggregates");
+    return rows;
+  }
+
+  Fallible delete_aggregates(uint32_t metric_id) override {
+    sqlite3_stmt* s = prepare("DELETE FROM aggregates WHERE metric_id = ?");
+    if (!s) return failure("delete aggregates");
+    sqlite3_bind_int64(s, 1, metric_id);
+    const int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return failure("delete aggregates");
+    return done();
+  }
+
+ private:
+  Fallible create_or_check() {
+    bool has_version_table = false;
+    {
+      sqlite3_stmt* s = prepare(
+          "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'blur_schema'");
+      if (!s) return failure("read the schema");
+      if (sqlite3_step(s) == SQLITE_ROW) has_version_table = sqlite3_column_int64(s, 0) > 0;
+      sqlite3_reset(s);
+    }
+    if (!has_version_table) {
+      sqlite3_stmt* s = prepare(
+          "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'reports'");
+      bool old_layout = false;
+      if (s && sqlite3_step(s) == SQLITE_ROW) old_layout = sqlite3_column_int64(s, 0) > 0;
+      if (s) sqlite3_reset(s);
+      if (old_layout) {
+        return invalid("database " + path_ +
+                       " was written by a collector before schema versions (Blur 0.1 at "
+                       "627103b); this collector cannot read it. Keep it for that version, "
+                       "or start a new database file");
+      }
+      if (auto status = exec(kSchema); !status) return status;
+      return exec("INSERT INTO blur_schema (version) VALUES (" + std::to_string(kSchemaVersion) +
+                  ")");
+    }
+    sqlite3_stmt* s = prepare("SELECT MAX(version) FROM blur_schema");
+    if (!s || sqlite3_step(s) != SQLITE_ROW) return failure("read the schema version");
+    const int64_t version = sqlite3_column_int64(s, 0);
+    sqlite3_reset(s);
+    if (version > kSchemaVersion) {
+      return invalid("database " + path_ + " has schema version " + std::to_string(version) +
+                     ", newer than this collector's (" + std::to_string(kSchemaVersion) +
+                     "): upgrade the collector");
+    }
+    return exec(kSchema);  // same version: IF NOT EXISTS makes this a check
+  }
+
+  static std::string columns() {
+    return "device_nonce, report_id, metric_id, epsilon_micros, device_minute, bucket_start, "
+           "received_at, time_source, sdk_version, payload";
+  }
+  static ReportRow row(sqlite3_stmt* s) {
+    ReportRow r;
+    r.device_nonce = from_sql(sqlite3_column_int64(s, 0));
+    r.report_id = from_sql(sqlite3_column_int64(s, 1));
+    r.metric_id = static_cast<uint32_t>(sqlite3_column_int64(s, 2));
+    r.epsilon_micros = static_cast<uint32_t>(sqlite3_column_int64(s, 3));
+    r.device_minute = static_cast<uint32_t>(sqlite3_column_int64(s, 4));
+    r.bucket_start = sqlite3_column_int64(s, 5);
+    r.received_at = sqlite3_column_int64(s, 6);
+    r.time_source = sqlite3_column_int64(s, 7) == 1 ? TimeSource::kDevice : TimeSource::kReceived;
+    r.sdk_version = static_cast<uint32_t>(sqlite3_column_int64(s, 8));
+    r.payload = blob(s, 9);
+    return r;
+  }
+  static AggregateRow aggregate_row(sqlite3_stmt* s) {
+    AggregateRow r;
+    r.metric_id = static_cast<uint32_t>(sqlite3_column_int64(s, 0));
+    r.bucket_start = sqlite3_column_int64(s, 1);
+    r.node_id = sqlite3_column_int64(s, 2);
+    r.reports = from_sql(sqlite3_column_int64(s, 3));
+    r.stats = blob(s, 4);
+    return r;
+  }
+  static std::string blob(sqlite3_stmt* s, int column) {
+    const void* data = sqlite3_column_blob(s, column);
+    return data ? std::string(static_cast<const char*>(data),
+                              static_cast<size_t>(sqlite3_column_bytes(s, column)))
+                : std::string();
+  }
+  static std::string text(sqlite3_stmt* s, int column) {
+    const unsigned char* data = sqlite3_column_text(s, column);
+    return data ? std::string(reinterpret_cast<const char*>(data),
+                              static_cast<size_t>(sqlite3_column_bytes(s, column)))
+                : std::string();
+  }
+
+  // Prepared once per connection and reused.
+  sqlite3_stmt* prepare(const std::string& sql) {
+    auto it = statements_.find(sql);
+    if (it != statements_.end()) {
+      sqlite3_reset(it->second);
+      sqlite3_clear_bindings(it->second);
+      return it->second;
+    }
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+      sqlite3_finalize(statement);
+      return nullptr;
+    }
+    statements_.emplace(sql, statement);
+    return statement;
+  }
+  Fallible exec(const std::string& sql) {
+    char* message = nullptr;
+    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+      Error error = unavailable("database " + path_ + ": " +
+                                (message ? message : sqlite3_errmsg(db_)));
+      sqlite3_free(message);
+      return error;
+    }
+    return done();
+  }
+  Error failure(const char* what) const {
+    return unavailable(std::string("cannot ") + what + " in " + path_ + ": " +
+                       sqlite3_errmsg(db_));
+  }
+
+  sqlite3* db_;
+  std::string path_;
+  std::map<std::string, sqlite3_stmt*> statements_;
+};
+
+class SqliteDatabase final : public Database {
+ public:
+  explicit SqliteDatabase(std::string path) : path_(std::move(path)) {}
+
+  Outcome<std::unique_ptr<Connection>> connect() override {
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path_.c_str(), &db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        nullptr) != SQLITE_OK) {
+      Error error = unavailable("cannot open database " + path_ + ": " +
+                                (db ? sqlite3_errmsg(db) : "out of memory"));
+      sqlite3_close(db);
+      return error;
+    }
+    sqlite3_busy_timeout(db, 10000);
+    auto connection = std::make_unique<SqliteConnection>(db, path_);
+    // WAL: readers see the last commit and never block the writer.
+    // synchronous=FULL: a commit has reached the disk when it returns.
+    // A 256 MB page cache keeps the report index's hot pages in memory.
+    for (const char* pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
+                               "PRAGMA cache_size=-262144", "PRAGMA temp_store=MEMORY"}) {
+      char* message = nullptr;
+      if (sqlite3_exec(db, pragma, nullptr, nullptr, &message) != SQLITE_OK) {
+        Error error = unavailable("cannot initialize database " + path_ + ": " +
+                                  (message ? message : sqlite3_errmsg(db)));
+        sqlite3_free(message);
+        return error;
+      }
+    }
+    return std::unique_ptr<Connection>(std::move(connection));
+  }
+
+  std::string describe() const override { return "sqlite:" + path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+Outcome<std::unique_ptr<Database>> open_sqlite_database(const std::string& path) {
+  if (path.empty()) return invalid("empty SQLite database path");
+  return std::unique_ptr<Database>(std::make_unique<SqliteDatabase>(path));
+}
+
+}  // namespace blur::collector::store

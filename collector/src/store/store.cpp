@@ -1,0 +1,439 @@
+#include "store/store.h"
+
+#include <unistd.h>
+
+#include <set>
+
+#include "aggregate/payload.h"
+
+namespace blur::collector {
+
+using store::AggregateRow;
+using store::Connection;
+using store::ReportKey;
+using store::ReportRow;
+using store::TimeSource;
+
+namespace {
+constexpr int64_t kSecondsPerDay = 86400;
+
+int64_t floor_to(int64_t t, int64_t width) {
+  const int64_t q = t / width;
+  return (t % width != 0 && t < 0 ? q - 1 : q) * width;
+}
+
+// What makes two reports under one key the same report.
+bool same_report(const ReportRow& a, const ReportRow& b) {
+  return a.metric_id == b.metric_id && a.epsilon_micros == b.epsilon_micros &&
+         a.device_minute == b.device_minute && a.payload == b.payload;
+}
+}  // namespace
+
+ReportTime report_time(const MetricConfig& metric, uint32_t device_minute, int64_t received_at) {
+  const int64_t observed = int64_t{device_minute} * 60;
+  const int64_t oldest = received_at - int64_t{metric.retention_days} * kSecondsPerDay;
+  const bool plausible =
+      device_minute != 0 && observed <= received_at + kClockSkewSeconds && observed >= oldest;
+  const int64_t t = plausible ? observed : received_at;
+  return {floor_to(t, metric.bucket_seconds),
+          plausible ? TimeSource::kDevice : TimeSource::kReceived};
+}
+
+// ---- readers ------------------------------------------------------------------
+
+class Store::Reader {
+ public:
+  Reader(const Store* store, std::unique_ptr<Connection> connection)
+      : store_(store), connection_(std::move(connection)) {}
+  Reader(Reader&&) = default;
+  ~Reader() {
+    if (!connection_) return;
+    std::lock_guard<std::mutex> lock(store_->readers_mutex_);
+    store_->idle_readers_.push_back(std::move(connection_));
+  }
+  Connection* operator->() { return connection_.get(); }
+  // A connection that failed may be broken: do not return it to the pool.
+  void discard() { connection_.reset(); }
+
+ private:
+  const Store* store_;
+  std::unique_ptr<Connection> connection_;
+};
+
+Outcome<Store::Reader> Store::reader() const {
+  {
+    std::lock_guard<std::mutex> lock(readers_mutex_);
+    if (!idle_readers_.empty()) {
+      auto connection = std::move(idle_readers_.back());
+      idle_readers_.pop_back();
+      return Reader(this, std::move(connection));
+    }
+  }
+  auto connection = database_->connect();
+  if (!connection) return connection.error();
+  return Reader(this, std::move(connection).value());
+}
+
+// ---- opening ------------------------------------------------------------------
+
+Store::Store(std::unique_ptr<store::Database> database, Mode mode)
+    : database_(std::move(database)), mode_(mode) {}
+
+Store::~Store() = default;
+
+Outcome<std::unique_ptr<Store>> Store::open(const std::string& url, Mode mode) {
+  auto database = store::open_database(url);
+  if (!database) return database.error();
+  std::unique_ptr<Store> store(new Store(std::move(database).value(), mode));
+  auto connection = store->database_->connect();
+  if (!connection) return connection.error();
+  if (auto status = (*connection)->ensure_schema(); !status) return status.error();
+  if (mode == Mode::kReadWrite) {
+    store->writer_ = std::move(connection).value();
+  } else {
+    store->idle_readers_.push_back(std::move(connection).value());
+  }
+  if (auto status = store->load_metrics(); !status) return status.error();
+  return store;
+}
+
+std::string Store::describe() const { return database_->describe(); }
+
+Fallible Store::load_metrics() {
+  auto r = reader();
+  if (!r) return r.error();
+  auto rows = (*r)->load_metrics();
+  if (!rows) {
+    r->discard();
+    return rows.error();
+  }
+  std::map<uint32_t, MetricConfig> metrics;
+  for (const auto& [id, text] : rows.value()) {
+    auto config = config_from_text(text);
+    if (!config) return config.error();
+    if (config->id != id) return invalid("stored metric " + std::to_string(id) + " is corrupt");
+    metrics.emplace(id, config.value());
+  }
+  std::unique_lock<std::shared_mutex> lock(metrics_mutex_);
+  metrics_ = std::move(metrics);
+  return done();
+}
+
+Outcome<int64_t> Store::node_id() {
+  if (node_id_) return *node_id_;
+  if (!writer_) return invalid("the store was opened read-only");
+  char host[256] = "unknown";
+  gethostname(host, sizeof host - 1);
+  auto id = writer_->register_node(std::string(host) + " pid " + std::to_string(getpid()));
+  if (!id) return id.error();
+  node_id_ = id.value();
+  return *node_id_;
+}
+
+// ---- metrics ------------------------------------------------------------------
+
+Fallible Store::register_metric(const MetricConfig& metric) {
+  if (const std::string problem = check_metric(metric); !problem.empty()) {
+    return invalid(collector::describe(metric) + ": " + problem);
+  }
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  if (!writer_) return invalid("the store was opened read-only");
+  auto inserted = writer_->insert_metric(metric.id, config_to_text(metric));
+  if (!inserted) return inserted.error();
+  if (!inserted.value()) {
+    // Registered before (by this or another node): it must be identical.
+    if (auto status = load_metrics(); !status) return status;
+    const auto stored = this->metric(metric.id);
+    if (!stored) return unavailable("metric " + std::to_string(metric.id) + " vanished");
+    if (*stored != metric) {
+      return Error{Error::Kind::kConflict,
+                   "metric " + std::to_string(metric.id) + " is already registered with another "
+                   "configuration (" + first_difference(*stored, metric) +
+                   "); a changed metric needs a new metric id"};
+    }
+    return done();
+  }
+  std::unique_lock<std::shared_mutex> lock(metrics_mutex_);
+  metrics_[metric.id] = metric;
+  return done();
+}
+
+std::optional<MetricConfig> Store::metric(uint32_t id) const {
+  std::shared_lock<std::shared_mutex> lock(metrics_mutex_);
+  const auto it = metrics_.find(id);
+  if (it == metrics_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<MetricConfig> Store::metrics() const {
+  std::shared_lock<std::shared_mutex> lock(metrics_mutex_);
+  std::vector<MetricConfig> all;
+  for (const auto& entry : metrics_) all.push_back(entry.second);
+  return all;
+}
+
+// ---- writes -------------------------------------------------------------------
+
+Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch>& batches) {
+  // Rows for every report, in batch order; first_row[i] is where batch i starts.
+  std::vector<ReportRow> rows;
+  std::vector<size_t> first_row;
+  std::vector<const MetricConfig*> row_metric;
+  std::map<uint32_t, MetricConfig> metrics;
+  {
+    std::shared_lock<std::shared_mutex> lock(metrics_mutex_);
+    metrics = metrics_;
+  }
+  for (const ReceivedBatch& received : batches) {
+    first_row.push_back(rows.size());
+    for (const IncomingReport& report : received.batch->reports) {
+      const auto metric = metrics.find(report.metric_id);
+      if (metric == metrics.end()) {
+        return invalid("unknown metric " + std::to_string(report.metric_id));
+      }
+      const ReportTime time =
+          report_time(metric->second, report.observed_minute, received.received_at);
+      ReportRow row;
+      row.device_nonce = received.batch->device_nonce;
+      row.report_id = report.report_id;
+      row.metric_id = report.metric_id;
+      row.epsilon_micros = report.epsilon_micros;
+      row.device_minute = report.observed_minute;
+      row.bucket_start = time.bucket_start;
+      row.received_at = received.received_at;
+      row.time_source = time.source;
+      row.sdk_version = received.batch->sdk_version;
+      row.payload = flatten_payload(report);
+      rows.push_back(std::move(row));
+      row_metric.push_back(&metric->second);
+    }
+  }
+  first_row.push_back(rows.size());
+
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  if (!writer_) return invalid("the store was opened read-only");
+  auto node = node_id();
+  if (!node) return node.error();
+  auto fail = [&](const Error& error) -> Outcome<std::vector<BatchOutcome>> {
+    writer_->rollback();
+    return error;
+  };
+  if (auto status = writer_->begin(); !status) return status.error();
+  auto inserted = writer_->insert_reports(rows);
+  if (!inserted) return fail(inserted.error());
+
+  // Keys that existed: identical reports are duplicates, others conflicts.
+  std::vector<ReportKey> existing_keys;
+  std::vector<size_t> existing_rows;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!inserted.value()[i]) {
+      existing_keys.push_back({rows[i].device_nonce, rows[i].report_id});
+      existing_rows.push_back(i);
+    }
+  }
+  std::vector<BatchOutcome> outcomes(batches.size());
+  if (!existing_keys.empty()) {
+    auto stored = writer_->find_reports(existing_keys);
+    if (!stored) return fail(stored.error());
+    size_t batch = 0;
+    for (size_t k = 0; k < existing_rows.size(); ++k) {
+      const size_t i = existing_rows[k];
+      while (first_row[batch + 1] <= i) ++batch;
+      const auto& found = stored.value()[k];
+      if (found && same_report(*found, rows[i])) continue;  // a duplicate
+      BatchOutcome& outcome = outcomes[batch];
+      if (!outcome.conflict) {
+        outcome.conflict = true;
+        outcome.conflict_report_id = rows[i].report_id;
+        outcome.conflict_message =
+            "report id " + std::to_string(rows[i].report_id) + " of this device is already " +
+            "stored with other content (" +
+            (!found ? std::string("vanished")
+             : found->metric_id != rows[i].metric_id
+                 ? "metric " + std::to_string(found->metric_id)
+                 : found->epsilon_micros != rows[i].epsilon_micros
+                     ? "epsilon_micros " + std::to_string(found->epsilon_micros)
+                     : found->device_minute != rows[i].device_minute
+                           ? "observed_minute " + std::to_string(found->device_minute)
+                           : std::string("another payload")) +
+            "): report ids must never be reused; nothing of this batch was stored";
+      }
+    }
+  }
+  // A conflicting batch stores nothing: take back what it inserted.
+  std::vector<ReportKey> take_back;
+  for (size_t b = 0; b < batches.size(); ++b) {
+    if (!outcomes[b].conflict) continue;
+    for (size_t i = first_row[b]; i < first_row[b + 1]; ++i) {
+      if (inserted.value()[i]) take_back.push_back({rows[i].device_nonce, rows[i].report_id});
+    }
+  }
+  if (!take_back.empty()) {
+    if (auto status = writer_->delete_reports(take_back); !status) return fail(status.error());
+  }
+  // The inserted reports, added to this node's aggregates.
+  std::map<std::pair<uint32_t, int64_t>, Aggregate> deltas;
+  for (size_t b = 0; b < batches.size(); ++b) {
+    if (outcomes[b].conflict) continue;
+    const auto& reports = batches[b].batch->reports;
+    for (size_t i = first_row[b]; i < first_row[b + 1]; ++i) {
+      if (!inserted.value()[i]) {
+        ++outcomes[b].duplicates;
+        continue;
+      }
+      ++outcomes[b].inserted;
+      const auto key = std::make_pair(rows[i].metric_id, rows[i].bucket_start);
+      auto delta = deltas.find(key);
+      if (delta == deltas.end()) delta = deltas.emplace(key, Aggregate(*row_metric[i])).first;
+      delta->second.add(reports[i - first_row[b]]);
+    }
+  }
+  if (auto status = add_to_own_aggregates(deltas); !status) return fail(status.error());
+  if (auto status = writer_->commit(); !status) return fail(status.error());
+  return outcomes;
+}
+
+// Each node owns its aggregate rows: read ours, add, write back. Nodes never
+// contend on a row, and merging nodes' rows at read time is a sum.
+Fallible Store::add_to_own_aggregates(
+    const std::map<std::pair<uint32_t, int64_t>, Aggregate>& deltas) {
+  for (const auto& [key, delta] : deltas) {
+    auto row = writer_->load_aggregate(key.first, key.second, *node_id_);
+    if (!row) return row.error();
+    Aggregate total(delta.metric());
+    if (row.value()) {
+      auto stored = Aggregate::deserialize(delta.metric(), row.value()->stats);
+      if (!stored) return stored.error();
+      total = std::move(stored).value();
+    }
+    total.merge(delta);
+    if (auto status = writer_->upsert_aggregate(
+            AggregateRow{key.first, key.second, *node_id_, total.reports(), total.serialize()});
+        !status) {
+      return status;
+    }
+  }
+  return done();
+}
+
+// ---- reads --------------------------------------------------------------------
+
+Outcome<std::vector<BucketAggregate>> Store::aggregates(const MetricConfig& metric,
+                                                        TimeRange range) const {
+  auto r = reader();
+  if (!r) return r.error();
+  auto rows = (*r)->load_aggregates(metric.id, range.from, range.to);
+  if (!rows) {
+    r->discard();
+    return rows.error();
+  }
+  std::vector<BucketAggregate> buckets;
+  for (const AggregateRow& row : rows.value()) {
+    auto aggregate = Aggregate::deserialize(metric, row.stats);
+    if (!aggregate) return aggregate.error();
+    if (buckets.empty() || buckets.back().bucket_start != row.bucket_start) {
+      buckets.push_back({row.bucket_start, std::move(aggregate).value()});
+    } else {
+      buckets.back().aggregate.merge(aggregate.value());
+    }
+  }
+  return buckets;
+}
+
+Outcome<Aggregate> Store::aggregate(const MetricConfig& metric, TimeRange range) const {
+  auto buckets = aggregates(metric, range);
+  if (!buckets) return buckets.error();
+  Aggregate total(metric);
+  for (const BucketAggregate& bucket : buckets.value()) total.merge(bucket.aggregate);
+  return total;
+}
+
+Outcome<Aggregate> Store::aggregate_from_raw(const MetricConfig& metric, TimeRange range) const {
+  auto r = reader();
+  if (!r) return r.error();
+  Aggregate total(metric);
+  bool corrupt = false;
+  auto status = (*r)->scan_reports(metric.id, range.from, range.to, [&](const ReportRow& row) {
+    IncomingReport report;
+    if (!unflatten_payload(metric, row.payload, &report)) {
+      corrupt = true;
+      return false;
+    }
+    total.add(report);
+    return true;
+  });
+  if (!status) {
+    r->discard();
+    return status.error();
+  }
+  if (corrupt) return invalid("a stored report of " + collector::describe(metric) + " is corrupt");
+  return total;
+}
+
+Outcome<uint64_t> Store::report_count(std::optional<uint32_t> metric_id) const {
+  auto r = reader();
+  if (!r) return r.error();
+  auto count = (*r)->count_reports(metric_id);
+  if (!count) r->discard();
+  return count;
+}
+
+// ---- maintenance ---------------------------------------------------------------
+
+Outcome<uint64_t> Store::prune(const MetricConfig& metric, int64_t now) {
+  const int64_t before =
+      floor_to(now - int64_t{metric.retention_days} * kSecondsPerDay, metric.bucket_seconds);
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  if (!writer_) return invalid("the store was opened read-only");
+  if (auto status = writer_->begin(); !status) return status.error();
+  auto deleted = writer_->delete_reports_before(metric.id, before);
+  if (!deleted) {
+    writer_->rollback();
+    return deleted.error();
+  }
+  if (auto status = writer_->commit(); !status) {
+    writer_->rollback();
+    return status.error();
+  }
+  return deleted;
+}
+
+Fallible Store::reaggregate(const MetricConfig& metric) {
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  if (!writer_) return invalid("the store was opened read-only");
+  auto node = node_id();
+  if (!node) return node.error();
+  if (auto status = writer_->begin(); !status) return status;
+  auto fail = [&](const Error& error) -> Fallible {
+    writer_->rollback();
+    return error;
+  };
+  std::map<int64_t, Aggregate> buckets;
+  bool corrupt = false;
+  auto scanned = writer_->scan_reports(
+      metric.id, INT64_MIN, INT64_MAX, [&](const ReportRow& row) {
+        IncomingReport report;
+        if (!unflatten_payload(metric, row.payload, &report)) {
+          corrupt = true;
+          return false;
+        }
+        auto bucket = buckets.find(row.bucket_start);
+        if (bucket == buckets.end()) bucket = buckets.emplace(row.bucket_start, Aggregate(metric)).first;
+        bucket->second.add(report);
+        return true;
+      });
+  if (!scanned) return fail(scanned.error());
+  if (corrupt) return fail(invalid("a stored report of " + collector::describe(metric) + " is corrupt"));
+  if (auto status = writer_->delete_aggregates(metric.id); !status) return fail(status.error());
+  for (const auto& [bucket_start, aggregate] : buckets) {
+    if (auto status = writer_->upsert_aggregate(AggregateRow{
+            metric.id, bucket_start, *node_id_, aggregate.reports(), aggregate.serialize()});
+        !status) {
+      return fail(status.error());
+    }
+  }
+  if (auto status = writer_->commit(); !status) return fail(status.error());
+  return done();
+}
+
+}  // namespace blur::collector

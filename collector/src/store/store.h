@@ -1,0 +1,137 @@
+// The collector's store, over any backend (store/backend.h): metrics with
+// their whole configuration, raw reports keyed by (device nonce, report id)
+// and kept for each metric's retention, and per (metric, time bucket,
+// collector node) the mechanism's sufficient statistics, updated in the same
+// transaction as the raw reports. An estimate reads aggregates only: O(domain)
+// numbers whatever the number of reports, on a reader connection of its own,
+// so reads never wait for ingestion.
+//
+// Thread safety: every method may be called from any thread. Writes are
+// serialized on one writer connection (the group committer batches them);
+// reads use a pool of reader connections.
+#ifndef BLUR_COLLECTOR_STORE_STORE_H
+#define BLUR_COLLECTOR_STORE_STORE_H
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "aggregate/aggregate.h"
+#include "ingest/batch.h"
+#include "metrics/metric_config.h"
+#include "store/backend.h"
+#include "util/outcome.h"
+
+namespace blur::collector {
+
+// Bucket starts in [from, to), Unix seconds.
+struct TimeRange {
+  int64_t from = INT64_MIN;
+  int64_t to = INT64_MAX;
+};
+
+// A validated batch and when it arrived.
+struct ReceivedBatch {
+  const Batch* batch = nullptr;
+  int64_t received_at = 0;  // Unix seconds
+};
+
+struct BatchOutcome {
+  size_t inserted = 0;
+  size_t duplicates = 0;  // already stored, identical: a resent batch
+  // A report reuses a stored (device nonce, report id) with another metric,
+  // epsilon, payload or observation time: nothing of the batch is stored.
+  bool conflict = false;
+  uint64_t conflict_report_id = 0;
+  std::string conflict_message;
+};
+
+struct BucketAggregate {
+  int64_t bucket_start = 0;
+  Aggregate aggregate;
+};
+
+// Which time a report is bucketed by: the device's observation time when it
+// is plausible (not after received_at + kClockSkewSeconds, not older than
+// the retention), else the receive time.
+inline constexpr int64_t kClockSkewSeconds = 300;
+struct ReportTime {
+  int64_t bucket_start;
+  store::TimeSource source;
+};
+ReportTime report_time(const MetricConfig& metric, uint32_t device_minute, int64_t received_at);
+
+class Store {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+  // url: PATH, sqlite:PATH or postgresql://... (store/backend.h).
+  static Outcome<std::unique_ptr<Store>> open(const std::string& url, Mode mode);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  std::string describe() const;
+
+  // Registers a metric, or confirms an identical registration. A changed
+  // configuration for an existing id is refused (kConflict naming the first
+  // field that differs): stored reports would no longer match it.
+  Fallible register_metric(const MetricConfig& metric);
+  std::optional<MetricConfig> metric(uint32_t id) const;
+  std::vector<MetricConfig> metrics() const;
+
+  // Stores validated batches in one durable transaction: result[i] for
+  // batches[i]. No two batches may share a device nonce (the group
+  // committer ensures it). An error stores nothing.
+  Outcome<std::vector<BatchOutcome>> insert(const std::vector<ReceivedBatch>& batches);
+
+  // The metric's aggregates per bucket in the range (all nodes merged),
+  // ordered by bucket; and all of them merged into one.
+  Outcome<std::vector<BucketAggregate>> aggregates(const MetricConfig& metric,
+                                                   TimeRange range) const;
+  Outcome<Aggregate> aggregate(const MetricConfig& metric, TimeRange range) const;
+
+  // Deletes raw reports older than the metric's retention at `now`
+  // (aggregates stay); returns how many.
+  Outcome<uint64_t> prune(const MetricConfig& metric, int64_t now);
+  // Rebuilds the metric's aggregates from its raw reports (run it with the
+  // collectors stopped). Buckets whose raw reports were pruned lose their
+  // aggregates too, so prune first only what you no longer need to estimate.
+  Fallible reaggregate(const MetricConfig& metric);
+  // The aggregate of the metric's raw reports in the range, computed from
+  // raw rows (for checks: it must equal aggregate()).
+  Outcome<Aggregate> aggregate_from_raw(const MetricConfig& metric, TimeRange range) const;
+
+  Outcome<uint64_t> report_count(std::optional<uint32_t> metric_id = std::nullopt) const;
+
+ private:
+  Store(std::unique_ptr<store::Database> database, Mode mode);
+  Fallible load_metrics();
+  Outcome<int64_t> node_id();  // registered on first write
+  Fallible add_to_own_aggregates(const std::map<std::pair<uint32_t, int64_t>, Aggregate>& deltas);
+
+  // A reader connection, returned to the pool when it goes out of scope.
+  class Reader;
+  Outcome<Reader> reader() const;
+
+  std::unique_ptr<store::Database> database_;
+  Mode mode_;
+
+  mutable std::shared_mutex metrics_mutex_;
+  std::map<uint32_t, MetricConfig> metrics_;
+
+  std::mutex writer_mutex_;  // the writer connection and the node id
+  std::unique_ptr<store::Connection> writer_;
+  std::optional<int64_t> node_id_;
+
+  mutable std::mutex readers_mutex_;
+  mutable std::vector<std::unique_ptr<store::Connection>> idle_readers_;
+};
+
+}  // namespace blur::collector
+
+#endif  // BLUR_COLLECTOR_STORE_STORE_H
