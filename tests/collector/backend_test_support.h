@@ -5,7 +5,10 @@
 #define BLUR_TESTS_COLLECTOR_BACKEND_TEST_SUPPORT_H
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -82,11 +85,45 @@ class Backend {
   virtual bool set_schema_version(int version, std::string* error) = 0;
 };
 
+// A fresh file in a temporary directory, opened as "sqlite:PATH".
+class SqliteBackend : public Backend {
+ public:
+  SqliteBackend() {
+    char pattern[] = "/tmp/blur-backend-test-XXXXXX";
+    if (mkdtemp(pattern) != nullptr) dir_ = pattern;
+  }
+  ~SqliteBackend() override {
+    if (!dir_.empty()) (void)std::system(("rm -rf '" + dir_ + "'").c_str());
+  }
+  std::string setup_error() const override {
+    return dir_.empty() ? "cannot create a temporary directory" : "";
+  }
+  Outcome<std::unique_ptr<Database>> open() override {
+    return blur::collector::store::open_database("sqlite:" + path());
+  }
+  bool set_schema_version(int version, std::string* error) override {
+    sqlite3* db = nullptr;
+    bool good = sqlite3_open(path().c_str(), &db) == SQLITE_OK;
+    const std::string sql = "UPDATE blur_schema SET version = " + std::to_string(version);
+    char* message = nullptr;
+    good = good && sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &message) == SQLITE_OK;
+    if (!good) *error = message != nullptr ? message : sqlite3_errmsg(db);
+    sqlite3_free(message);
+    sqlite3_close(db);
+    return good;
+  }
+
+ private:
+  std::string path() const { return dir_ + "/blur.db"; }
+  std::string dir_;
+};
+
+// A private schema on the `postgres` fixture's server, opened as its URL.
 class PostgresBackend : public Backend {
  public:
   std::string setup_error() const override { return schema_.ok() ? "" : schema_.error(); }
   Outcome<std::unique_ptr<Database>> open() override {
-    return blur::collector::store::open_postgres_database(schema_.url());
+    return blur::collector::store::open_database(schema_.url());
   }
   bool set_schema_version(int version, std::string* error) override {
     if (schema_.exec("UPDATE " + schema_.schema() +
@@ -102,9 +139,10 @@ class PostgresBackend : public Backend {
   PostgresTestSchema schema_;
 };
 
-inline std::vector<std::string> backend_names() { return {"postgresql"}; }
+inline std::vector<std::string> backend_names() { return {"sqlite", "postgresql"}; }
 
 inline std::unique_ptr<Backend> make_backend(const std::string& name) {
+  if (name == "sqlite") return std::make_unique<SqliteBackend>();
   if (name == "postgresql") return std::make_unique<PostgresBackend>();
   return nullptr;
 }

@@ -56,6 +56,21 @@ TEST(PostgresBackend, AMalformedUrlIsInvalidWithoutThePassword) {
   EXPECT_FALSE(contains(database.error().message, "pw-secret")) << database.error().message;
 }
 
+TEST(OpenDatabase, DispatchesOnTheSchemeAndNeverEchoesCredentials) {
+  auto postgres = open_database("postgres://reader:pw-9@db.example:6543/telemetry");
+  ASSERT_TRUE(postgres) << postgres.error().message;
+  EXPECT_EQ(postgres.value()->describe(), "postgresql://reader@db.example:6543/telemetry");
+  auto postgresql = open_database("postgresql://db.example/telemetry");
+  ASSERT_TRUE(postgresql) << postgresql.error().message;
+  EXPECT_EQ(postgresql.value()->describe(), "postgresql://db.example/telemetry");
+
+  auto unknown = open_database("mysql://root:pw-9@db.example/telemetry");
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().kind, Error::Kind::kInvalid);
+  EXPECT_TRUE(contains(unknown.error().message, "postgresql://")) << unknown.error().message;
+  EXPECT_FALSE(contains(unknown.error().message, "pw-9")) << unknown.error().message;
+}
+
 class PostgresServerTest : public testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(schema_.ok()) << schema_.error(); }
