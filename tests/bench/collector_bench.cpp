@@ -1,5 +1,6 @@
 // Collector-side costs: decoding and validating untrusted batches, durable
-// SQLite commits (WAL, synchronous=FULL), and estimation.
+// SQLite commits (WAL, synchronous=FULL) of groups of batches, and
+// estimation from stored aggregates.
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,7 +13,11 @@
 #include "estimate/metric_estimate.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
-#include "store/sqlite_store.h"
+#include <random>
+
+#include "api/collector_api.h"
+#include "random_reports.h"
+#include "store/store.h"
 
 namespace {
 
@@ -55,62 +60,103 @@ void BM_DecodeAndValidate(benchmark::State& state) {
 BENCHMARK(BM_DecodeAndValidate)->Arg(1)->Arg(64);
 
 struct TempStore {
-  TempStore() {
+  explicit TempStore(std::vector<MetricConfig> metrics = {*lookup(1)}) {
     char pattern[] = "/tmp/blur-bench-XXXXXX";
     dir = mkdtemp(pattern);
-    std::string error;
-    store = SqliteStore::open(dir + "/blur.db", &error);
-    if (store) store->register_metric(*lookup(1), &error);
+    auto opened = Store::open(dir + "/blur.db", Store::Mode::kReadWrite);
+    if (!opened) return;
+    store = std::move(opened).value();
+    for (const MetricConfig& m : metrics) (void)store->register_metric(m);
   }
   ~TempStore() {
     store.reset();
     std::system(("rm -rf " + dir).c_str());
   }
   std::string dir;
-  std::unique_ptr<SqliteStore> store;
+  std::unique_ptr<Store> store;
 };
 
-// One durable transaction per batch (what one POST costs the store).
-void BM_InsertBatchDurably(benchmark::State& state) {
+// Durable transactions of `group` batches of `count` reports (what a group
+// commit costs the store); items are reports.
+void BM_InsertGroupDurably(benchmark::State& state) {
   TempStore temp;
   if (!temp.store) return state.SkipWithError("open");
   const size_t count = static_cast<size_t>(state.range(0));
+  const size_t group = static_cast<size_t>(state.range(1));
   uint64_t nonce = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    Batch batch;
-    std::string error;
-    const auto bytes = encoded_batch(count, ++nonce);
-    decode_batch(bytes.data(), bytes.size(), &batch, &error);
-    state.ResumeTiming();
-    SqliteStore::InsertResult result;
-    if (!temp.store->insert_batch(batch, &result, &error))
-      return state.SkipWithError(error.c_str());
-  }
-  state.SetItemsProcessed(state.iterations() * state.range(0));
-}
-BENCHMARK(BM_InsertBatchDurably)->Arg(1)->Arg(64)->UseRealTime();
-
-void BM_EstimateBinaryMetric(benchmark::State& state) {
-  TempStore temp;
-  if (!temp.store) return state.SkipWithError("open");
-  const int64_t reports = state.range(0);
-  for (int64_t device = 0; device < reports / 64; ++device) {
-    Batch batch;
-    std::string error;
-    const auto bytes = encoded_batch(64, static_cast<uint64_t>(device));
-    SqliteStore::InsertResult result;
-    if (!decode_batch(bytes.data(), bytes.size(), &batch, &error) ||
-        !temp.store->insert_batch(batch, &result, &error)) {
-      return state.SkipWithError("fill");
+    std::vector<Batch> batches(group);
+    std::vector<ReceivedBatch> received;
+    for (Batch& batch : batches) {
+      std::string error;
+      const auto bytes = encoded_batch(count, ++nonce);
+      decode_batch(bytes.data(), bytes.size(), &batch, &error);
+      received.push_back({&batch, 1795000000});
     }
+    state.ResumeTiming();
+    if (!temp.store->insert(received)) return state.SkipWithError("insert");
   }
+  state.SetItemsProcessed(state.iterations() * state.range(0) * state.range(1));
+}
+BENCHMARK(BM_InsertGroupDurably)
+    ->Args({1, 1})
+    ->Args({64, 1})
+    ->Args({1, 256})
+    ->Args({64, 32})
+    ->UseRealTime();
+
+// An estimate reads aggregates only: its time must not grow with the
+// number of stored reports. GRR and OLH over d = 4096; reports spread over
+// 30 days of hourly buckets (the 30-day daily series reads all 720).
+void BM_EstimateFromStore(benchmark::State& state) {
+  const auto mechanism = static_cast<MechanismId>(state.range(0));
+  const int64_t reports = state.range(1);
+  const MetricConfig metric{2, mechanism, 1000000, 4096};
+  TempStore temp({metric});
+  if (!temp.store) return state.SkipWithError("open");
+  std::mt19937_64 rng(3);
+  uint64_t nonce = 0;
+  for (int64_t stored = 0; stored < reports;) {
+    std::vector<Batch> batches(256);
+    std::vector<ReceivedBatch> received;
+    for (Batch& batch : batches) {
+      batch.device_nonce = ++nonce;
+      for (uint64_t id = 1; id <= 64 && stored < reports; ++id, ++stored) {
+        IncomingReport r = blur_test::random_report(metric, rng);
+        r.report_id = id;
+        r.observed_minute = static_cast<uint32_t>((1795000000 - (rng() % 720) * 3600) / 60);
+        batch.reports.push_back(r);
+      }
+      if (!batch.reports.empty()) received.push_back({&batch, 1795000000});
+    }
+    if (!temp.store->insert(received)) return state.SkipWithError("fill");
+  }
+  CollectorApi api(*temp.store, nullptr);
+  const bool series = state.range(2) != 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(estimate_metric(*lookup(1), *temp.store));
+    const ApiResponse answer = series ? api.series("2", {{"bucket", "day"}}) : api.estimate("2", {});
+    if (answer.status != 200) return state.SkipWithError("estimate");
+    benchmark::DoNotOptimize(answer);
   }
+  state.SetLabel(std::string(blur::mechanism_name(mechanism)) + (series ? " daily series" : ""));
   state.counters["reports"] = static_cast<double>(reports);
 }
-BENCHMARK(BM_EstimateBinaryMetric)->Arg(64000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EstimateFromStore)
+    ->Args({2, 100000, 0})
+    ->Args({8, 100000, 0})
+    ->Args({2, 100000, 1})
+    ->Args({8, 100000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+// 10^7 stored reports: run with --benchmark_filter=EstimateFromStore10M
+// (filling the store takes a minute per mechanism).
+void BM_EstimateFromStore10M(benchmark::State& state) { BM_EstimateFromStore(state); }
+BENCHMARK(BM_EstimateFromStore10M)
+    ->Args({2, 10000000, 0})
+    ->Args({8, 10000000, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -2,10 +2,11 @@
 // uniform true values, every value of the domain estimated. Reports are
 // drawn from each mechanism's output distribution with std::mt19937_64
 // (a fast non-private generator: this measures the collector, not the
-// device); the timed part is aggregation (SupportCounter) + estimation.
+// device); the timed part is aggregation (Aggregate) + estimation.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -25,11 +26,11 @@ constexpr uint32_t kDomain = 4096;
 
 struct Reports {
   std::vector<uint32_t> values;
-  std::vector<uint64_t> packed;  // local hashing
+  std::vector<std::array<uint32_t, 3>> packed;  // local hashing: a, b, bucket
   std::vector<std::string> bits;
 };
 
-Reports generate(Mechanism mechanism, size_t n) {
+Reports generate(MechanismId mechanism, size_t n) {
   std::mt19937_64 rng(1);
   std::uniform_int_distribution<uint32_t> value(0, kDomain - 1);
   std::uniform_real_distribution<double> unit(0, 1);
@@ -52,7 +53,7 @@ Reports generate(Mechanism mechanism, size_t n) {
         const uint32_t y =
             unit(rng) < e / (e + g - 1) ? h : (h + 1 + static_cast<uint32_t>(rng() % (g - 1))) % g;
         r.values.push_back(0);
-        r.packed.push_back(SupportCounter::pack_local_hash(a, b, y));
+        r.packed.push_back({a, b, y});
         break;
       }
       case MechanismId::kHadamardResponse: {
@@ -103,28 +104,35 @@ Reports generate(Mechanism mechanism, size_t n) {
 }
 
 void BM_AggregateAndEstimate(benchmark::State& state) {
-  const auto mechanism = static_cast<Mechanism>(state.range(0));
+  const auto mechanism = static_cast<MechanismId>(state.range(0));
   const size_t n = static_cast<size_t>(state.range(1));
   const MetricConfig metric{1, mechanism, 1000000, kDomain};
   // Unary reports are costly to draw: 50,000 distinct ones are cycled
   // (the others are all drawn).
-  const bool unary = payload_shape(mechanism) == PayloadShape::kBits ||
-                     payload_shape(mechanism) == PayloadShape::kBloom;
+  const bool unary = blur::mechanism_payload(mechanism) == blur::PayloadKind::kBits ||
+                     blur::mechanism_payload(mechanism) == blur::PayloadKind::kBloom;
   const size_t distinct = unary ? std::min<size_t>(n, 50000) : n;
   const Reports reports = generate(mechanism, distinct);
-  const std::string empty;
-  for (auto _ : state) {
-    MetricAggregate aggregate(metric);
-    for (size_t i = 0; i < n; ++i) {
-      const size_t k = i % distinct;
-      const int64_t value = reports.packed.empty() ? reports.values[k]
-                                                   : static_cast<int64_t>(reports.packed[k]);
-      aggregate.add(value, reports.bits.empty() ? empty : reports.bits[k]);
+  std::vector<IncomingReport> incoming(distinct);
+  for (size_t k = 0; k < distinct; ++k) {
+    IncomingReport& r = incoming[k];
+    r.has_payload = true;
+    r.payload = blur::mechanism_payload(mechanism);
+    r.value = reports.values[k];
+    if (!reports.packed.empty()) {
+      r.hash_a = reports.packed[k][0];
+      r.hash_b = reports.packed[k][1];
+      r.value = reports.packed[k][2];
     }
-    benchmark::DoNotOptimize(aggregate.estimate());
+    if (!reports.bits.empty()) r.bits = reports.bits[k];
+  }
+  for (auto _ : state) {
+    Aggregate aggregate(metric);
+    for (size_t i = 0; i < n; ++i) aggregate.add(incoming[i % distinct]);
+    benchmark::DoNotOptimize(estimate_json(aggregate));
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
-  state.SetLabel(mechanism_name(mechanism));
+  state.SetLabel(blur::mechanism_name(mechanism));
 }
 BENCHMARK(BM_AggregateAndEstimate)
     ->Args({2, 1000000})

@@ -37,7 +37,7 @@ TEST(BatchDecoder, DecodesKnownAnswers) {
       EXPECT_EQ(batch.reports[i].mechanism, v.reports[i].mechanism);
       EXPECT_EQ(batch.reports[i].epsilon_micros, v.reports[i].epsilon_micros);
       EXPECT_EQ(batch.reports[i].domain_size, v.reports[i].domain_size);
-      using blur::collector::PayloadKind;
+      using blur::PayloadKind;
       const uint32_t mechanism = v.reports[i].mechanism;
       EXPECT_EQ(batch.reports[i].payload, mechanism == 1    ? PayloadKind::kBit
                                           : mechanism == 2  ? PayloadKind::kIndex

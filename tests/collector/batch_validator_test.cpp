@@ -38,7 +38,7 @@ TEST(BatchValidator, NamesTheFirstInconsistency) {
       {[](Batch& b) { b.reports[0].domain_size = 3; }, "domain_size 3"},
       {[](Batch& b) { b.reports[0].payload = PayloadKind::kIndex; },
        "payload must be `bit` for rr"},
-      {[](Batch& b) { b.reports[0].payload = PayloadKind::kNone; }, "payload must be `bit`"},
+      {[](Batch& b) { b.reports[0].has_payload = false; }, "payload must be `bit`"},
       {[](Batch& b) { b.reports[1].value = 2; }, "report 1 (id 1): index 2 is outside the domain"},
       {[](Batch& b) { b.reports[2].report_id = 0; }, "report id repeats"},
   };
@@ -62,6 +62,7 @@ TEST(BatchValidator, BitVectorsMustFitTheDomainExactly) {
   r.epsilon_micros = 1000000;
   r.domain_size = 12;
   r.payload = PayloadKind::kBits;
+  r.has_payload = true;
   r.bits = std::string("\xff\x0f", 2);  // all 12 bits set, padding clear
   batch.reports.push_back(r);
   EXPECT_EQ(validate_batch(batch, oue), "");
@@ -88,6 +89,7 @@ TEST(BatchValidator, BloomFiltersMatchTheMetricShape) {
   r.epsilon_micros = 2000000;
   r.domain_size = 100;
   r.payload = PayloadKind::kBloom;
+  r.has_payload = true;
   r.value = 7;  // the last cohort
   r.bits = std::string(8, '\xff');
   batch.reports.push_back(r);

@@ -12,7 +12,8 @@
 #include "ingest/batch_decoder.h"
 #include "kat.h"
 #include "kat_report_batch.inc"
-#include "store/sqlite_store.h"
+#include "ingest/group_commit.h"
+#include "store/store.h"
 
 namespace {
 
@@ -32,15 +33,16 @@ class CollectorFixture : public ::testing::Test {
   void SetUp() override {
     char pattern[] = "/tmp/blur-http-test-XXXXXX";
     dir_ = mkdtemp(pattern);
-    std::string error;
-    store_ = SqliteStore::open(dir_ + "/blur.db", &error);
-    ASSERT_TRUE(store_) << error;
+    auto store = Store::open(dir_ + "/blur.db", Store::Mode::kReadWrite);
+    ASSERT_TRUE(store) << store.error().message;
+    store_ = std::move(store).value();
     // Vector 1 reports metric 1 at eps 1; vector 2 reports metric 7 at eps 0.5
     // and metric 4294967295 at eps 20, which stays unregistered.
-    ASSERT_TRUE(
-        store_->register_metric({1, MechanismId::kBinaryRandomizedResponse, 1000000}, &error));
-    ASSERT_TRUE(store_->register_metric({7, MechanismId::kBinaryRandomizedResponse, 500000}, &error));
-    server_ = std::make_unique<HttpServer>(*store_, 4);
+    ASSERT_TRUE(store_->register_metric({1, MechanismId::kBinaryRandomizedResponse, 1000000}));
+    ASSERT_TRUE(store_->register_metric({7, MechanismId::kBinaryRandomizedResponse, 500000}));
+    committer_ = std::make_unique<GroupCommitter>(*store_);
+    api_ = std::make_unique<CollectorApi>(*store_, committer_.get());
+    server_ = std::make_unique<HttpServer>(*api_, 4);
     port_ = server_->bind("127.0.0.1", 0);
     ASSERT_GT(port_, 0);
     thread_ = std::thread([this] { server_->serve(); });
@@ -50,13 +52,14 @@ class CollectorFixture : public ::testing::Test {
   void TearDown() override {
     server_->stop();
     if (thread_.joinable()) thread_.join();
+    committer_->stop();
     std::system(("rm -rf " + dir_).c_str());
   }
   httplib::Result post(const std::string& body) {
     return client_->Post("/v1/reports", body, "application/x-protobuf");
   }
   void expect_refused(const std::string& body, int status, const std::string& message) {
-    const uint64_t before = store_->report_count();
+    const uint64_t before = stored();
     auto response = post(body);
     ASSERT_TRUE(response);
     EXPECT_EQ(response->status, status) << response->body;
@@ -65,11 +68,14 @@ class CollectorFixture : public ::testing::Test {
                 std::string::npos)
           << response->body;
     }
-    EXPECT_EQ(store_->report_count(), before);  // nothing stored
+    EXPECT_EQ(stored(), before);  // nothing stored
   }
 
   std::string dir_;
-  std::unique_ptr<SqliteStore> store_;
+  uint64_t stored() { return store_->report_count().value(); }
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<GroupCommitter> committer_;
+  std::unique_ptr<CollectorApi> api_;
   std::unique_ptr<HttpServer> server_;
   std::thread thread_;
   int port_ = 0;
@@ -82,13 +88,13 @@ TEST_F(CollectorFixture, AcknowledgesOnlyWhatItStored) {
   ASSERT_TRUE(response);
   ASSERT_EQ(response->status, 200) << response->body;
   EXPECT_EQ(nlohmann::json::parse(response->body)["accepted"], 1);
-  EXPECT_EQ(store_->report_count(), 1u);
+  EXPECT_EQ(stored(), 1u);
   // The retry of an acknowledged batch changes nothing.
   response = post(body);
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(nlohmann::json::parse(response->body)["duplicates"], 1);
-  EXPECT_EQ(store_->report_count(), 1u);
+  EXPECT_EQ(stored(), 1u);
 }
 
 TEST_F(CollectorFixture, MalformedBatchesGet400AndStoreNothing) {
@@ -158,6 +164,64 @@ TEST_F(CollectorFixture, NormSubOnRequest) {
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 400);
   EXPECT_NE(response->body.find("none or norm-sub"), std::string::npos);
+}
+
+// A report id reused with other content is a 409 the device can see, naming
+// the report; nothing of that batch is stored.
+TEST_F(CollectorFixture, ConflictingDuplicateIs409) {
+  const std::string body = kat_bodies().at(0);
+  ASSERT_EQ(post(body)->status, 200);
+  blur::collector::Batch batch;
+  std::string error;
+  ASSERT_TRUE(decode_batch(reinterpret_cast<const uint8_t*>(body.data()), body.size(), &batch,
+                           &error));
+  // The same key with the other bit: re-encode by flipping the payload byte.
+  std::string changed = body;
+  bool flipped = false;
+  for (size_t i = 0; i + 1 < changed.size(); ++i) {
+    if (changed[i] == '\x20' && (changed[i + 1] == '\x00' || changed[i + 1] == '\x01')) {
+      changed[i + 1] = static_cast<char>(changed[i + 1] ^ 1);  // field 4 (bit), varint
+      flipped = true;
+      break;
+    }
+  }
+  ASSERT_TRUE(flipped);
+  auto response = post(changed);
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 409) << response->body;
+  const auto answer = nlohmann::json::parse(response->body);
+  EXPECT_EQ(answer["report_id"], batch.reports[0].report_id);
+  EXPECT_NE(answer["error"].get<std::string>().find("another payload"), std::string::npos);
+  EXPECT_EQ(stored(), 1u);
+}
+
+TEST_F(CollectorFixture, SeriesAndTimeRanges) {
+  ASSERT_EQ(post(kat_bodies().at(0))->status, 200);
+  auto response = client_->Get("/v1/metrics/1/series?bucket=hour");
+  ASSERT_TRUE(response);
+  ASSERT_EQ(response->status, 200) << response->body;
+  auto series = nlohmann::json::parse(response->body);
+  ASSERT_EQ(series["series"].size(), 1u);
+  EXPECT_EQ(series["series"][0]["n"], 1);
+  EXPECT_EQ(series["series"][0]["start_unix"].get<int64_t>() % 3600, 0);
+  // A range that ends before now holds nothing; one from 1970 holds it.
+  response = client_->Get("/v1/metrics/1/estimate?to=2001-01-01T00:00:00Z");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(nlohmann::json::parse(response->body)["n"], 0);
+  response = client_->Get("/v1/metrics/1/estimate?from=0");
+  EXPECT_EQ(nlohmann::json::parse(response->body)["n"], 1);
+  for (const char* bad : {"/v1/metrics/1/estimate?from=yesterday",
+                          "/v1/metrics/1/estimate?from=2026-13-01",
+                          "/v1/metrics/1/series?bucket=week",
+                          "/v1/metrics/1/estimate?from=10&to=5",
+                          "/v1/metrics/1/estimate?colour=red"}) {
+    response = client_->Get(bad);
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 400) << bad;
+    EXPECT_NE(nlohmann::json::parse(response->body)["error"].get<std::string>().find("parameter"),
+              std::string::npos)
+        << response->body;
+  }
 }
 
 }  // namespace

@@ -8,12 +8,22 @@
 #include "blur/rappor.h"
 #include "blur/rng.h"
 #include "estimate/frequency_oracle.h"
-#include "estimate/support_counter.h"
+#include "aggregate/aggregate.h"
+#include "registry/mechanism_spec.h"
 #include "sim_port.h"
 
 namespace {
 
 using namespace blur::collector;
+
+IncomingReport bloom_report(uint32_t cohort, const std::string& bits) {
+  IncomingReport r;
+  r.has_payload = true;
+  r.payload = blur::PayloadKind::kBloom;
+  r.value = cohort;
+  r.bits = bits;
+  return r;
+}
 
 MetricConfig rappor_metric(uint32_t epsilon_micros, uint32_t domain, blur::RapporShape shape,
                            uint64_t hash_key) {
@@ -27,7 +37,7 @@ MetricConfig rappor_metric(uint32_t epsilon_micros, uint32_t domain, blur::Rappo
 // supports v with weight sum_j r[position_j(v, c)].
 TEST(RapporSupport, AggregationEqualsTheDefinition) {
   const MetricConfig metric = rappor_metric(1000000, 37, blur::RapporShape{64, 3, 5}, 11);
-  SupportCounter counter(metric);
+  Aggregate counter(metric);
   std::vector<uint64_t> expected(37, 0);
   std::mt19937 rng(3);
   for (int i = 0; i < 3000; ++i) {
@@ -35,7 +45,7 @@ TEST(RapporSupport, AggregationEqualsTheDefinition) {
     std::string bits(8, '\0');
     for (char& b : bits) b = static_cast<char>(rng());
     const uint64_t multiplicity = 1 + rng() % 3;
-    counter.add(cohort, bits, multiplicity);
+    counter.add(bloom_report(cohort, bits), multiplicity);
     for (uint32_t v = 0; v < 37; ++v) {
       const std::string text = std::to_string(v);
       uint16_t positions[3];
@@ -49,7 +59,7 @@ TEST(RapporSupport, AggregationEqualsTheDefinition) {
       }
     }
   }
-  EXPECT_EQ(counter.counts(), expected);
+  EXPECT_EQ(counter.support_counts(), expected);
   EXPECT_GT(counter.reports(), 3000u);  // multiplicities counted
 }
 
@@ -88,15 +98,15 @@ TEST(RapporEstimate, UnbiasedOverHashKeysWithTheFormulaVariance) {
       blur::sim::SimPort port(500 + t);
       blur::Rng rng;
       ASSERT_EQ(rng.seed(port.port(), nullptr, 0), blur::Status::kOk);
-      SupportCounter counter(metric);
+      Aggregate counter(metric);
       uint8_t bits[32];
       for (uint64_t i = 0; i < n; ++i) {
         const uint32_t truth = i < 4 * n / 10 ? 0 : 2 + static_cast<uint32_t>(i % (c.domain - 2));
         uint32_t cohort = 0;
         ASSERT_EQ(rappor.value().randomize(rng, truth, &cohort, bits), blur::Status::kOk);
-        counter.add(cohort, std::string(reinterpret_cast<char*>(bits), c.shape.bloom_bits / 8));
+        counter.add(bloom_report(cohort, std::string(reinterpret_cast<char*>(bits), c.shape.bloom_bits / 8)));
       }
-      const std::vector<uint64_t> support = counter.counts();
+      const std::vector<uint64_t> support = counter.support_counts();
       OracleParams naive = params;
       naive.q = 1 - params.p;  // the bit flip alone, collisions ignored
       for (uint32_t v = 0; v < 2; ++v) {

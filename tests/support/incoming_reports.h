@@ -14,7 +14,8 @@ inline blur::collector::IncomingReport binary_report(uint64_t report_id, bool bi
   r.mechanism = 1;
   r.epsilon_micros = 1000000;
   r.domain_size = 2;
-  r.payload = blur::collector::PayloadKind::kBit;
+  r.has_payload = true;
+  r.payload = blur::PayloadKind::kBit;
   r.value = bit ? 1 : 0;
   return r;
 }

@@ -36,6 +36,14 @@ HttpServer::HttpServer(CollectorApi& api, int threads, const Tls& tls)
     : api_(api), server_(make_server(tls)) {
   server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   server_->set_payload_max_length(4 * max_encoded_batch_size());
+  server_->set_error_handler(httplib::Server::HandlerWithResponse(
+      [](const httplib::Request&, httplib::Response& response) {
+        if (response.status != 413) return httplib::Server::HandlerResponse::Unhandled;
+        send(response, {400, {{"error", "body exceeds the largest valid batch (" +
+                                            std::to_string(max_encoded_batch_size()) +
+                                            " bytes)"}}});
+        return httplib::Server::HandlerResponse::Handled;
+      }));
   server_->set_tcp_nodelay(true);
   server_->Post("/v1/reports", [this](const httplib::Request& request,
                                       httplib::Response& response) {

@@ -39,6 +39,7 @@ class [[nodiscard]] Outcome {
   T* operator->() { return &*value_; }
   const T* operator->() const { return &*value_; }
   T& operator*() { return *value_; }
+  const T& operator*() const { return *value_; }
   const Error& error() const { return error_; }
 
  private:

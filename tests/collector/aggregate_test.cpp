@@ -1,0 +1,144 @@
+#include "aggregate/aggregate.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "aggregate/payload.h"
+#include "blur/hadamard_response.h"
+#include "random_reports.h"
+
+namespace {
+
+using namespace blur::collector;
+
+IncomingReport scalar(const MetricConfig& metric, uint32_t value) {
+  IncomingReport r;
+  r.metric_id = metric.id;
+  r.has_payload = true;
+  r.payload = blur::mechanism_payload(metric.mechanism);
+  r.value = value;
+  return r;
+}
+
+// The Walsh-Hadamard shortcut counts exactly what the definition says:
+// report j supports v iff popcount((v + 1) & j) is even.
+TEST(Aggregate, HadamardSupportEqualsTheDefinition) {
+  const MetricConfig metric{1, MechanismId::kHadamardResponse, 1000000, 13};
+  const uint32_t size = blur::hadamard_size(13);
+  Aggregate aggregate(metric);
+  std::vector<uint64_t> expected(13, 0);
+  std::mt19937 rng(5);
+  for (int i = 0; i < 5000; ++i) {
+    const uint32_t j = rng() % size;
+    const uint64_t multiplicity = 1 + rng() % 3;
+    aggregate.add(scalar(metric, j), multiplicity);
+    for (uint32_t v = 0; v < 13; ++v) {
+      if ((__builtin_popcount((v + 1) & j) & 1) == 0) expected[v] += multiplicity;
+    }
+  }
+  EXPECT_EQ(aggregate.support_counts(), expected);
+}
+
+// Local hashing: tallying by (a, bucket xor top(b)), and a v computed by
+// linearity, count exactly what the definition says: (a, b, y) supports v
+// iff top(a v + b) = y. The largest domain exercises every basis bit.
+TEST(Aggregate, LocalHashSupportEqualsTheDefinition) {
+  for (auto mechanism : {MechanismId::kOptimizedLocalHashing, MechanismId::kBinaryLocalHashing}) {
+    for (uint32_t domain : {100u, 4096u}) {
+      const MetricConfig metric{1, mechanism, 4000000, domain};
+      const auto shape = local_hash_shape(metric);
+      const uint32_t shift = shape.field_bits - shape.bucket_bits;
+      Aggregate aggregate(metric);
+      std::vector<uint64_t> expected(domain, 0);
+      std::mt19937 rng(6);
+      for (int i = 0; i < 300; ++i) {
+        IncomingReport r = scalar(metric, rng() % (1u << shape.bucket_bits));
+        r.hash_a = rng() % (1u << shape.field_bits);
+        r.hash_b = rng() % (1u << shape.field_bits);
+        aggregate.add(r);
+        for (uint32_t v = 0; v < domain; ++v) {
+          expected[v] +=
+              ((blur::gf2_multiply(r.hash_a, v, shape.field_bits) ^ r.hash_b) >> shift) == r.value;
+        }
+      }
+      EXPECT_EQ(aggregate.support_counts(), expected)
+          << blur::mechanism_name(mechanism) << " d " << domain;
+    }
+  }
+}
+
+TEST(Aggregate, UnaryBitsAndScalarValues) {
+  const MetricConfig oue{2, MechanismId::kOptimizedUnaryEncoding, 1000000, 12};
+  Aggregate unary(oue);
+  IncomingReport r = scalar(oue, 0);
+  r.bits = std::string("\x81\x08", 2);  // values 0, 7, 11
+  unary.add(r, 2);
+  EXPECT_EQ(unary.support_counts(),
+            (std::vector<uint64_t>{2, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2}));
+  EXPECT_EQ(unary.reports(), 2u);
+  const MetricConfig grr_metric{3, MechanismId::kGeneralizedRandomizedResponse, 1000000, 4};
+  Aggregate grr(grr_metric);
+  grr.add(scalar(grr_metric, 2));
+  grr.add(scalar(grr_metric, 2), 4);
+  EXPECT_EQ(grr.support_counts(), (std::vector<uint64_t>{0, 0, 5, 0}));
+}
+
+// For every mechanism: merge(A, B) is the aggregate of A's and B's reports
+// together, serialize/deserialize is the identity, and the flat payload
+// round-trips (the store relies on all three).
+TEST(Aggregate, MergeSerializeAndPayloadRoundTripForEveryMechanism) {
+  std::mt19937_64 rng(11);
+  for (const MetricConfig& metric : blur_test::one_metric_per_mechanism()) {
+    SCOPED_TRACE(describe(metric));
+    Aggregate a(metric), b(metric), all(metric);
+    for (int i = 0; i < 500; ++i) {
+      const IncomingReport r = blur_test::random_report(metric, rng);
+      IncomingReport back;
+      ASSERT_TRUE(unflatten_payload(metric, flatten_payload(r), &back));
+      EXPECT_EQ(flatten_payload(back), flatten_payload(r));
+      (i % 3 == 0 ? a : b).add(back);
+      all.add(r);
+    }
+    a.merge(b);
+    EXPECT_EQ(a.reports(), all.reports());
+    EXPECT_EQ(a.tally(), all.tally());
+    EXPECT_EQ(a.summary().histogram(), all.summary().histogram());
+    EXPECT_EQ(a.support_counts(), all.support_counts());
+    auto restored = Aggregate::deserialize(metric, all.serialize());
+    ASSERT_TRUE(restored) << restored.error().message;
+    EXPECT_EQ(restored->serialize(), all.serialize());
+    EXPECT_EQ(restored->support_counts(), all.support_counts());
+    EXPECT_EQ(restored->summary().mean(), all.summary().mean());
+    // An empty aggregate round-trips too.
+    auto empty = Aggregate::deserialize(metric, Aggregate(metric).serialize());
+    ASSERT_TRUE(empty);
+    EXPECT_EQ(empty->reports(), 0u);
+  }
+}
+
+// Stored bytes are untrusted: anything but an exact aggregate of the
+// metric's shape is refused with a message, never read past its end.
+TEST(Aggregate, CorruptBytesAreRefused) {
+  std::mt19937_64 rng(12);
+  for (const MetricConfig& metric : blur_test::one_metric_per_mechanism()) {
+    SCOPED_TRACE(describe(metric));
+    Aggregate aggregate(metric);
+    for (int i = 0; i < 50; ++i) aggregate.add(blur_test::random_report(metric, rng));
+    const std::string bytes = aggregate.serialize();
+    for (size_t cut = 0; cut < bytes.size(); ++cut) {
+      EXPECT_FALSE(Aggregate::deserialize(metric, bytes.substr(0, cut))) << "cut at " << cut;
+    }
+    EXPECT_FALSE(Aggregate::deserialize(metric, bytes + '\0'));
+    std::string other = bytes;
+    other[1] = static_cast<char>(other[1] ^ 0x40);  // another mechanism id
+    EXPECT_FALSE(Aggregate::deserialize(metric, other));
+    other = bytes;
+    other[0] = 9;  // a future format
+    auto refused = Aggregate::deserialize(metric, other);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("format version"), std::string::npos);
+  }
+}
+
+}  // namespace

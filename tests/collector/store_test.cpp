@@ -1,0 +1,279 @@
+// The store's contract, one suite for every backend (SQLite here; the
+// PostgreSQL instantiation needs the server the ctest fixture starts).
+#include "store/store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "incoming_reports.h"
+#include "random_reports.h"
+
+namespace {
+
+using namespace blur::collector;
+
+// A fresh, empty database of one backend per test.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string fresh_url() = 0;
+  // Sets the schema version row directly (to test the newer-version refusal).
+  virtual void set_schema_version(const std::string& url, int version) = 0;
+};
+
+class SqliteBackend : public Backend {
+ public:
+  SqliteBackend() {
+    char pattern[] = "/tmp/blur-store-test-XXXXXX";
+    dir_ = mkdtemp(pattern);
+  }
+  ~SqliteBackend() override { std::system(("rm -rf " + dir_).c_str()); }
+  std::string fresh_url() override { return "sqlite:" + dir_ + "/db" + std::to_string(++n_); }
+  void set_schema_version(const std::string& url, int version) override {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
+    const std::string sql = "UPDATE blur_schema SET version = " + std::to_string(version);
+    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+
+ private:
+  std::string dir_;
+  int n_ = 0;
+};
+
+std::unique_ptr<Backend> make_backend(const std::string& name) {
+  if (name == "sqlite") return std::make_unique<SqliteBackend>();
+  return nullptr;
+}
+
+Batch batch_of(uint64_t nonce, std::initializer_list<std::pair<uint64_t, bool>> reports) {
+  Batch batch;
+  batch.sdk_version = 256;
+  batch.device_nonce = nonce;
+  for (const auto& [id, bit] : reports) batch.reports.push_back(blur_test::binary_report(id, bit));
+  return batch;
+}
+
+const MetricConfig kMetric{1, MechanismId::kBinaryRandomizedResponse, 1000000, 2};
+constexpr int64_t kNow = 1795000000;  // 2026-11-18T...Z
+
+class StoreTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    backend_ = make_backend(GetParam());
+    ASSERT_TRUE(backend_) << "no backend " << GetParam();
+    url_ = backend_->fresh_url();
+  }
+  std::unique_ptr<Store> open(Store::Mode mode = Store::Mode::kReadWrite) {
+    auto store = Store::open(url_, mode);
+    EXPECT_TRUE(store) << store.error().message;
+    return store ? std::move(store).value() : nullptr;
+  }
+  std::vector<BatchOutcome> insert(Store& store, std::vector<const Batch*> batches,
+                                   int64_t received_at = kNow) {
+    std::vector<ReceivedBatch> received;
+    for (const Batch* b : batches) received.push_back({b, received_at});
+    auto outcomes = store.insert(received);
+    EXPECT_TRUE(outcomes) << outcomes.error().message;
+    return outcomes ? outcomes.value() : std::vector<BatchOutcome>{};
+  }
+  uint64_t estimate_n(Store& store, const MetricConfig& metric, TimeRange range = {}) {
+    auto aggregate = store.aggregate(metric, range);
+    EXPECT_TRUE(aggregate) << aggregate.error().message;
+    return aggregate ? aggregate->reports() : 0;
+  }
+  std::unique_ptr<Backend> backend_;
+  std::string url_;
+};
+
+TEST_P(StoreTest, CommittedBatchesSurviveReopen) {
+  {
+    auto store = open();
+    ASSERT_TRUE(store->register_metric(kMetric));
+    const Batch batch = batch_of(7, {{1, true}, {2, false}, {3, true}});
+    const auto outcomes = insert(*store, {&batch});
+    ASSERT_EQ(outcomes.size(), 1u);
+    EXPECT_EQ(outcomes[0].inserted, 3u);
+  }
+  auto store = open(Store::Mode::kReadOnly);
+  ASSERT_TRUE(store->metric(1));
+  EXPECT_EQ(store->report_count().value(), 3u);
+  auto aggregate = store->aggregate(kMetric, {});
+  ASSERT_TRUE(aggregate);
+  EXPECT_EQ(aggregate->reports(), 3u);
+  EXPECT_EQ(aggregate->support_counts(), (std::vector<uint64_t>{1, 2}));
+}
+
+// A resent batch is idempotent; a report id reused with other content is a
+// conflict that stores nothing of its batch, and other batches of the same
+// transaction are unaffected.
+TEST_P(StoreTest, DuplicatesAreIdempotentAndConflictsStoreNothing) {
+  auto store = open();
+  ASSERT_TRUE(store->register_metric(kMetric));
+  const Batch first = batch_of(7, {{1, true}, {2, false}});
+  insert(*store, {&first});
+  const Batch resent = batch_of(7, {{1, true}, {2, false}, {3, true}});
+  const Batch conflicting = batch_of(8, {{1, true}});
+  const Batch other_device = batch_of(9, {{1, true}});
+  insert(*store, {&other_device});
+  const Batch changed = batch_of(9, {{1, false}, {2, true}});  // id 1 now says 0
+  const auto outcomes = insert(*store, {&resent, &changed, &conflicting});
+  ASSERT_EQ(outcomes.size(), 3u);
+  EXPECT_EQ(outcomes[0].inserted, 1u);
+  EXPECT_EQ(outcomes[0].duplicates, 2u);
+  EXPECT_FALSE(outcomes[0].conflict);
+  EXPECT_TRUE(outcomes[1].conflict);
+  EXPECT_EQ(outcomes[1].conflict_report_id, 1u);
+  EXPECT_NE(outcomes[1].conflict_message.find("another payload"), std::string::npos)
+      << outcomes[1].conflict_message;
+  EXPECT_EQ(outcomes[1].inserted, 0u);
+  EXPECT_EQ(outcomes[2].inserted, 1u);
+  // 7:1 7:2 9:1, then 7:3 and 8:1; device 9's report 2 was not stored.
+  EXPECT_EQ(store->report_count().value(), 5u);
+  EXPECT_EQ(estimate_n(*store, kMetric), 5u);
+}
+
+// The whole configuration is kept; a changed metric is refused naming the
+// field, an identical registration is fine, after a restart too.
+TEST_P(StoreTest, ChangedMetricIsRefusedNamingTheField) {
+  MetricConfig rappor{5, MechanismId::kRappor, 2000000, 50};
+  rappor.rappor = {128, 2, 16};
+  rappor.hash_key = 99;
+  rappor.bucket_seconds = 900;
+  {
+    auto store = open();
+    ASSERT_TRUE(store->register_metric(rappor));
+  }
+  auto store = open();
+  ASSERT_TRUE(store->metric(5));
+  EXPECT_TRUE(*store->metric(5) == rappor);
+  EXPECT_TRUE(store->register_metric(rappor));
+  for (auto change : std::vector<std::pair<const char*, void (*)(MetricConfig&)>>{
+           {"rappor_hash_key", [](MetricConfig& m) { m.hash_key = 1; }},
+           {"bucket_seconds", [](MetricConfig& m) { m.bucket_seconds = 3600; }},
+           {"retention_days", [](MetricConfig& m) { m.retention_days = 7; }},
+           {"rappor_cohort_count", [](MetricConfig& m) { m.rappor.cohort_count = 32; }},
+           {"epsilon_micros", [](MetricConfig& m) { m.epsilon_micros = 1000000; }}}) {
+    MetricConfig changed = rappor;
+    change.second(changed);
+    const auto status = store->register_metric(changed);
+    ASSERT_FALSE(status) << change.first;
+    EXPECT_EQ(status.error().kind, Error::Kind::kConflict);
+    EXPECT_NE(status.error().message.find(change.first), std::string::npos)
+        << status.error().message;
+  }
+  EXPECT_TRUE(*store->metric(5) == rappor);
+}
+
+// Reports are bucketed by the device's time when plausible, else by the
+// receive time, and estimates read the buckets of a range.
+TEST_P(StoreTest, TimeBucketsAndRanges) {
+  auto store = open();
+  ASSERT_TRUE(store->register_metric(kMetric));
+  const int64_t hour = 3600;
+  const int64_t this_hour = kNow - kNow % hour;
+  Batch batch = batch_of(11, {{1, true}, {2, true}, {3, true}, {4, true}});
+  batch.reports[0].observed_minute = static_cast<uint32_t>((kNow - 2 * hour) / 60);  // 2 h ago
+  batch.reports[1].observed_minute = static_cast<uint32_t>((kNow + 2 * hour) / 60);  // future
+  batch.reports[2].observed_minute = static_cast<uint32_t>((kNow - 40 * 86400) / 60);  // too old
+  insert(*store, {&batch});
+  auto buckets = store->aggregates(kMetric, {});
+  ASSERT_TRUE(buckets);
+  ASSERT_EQ(buckets->size(), 2u);
+  EXPECT_EQ((*buckets)[0].bucket_start, this_hour - 2 * hour);
+  EXPECT_EQ((*buckets)[0].aggregate.reports(), 1u);
+  EXPECT_EQ((*buckets)[1].bucket_start, this_hour);
+  EXPECT_EQ((*buckets)[1].aggregate.reports(), 3u);
+  EXPECT_EQ(estimate_n(*store, kMetric, {this_hour - hour, INT64_MAX}), 3u);
+  EXPECT_EQ(estimate_n(*store, kMetric, {INT64_MIN, this_hour}), 1u);
+  EXPECT_EQ(estimate_n(*store, kMetric, {this_hour + hour, INT64_MAX}), 0u);
+  EXPECT_EQ(report_time(kMetric, static_cast<uint32_t>((kNow + 60) / 60), kNow).source,
+            store::TimeSource::kDevice);  // within the allowed clock skew
+}
+
+// For every mechanism, over several transactions, buckets and two nodes:
+// the aggregates equal the aggregation of the raw reports, before and after
+// reaggregate.
+TEST_P(StoreTest, AggregatesEqualReaggregationFromRawForEveryMechanism) {
+  const auto metrics = blur_test::one_metric_per_mechanism();
+  std::mt19937_64 rng(21);
+  uint64_t nonce = 1000;
+  for (int node = 0; node < 2; ++node) {
+    auto store = open();
+    for (const MetricConfig& metric : metrics) ASSERT_TRUE(store->register_metric(metric));
+    for (int round = 0; round < 3; ++round) {
+      std::vector<Batch> batches(20);
+      for (Batch& batch : batches) {
+        batch.device_nonce = ++nonce;
+        for (uint64_t id = 1; id <= 8; ++id) {
+          IncomingReport r = blur_test::random_report(metrics[rng() % metrics.size()], rng);
+          r.report_id = id;
+          r.observed_minute = static_cast<uint32_t>((kNow - (rng() % 5) * 3600) / 60);
+          batch.reports.push_back(r);
+        }
+      }
+      std::vector<const Batch*> pointers;
+      for (const Batch& b : batches) pointers.push_back(&b);
+      const auto outcomes = insert(*store, pointers);
+      for (const auto& outcome : outcomes) ASSERT_EQ(outcome.inserted, 8u);
+    }
+  }
+  auto store = open();
+  for (const MetricConfig& metric : metrics) {
+    SCOPED_TRACE(describe(metric));
+    auto stored = store->aggregate(metric, {});
+    auto raw = store->aggregate_from_raw(metric, {});
+    ASSERT_TRUE(stored && raw);
+    EXPECT_GT(stored->reports(), 0u);
+    EXPECT_EQ(stored->serialize(), raw->serialize());
+    ASSERT_TRUE(store->reaggregate(metric));
+    auto rebuilt = store->aggregate(metric, {});
+    ASSERT_TRUE(rebuilt);
+    EXPECT_EQ(rebuilt->serialize(), raw->serialize());
+  }
+}
+
+TEST_P(StoreTest, PruneDeletesOldRawReportsAndKeepsAggregates) {
+  auto store = open();
+  MetricConfig metric = kMetric;
+  metric.retention_days = 2;
+  ASSERT_TRUE(store->register_metric(metric));
+  const Batch old_batch = batch_of(1, {{1, true}, {2, false}});
+  const Batch new_batch = batch_of(2, {{1, true}});
+  insert(*store, {&old_batch}, kNow - 3 * 86400);
+  insert(*store, {&new_batch}, kNow);
+  auto deleted = store->prune(metric, kNow);
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted.value(), 2u);
+  EXPECT_EQ(store->report_count().value(), 1u);
+  EXPECT_EQ(estimate_n(*store, metric), 3u);  // aggregates stay
+}
+
+TEST_P(StoreTest, NewerSchemaIsRefused) {
+  { auto store = open(); }
+  backend_->set_schema_version(url_, 99);
+  auto refused = Store::open(url_, Store::Mode::kReadWrite);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("newer than this collector"), std::string::npos)
+      << refused.error().message;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite"));
+
+TEST(StoreOpen, BadUrlsAreClearErrors) {
+  auto unknown = Store::open("mysql://localhost/blur", Store::Mode::kReadWrite);
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("unknown database URL"), std::string::npos);
+  auto unopenable = Store::open("/nonexistent-dir/blur.db", Store::Mode::kReadWrite);
+  ASSERT_FALSE(unopenable);
+  EXPECT_NE(unopenable.error().message.find("/nonexistent-dir/blur.db"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,78 @@
+// Random valid reports of any metric (each payload field within the
+// metric's shape), for aggregate and store tests.
+#ifndef BLUR_TESTS_SUPPORT_RANDOM_REPORTS_H
+#define BLUR_TESTS_SUPPORT_RANDOM_REPORTS_H
+
+#include <random>
+
+#include "ingest/batch.h"
+#include "metrics/metric_config.h"
+
+namespace blur_test {
+
+inline blur::collector::IncomingReport random_report(const blur::collector::MetricConfig& metric,
+                                                     std::mt19937_64& rng) {
+  using blur::PayloadKind;
+  blur::collector::IncomingReport r;
+  r.metric_id = metric.id;
+  r.mechanism = static_cast<uint32_t>(metric.mechanism);
+  r.epsilon_micros = metric.epsilon_micros;
+  r.domain_size = metric.domain_size;
+  r.has_payload = true;
+  r.payload = blur::mechanism_payload(metric.mechanism);
+  auto random_bytes = [&](size_t n, unsigned valid_bits) {
+    std::string bytes(n, '\0');
+    for (auto& b : bytes) b = static_cast<char>(rng() & 0xFF);
+    const unsigned padding = static_cast<unsigned>(8 * n - valid_bits);
+    if (padding > 0) bytes.back() = static_cast<char>(static_cast<uint8_t>(bytes.back()) & (0xFFu >> padding));
+    return bytes;
+  };
+  switch (r.payload) {
+    case PayloadKind::kBit:
+      r.value = static_cast<uint32_t>(rng() & 1);
+      break;
+    case PayloadKind::kIndex:
+      r.value = static_cast<uint32_t>(rng() % blur::collector::report_value_limit(metric));
+      break;
+    case PayloadKind::kNumber:
+      r.number = static_cast<int64_t>(rng() % 2001) - 1000;
+      break;
+    case PayloadKind::kLocalHash: {
+      const auto shape = blur::collector::local_hash_shape(metric);
+      r.hash_a = static_cast<uint32_t>(rng() % (1u << shape.field_bits));
+      r.hash_b = static_cast<uint32_t>(rng() % (1u << shape.field_bits));
+      r.value = static_cast<uint32_t>(rng() % (1u << shape.bucket_bits));
+      break;
+    }
+    case PayloadKind::kBits:
+      r.bits = random_bytes((metric.domain_size + 7) / 8, metric.domain_size);
+      break;
+    case PayloadKind::kBloom:
+      r.value = static_cast<uint32_t>(rng() % metric.rappor.cohort_count);
+      r.bits = random_bytes(metric.rappor.bloom_bits / 8, metric.rappor.bloom_bits);
+      break;
+  }
+  return r;
+}
+
+// One metric of every mechanism in the table (ids 1..), small domains.
+inline std::vector<blur::collector::MetricConfig> one_metric_per_mechanism() {
+  std::vector<blur::collector::MetricConfig> metrics;
+  uint32_t id = 1;
+#define BLUR_X(number, Cpp, name, C, PROTO, Payload, max_domain)                          \
+  {                                                                                     \
+    blur::collector::MetricConfig m;                                                    \
+    m.id = id++;                                                                        \
+    m.mechanism = blur::MechanismId::k##Cpp;                                            \
+    m.epsilon_micros = 1500000;                                                         \
+    m.domain_size = m.mechanism == blur::MechanismId::kBinaryRandomizedResponse ? 2 : 37; \
+    metrics.push_back(m);                                                               \
+  }
+  BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
+  return metrics;
+}
+
+}  // namespace blur_test
+
+#endif  // BLUR_TESTS_SUPPORT_RANDOM_REPORTS_H
