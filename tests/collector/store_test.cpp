@@ -1,5 +1,5 @@
-// The store's contract, one suite for every backend (SQLite here; the
-// PostgreSQL instantiation needs the server the ctest fixture starts).
+// The store's contract, one suite for every backend: SQLite, and PostgreSQL
+// on the server the ctest fixture `postgres` starts (a schema per database).
 #include "store/store.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "incoming_reports.h"
+#include "postgres_test_db.h"
 #include "random_reports.h"
 
 namespace {
@@ -48,8 +49,33 @@ class SqliteBackend : public Backend {
   int n_ = 0;
 };
 
+// Each fresh database is a new schema on the fixture's server; without the
+// server, the test fails with the reason.
+class PostgresBackend : public Backend {
+ public:
+  std::string fresh_url() override {
+    schemas_.push_back(std::make_unique<blur_test::PostgresTestSchema>());
+    EXPECT_TRUE(schemas_.back()->ok()) << schemas_.back()->error();
+    return schemas_.back()->ok() ? schemas_.back()->url() : "postgresql:///unavailable";
+  }
+  void set_schema_version(const std::string& url, int version) override {
+    for (auto& schema : schemas_) {
+      if (schema->url() != url) continue;
+      ASSERT_TRUE(schema->exec("UPDATE " + schema->schema() +
+                               ".blur_schema SET version = " + std::to_string(version)))
+          << schema->error();
+      return;
+    }
+    FAIL() << "no schema for " << url;
+  }
+
+ private:
+  std::vector<std::unique_ptr<blur_test::PostgresTestSchema>> schemas_;
+};
+
 std::unique_ptr<Backend> make_backend(const std::string& name) {
   if (name == "sqlite") return std::make_unique<SqliteBackend>();
+  if (name == "postgresql") return std::make_unique<PostgresBackend>();
   return nullptr;
 }
 
@@ -265,7 +291,10 @@ TEST_P(StoreTest, NewerSchemaIsRefused) {
       << refused.error().message;
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite"));
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
+                           return param.param;
+                         });
 
 TEST(StoreOpen, BadUrlsAreClearErrors) {
   auto unknown = Store::open("mysql://localhost/blur", Store::Mode::kReadWrite);

@@ -1,4 +1,5 @@
 #include "store/backend.h"
+#include "store/postgres/postgres_backend.h"
 #include "store/sqlite/sqlite_backend.h"
 
 namespace blur::collector::store {
@@ -12,7 +13,7 @@ bool starts_with(const std::string& text, const char* prefix) {
 Outcome<std::unique_ptr<Database>> open_database(const std::string& url) {
   if (starts_with(url, "sqlite:")) return open_sqlite_database(url.substr(7));
   if (starts_with(url, "postgresql://") || starts_with(url, "postgres://")) {
-    return invalid("this collector was built without PostgreSQL support");
+    return open_postgres_database(url);
   }
   if (url.find("://") != std::string::npos) {
     return invalid("unknown database URL scheme in '" + url.substr(0, url.find("://")) +

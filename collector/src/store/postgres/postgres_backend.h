@@ -1,0 +1,102 @@
+// The collector's storage on PostgreSQL, so that several stateless collector
+// processes can share one database (store/backend.h defines the operations).
+//
+// Built on libpq, PostgreSQL's own C client, rather than libpqxx: one layer
+// fewer between us and the protocol, binary parameters and results (a batch
+// of reports goes as a handful of binary arrays in one statement), and no
+// exceptions to catch at our Outcome boundary.
+//
+// Values: uint64 columns (nonces, report ids, report counts) are stored as
+// the int64 with the same bits, so a nonce >= 2^63 reads back negative in
+// psql but exact here; uint32 values are stored as themselves.
+//
+// A lost connection fails the call with kUnavailable and marks the
+// Connection broken(). Outside a transaction the next call reconnects
+// transparently (a failed reconnect is kUnavailable again); inside one, every
+// call fails until rollback(), since the server has rolled the transaction
+// back with the connection. A commit() that fails with a lost connection may
+// or may not have committed: report inserts are idempotent, so the caller
+// retries the batch.
+#ifndef BLUR_COLLECTOR_STORE_POSTGRES_POSTGRES_BACKEND_H
+#define BLUR_COLLECTOR_STORE_POSTGRES_POSTGRES_BACKEND_H
+
+#include <memory>
+#include <string>
+
+#include "store/backend.h"
+
+namespace blur::collector::store {
+
+namespace pg {
+class Session;
+}
+
+class PostgresConnection : public Connection {
+ public:
+  explicit PostgresConnection(std::unique_ptr<pg::Session> session);
+  ~PostgresConnection() override;
+
+  // The connection to the server was lost (see the top of this file).
+  bool broken() const;
+
+  Fallible ensure_schema() override;
+  Fallible begin() override;
+  Fallible commit() override;
+  void rollback() override;
+  Outcome<std::vector<std::pair<uint32_t, std::string>>> load_metrics() override;
+  Outcome<bool> insert_metric(uint32_t id, const std::string& config) override;
+  Outcome<int64_t> register_node(const std::string& description) override;
+  Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>& rows) override;
+  Outcome<std::vector<std::optional<ReportRow>>> find_reports(
+      const std::vector<ReportKey>& keys) override;
+  Fallible delete_reports(const std::vector<ReportKey>& keys) override;
+  Fallible scan_reports(uint32_t metric_id, int64_t from, int64_t to,
+                        const std::function<bool(const ReportRow&)>& visit) override;
+  Outcome<uint64_t> delete_reports_before(uint32_t metric_id, int64_t before) override;
+  Outcome<uint64_t> count_reports(std::optional<uint32_t> metric_id) override;
+  Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id, int64_t bucket_start,
+                                                      int64_t node_id) override;
+  Fallible upsert_aggregate(const AggregateRow& row) override;
+  Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
+                                                     int64_t to) override;
+  Fallible delete_aggregates(uint32_t metric_id) override;
+
+ private:
+  // Before each operation: reconnects a broken connection between
+  // transactions; refuses inside a transaction the server has lost.
+  Fallible usable();
+  Fallible create_or_check_schema();
+  Fallible scan_in_transaction(uint32_t metric_id, int64_t from, int64_t to,
+                               const std::function<bool(const ReportRow&)>& visit);
+
+  std::unique_ptr<pg::Session> session_;
+  bool in_transaction_ = false;  // between begin() and commit()/rollback()
+  unsigned scans_ = 0;           // names the scans' cursors
+};
+
+class PostgresDatabase : public Database {
+ public:
+  // A libpq connection URI ("postgresql://user:password@host:port/db?...",
+  // "postgres://..."). kInvalid if libpq cannot parse it. Connects nothing
+  // yet: connect() does.
+  static Outcome<std::unique_ptr<PostgresDatabase>> open(const std::string& url);
+
+  Outcome<std::unique_ptr<Connection>> connect() override;
+  // "postgresql://user@host:port/db", or for a Unix socket directory
+  // "postgresql://user@/db?host=/dir"; never the password.
+  std::string describe() const override { return description_; }
+
+ private:
+  PostgresDatabase(std::string url, std::string description, std::string password);
+
+  std::string url_;
+  std::string description_;
+  std::string password_;  // only to scrub it from messages
+};
+
+// open_database()'s PostgreSQL branch.
+Outcome<std::unique_ptr<Database>> open_postgres_database(const std::string& url);
+
+}  // namespace blur::collector::store
+
+#endif  // BLUR_COLLECTOR_STORE_POSTGRES_POSTGRES_BACKEND_H

@@ -1,0 +1,123 @@
+#include "store/postgres/postgres_sql.h"
+
+#include "store/backend.h"
+
+namespace blur::collector::store::pg::sql {
+
+// 0x626c7572 is "blur" in ASCII: one lock key for the whole database.
+const char* const kSchemaLock = "SELECT pg_advisory_xact_lock(1651275122)";
+const char* const kSchemaTableExists = "SELECT to_regclass('blur_schema') IS NOT NULL";
+const char* const kSelectSchemaVersion = "SELECT max(version) FROM blur_schema";
+
+// Unqualified names: the tables go to the first schema on the search_path
+// (the role's own schema, or public), so one database can hold several
+// independent collectors' tables (the tests use one schema per test).
+// NOT NULL everywhere the collector always writes a value.
+static_assert(store::kSchemaVersion == 1, "kCreateSchema writes version 1");
+const char* const kCreateSchema = R"(
+CREATE TABLE IF NOT EXISTS blur_schema (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS metrics (
+  metric_id BIGINT PRIMARY KEY,
+  config TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS nodes (
+  node_id BIGSERIAL PRIMARY KEY,
+  started_at BIGINT,
+  description TEXT);
+CREATE TABLE IF NOT EXISTS reports (
+  device_nonce BIGINT NOT NULL,
+  report_id BIGINT NOT NULL,
+  metric_id BIGINT NOT NULL,
+  epsilon_micros BIGINT NOT NULL,
+  device_minute BIGINT NOT NULL,
+  bucket_start BIGINT NOT NULL,
+  received_at BIGINT NOT NULL,
+  time_source SMALLINT NOT NULL,
+  sdk_version BIGINT NOT NULL,
+  payload BYTEA NOT NULL,
+  PRIMARY KEY (device_nonce, report_id));
+CREATE INDEX IF NOT EXISTS reports_metric_bucket ON reports (metric_id, bucket_start);
+CREATE TABLE IF NOT EXISTS aggregates (
+  metric_id BIGINT NOT NULL,
+  bucket_start BIGINT NOT NULL,
+  node_id BIGINT NOT NULL,
+  reports BIGINT NOT NULL,
+  stats BYTEA NOT NULL,
+  PRIMARY KEY (metric_id, bucket_start, node_id));
+INSERT INTO blur_schema (version) VALUES (1);
+)";
+
+const char* const kReportColumns =
+    "device_nonce, report_id, metric_id, epsilon_micros, device_minute, bucket_start, "
+    "received_at, time_source, sdk_version, payload";
+
+namespace {
+constexpr unsigned kInt8 = kInt8Oid;
+constexpr unsigned kInt8s = kInt8ArrayOid;
+}  // namespace
+
+// Statement ids index the session's prepared flags: distinct, < kMaxStatements.
+const Statement kLoadMetrics{0, "load metrics",
+                             "SELECT metric_id, config FROM metrics ORDER BY metric_id", {}};
+const Statement kInsertMetric{
+    1, "insert metric",
+    "INSERT INTO metrics (metric_id, config) VALUES ($1, $2) ON CONFLICT (metric_id) DO NOTHING",
+    {kInt8, kTextOid}};
+const Statement kRegisterNode{
+    2, "register node",
+    "INSERT INTO nodes (started_at, description) "
+    "VALUES (extract(epoch FROM now())::bigint, $1) RETURNING node_id",
+    {kTextOid}};
+
+// One statement for a whole batch: ten binary arrays, unnest()ed into rows.
+// Rows whose key exists are skipped (ON CONFLICT DO NOTHING, which also
+// waits for a concurrent uncommitted insert of the same key and then skips);
+// RETURNING names the rows actually inserted.
+const Statement kInsertReports{
+    3, "insert reports",
+    "INSERT INTO reports (device_nonce, report_id, metric_id, epsilon_micros, device_minute, "
+    "bucket_start, received_at, time_source, sdk_version, payload) "
+    "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], "
+    "$6::int8[], $7::int8[], $8::int2[], $9::int8[], $10::bytea[]) "
+    "ON CONFLICT (device_nonce, report_id) DO NOTHING RETURNING device_nonce, report_id",
+    {kInt8s, kInt8s, kInt8s, kInt8s, kInt8s, kInt8s, kInt8s, kInt2ArrayOid, kInt8s,
+     kByteaArrayOid}};
+const Statement kFindReports{
+    4, "find reports",
+    "SELECT r.device_nonce, r.report_id, r.metric_id, r.epsilon_micros, r.device_minute, "
+    "r.bucket_start, r.received_at, r.time_source, r.sdk_version, r.payload "
+    "FROM reports r JOIN unnest($1::int8[], $2::int8[]) AS k(nonce, id) "
+    "ON r.device_nonce = k.nonce AND r.report_id = k.id",
+    {kInt8s, kInt8s}};
+const Statement kDeleteReports{
+    5, "delete reports",
+    "DELETE FROM reports r USING unnest($1::int8[], $2::int8[]) AS k(nonce, id) "
+    "WHERE r.device_nonce = k.nonce AND r.report_id = k.id",
+    {kInt8s, kInt8s}};
+const Statement kDeleteReportsBefore{
+    6, "delete old reports", "DELETE FROM reports WHERE metric_id = $1 AND bucket_start < $2",
+    {kInt8, kInt8}};
+const Statement kCountReports{7, "count reports", "SELECT count(*) FROM reports", {}};
+const Statement kCountMetricReports{
+    8, "count reports", "SELECT count(*) FROM reports WHERE metric_id = $1", {kInt8}};
+
+const Statement kLoadAggregate{
+    9, "load aggregate",
+    "SELECT reports, stats FROM aggregates "
+    "WHERE metric_id = $1 AND bucket_start = $2 AND node_id = $3",
+    {kInt8, kInt8, kInt8}};
+const Statement kUpsertAggregate{
+    10, "store aggregate",
+    "INSERT INTO aggregates (metric_id, bucket_start, node_id, reports, stats) "
+    "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (metric_id, bucket_start, node_id) "
+    "DO UPDATE SET reports = EXCLUDED.reports, stats = EXCLUDED.stats",
+    {kInt8, kInt8, kInt8, kInt8, kByteaOid}};
+const Statement kLoadAggregates{
+    11, "load aggregates",
+    "SELECT bucket_start, node_id, reports, stats FROM aggregates "
+    "WHERE metric_id = $1 AND bucket_start >= $2 AND bucket_start < $3 "
+    "ORDER BY bucket_start, node_id",
+    {kInt8, kInt8, kInt8}};
+const Statement kDeleteAggregates{
+    12, "delete aggregates", "DELETE FROM aggregates WHERE metric_id = $1", {kInt8}};
+
+}  // namespace blur::collector::store::pg::sql

@@ -1,0 +1,37 @@
+// Every SQL text the PostgreSQL backend sends, in one place.
+#ifndef BLUR_COLLECTOR_STORE_POSTGRES_POSTGRES_SQL_H
+#define BLUR_COLLECTOR_STORE_POSTGRES_POSTGRES_SQL_H
+
+#include "store/postgres/pg_session.h"
+
+namespace blur::collector::store::pg::sql {
+
+// ensure_schema(): taken first, in the same transaction, so that collectors
+// starting together on an empty database create the tables once (two
+// concurrent CREATE TABLE IF NOT EXISTS can both fail on the catalog's unique
+// index). Transaction-scoped: released by the COMMIT or ROLLBACK.
+extern const char* const kSchemaLock;
+extern const char* const kSchemaTableExists;  // one row: 't' or 'f'
+extern const char* const kSelectSchemaVersion;  // one row: the version or NULL
+extern const char* const kCreateSchema;       // the tables at kSchemaVersion; version row
+
+// Columns of a report, in ReportRow's order, as read by find and scan.
+extern const char* const kReportColumns;
+
+extern const Statement kLoadMetrics;
+extern const Statement kInsertMetric;
+extern const Statement kRegisterNode;
+extern const Statement kInsertReports;
+extern const Statement kFindReports;
+extern const Statement kDeleteReports;
+extern const Statement kDeleteReportsBefore;
+extern const Statement kCountReports;
+extern const Statement kCountMetricReports;
+extern const Statement kLoadAggregate;
+extern const Statement kUpsertAggregate;
+extern const Statement kLoadAggregates;
+extern const Statement kDeleteAggregates;
+
+}  // namespace blur::collector::store::pg::sql
+
+#endif  // BLUR_COLLECTOR_STORE_POSTGRES_POSTGRES_SQL_H

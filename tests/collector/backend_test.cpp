@@ -1,0 +1,289 @@
+// The storage backends' Connection semantics (store/backend.h), one suite
+// run over every backend: SQLite on a temporary file, PostgreSQL on the
+// ctest fixture's server (a private schema per test). PostgreSQL cases FAIL,
+// never skip, when that server is missing.
+#include "store/backend.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backend_test_support.h"
+
+namespace {
+
+using namespace blur::collector;
+using namespace blur::collector::store;
+using blur_test::BackendTest;
+using blur_test::report;
+
+constexpr uint64_t kHigh = 0x8000000000000000ull;  // nonces are random 64-bit values
+
+std::vector<std::pair<uint32_t, std::string>> sorted(
+    std::vector<std::pair<uint32_t, std::string>> metrics) {
+  std::sort(metrics.begin(), metrics.end());
+  return metrics;
+}
+
+TEST_P(BackendTest, SchemaCreationIsIdempotentAndKeepsData) {
+  auto c = connect();
+  ASSERT_OK(c->ensure_schema());
+  ASSERT_TRUE(VALUE(c->insert_metric(7, "rr eps=1")));
+  ASSERT_OK(c->ensure_schema());
+  auto other = connect();
+  ASSERT_OK(other->ensure_schema());
+  auto metrics = other->load_metrics();
+  ASSERT_TRUE(metrics);
+  EXPECT_EQ(metrics.value(), (std::vector<std::pair<uint32_t, std::string>>{{7, "rr eps=1"}}));
+}
+
+TEST_P(BackendTest, RefusesANewerSchemaVersion) {
+  ASSERT_TRUE(connect()->ensure_schema());
+  std::string error;
+  ASSERT_TRUE(backend().set_schema_version(kSchemaVersion + 1, &error)) << error;
+  auto c = connect();
+  auto checked = c->ensure_schema();
+  ASSERT_FALSE(checked);
+  EXPECT_EQ(checked.error().kind, Error::Kind::kInvalid);
+  // Both versions named, and what to do.
+  for (const char* part : {"version 2", "newer than this collector's (1)", "upgrade the collector"}) {
+    EXPECT_NE(checked.error().message.find(part), std::string::npos) << checked.error().message;
+  }
+}
+
+TEST_P(BackendTest, MetricsInsertOnceAndLoad) {
+  auto c = connect_with_schema();
+  EXPECT_TRUE(VALUE(c->load_metrics()).empty());
+  EXPECT_TRUE(VALUE(c->insert_metric(2, "second")));
+  EXPECT_TRUE(VALUE(c->insert_metric(0xffffffffu, "largest id")));
+  EXPECT_TRUE(VALUE(c->insert_metric(1, "first")));
+  auto again = c->insert_metric(1, "different");
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again.value());
+  EXPECT_EQ(sorted(VALUE(c->load_metrics())),
+            (std::vector<std::pair<uint32_t, std::string>>{
+                {1, "first"}, {2, "second"}, {0xffffffffu, "largest id"}}));
+}
+
+TEST_P(BackendTest, InsertReportsSkipsExistingKeysAndDuplicatesWithinACall) {
+  auto c = connect_with_schema();
+  const ReportRow a = report(1, 1, 1, 60, "a"), b = report(1, 2, 1, 60, "b"),
+                  d = report(kHigh + 9, 1, 1, 120, "d");
+  auto first = c->insert_reports({a, b});
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_EQ(first.value(), (std::vector<bool>{true, true}));
+
+  ReportRow b_again = b, d_again = d;
+  b_again.payload = "changed";
+  d_again.payload = "second copy";
+  auto second = c->insert_reports({b_again, d, a, d_again});
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_EQ(second.value(), (std::vector<bool>{false, true, false, false}));
+
+  auto found = c->find_reports({{1, 2}, {kHigh + 9, 1}});
+  ASSERT_TRUE(found);
+  ASSERT_TRUE(found.value()[0] && found.value()[1]);
+  EXPECT_EQ(found.value()[0]->payload, "b");  // the stored row was not replaced
+  EXPECT_EQ(found.value()[1]->payload, "d");  // the first of the call's copies won
+  EXPECT_EQ(VALUE(c->count_reports(std::nullopt)), 3u);
+  EXPECT_TRUE(VALUE(c->insert_reports({})).empty());
+}
+
+TEST_P(BackendTest, ReportsRoundTripEveryFieldIncludingValuesAbove2To63) {
+  auto c = connect_with_schema();
+  ReportRow row;
+  row.device_nonce = ~0ull;
+  row.report_id = kHigh;
+  row.metric_id = 0xfffffffeu;
+  row.epsilon_micros = 0xffffffffu;
+  row.device_minute = 0x80000001u;
+  row.bucket_start = int64_t{1} << 40;
+  row.received_at = (int64_t{1} << 40) + 59;
+  row.time_source = TimeSource::kDevice;
+  row.sdk_version = 0xfffffff0u;
+  row.payload = std::string("\0\x80\xff\x01", 4);
+  ReportRow small = report(0, 0, 3, 0, "");
+  ASSERT_OK(c->insert_reports({row, small}));
+  auto found = c->find_reports({{0, 1}, {~0ull, kHigh}, {0, 0}});
+  ASSERT_TRUE(found) << found.error().message;
+  ASSERT_EQ(found.value().size(), 3u);
+  EXPECT_FALSE(found.value()[0]);
+  ASSERT_TRUE(found.value()[1]);
+  EXPECT_EQ(*found.value()[1], row);
+  ASSERT_TRUE(found.value()[2]);
+  EXPECT_EQ(*found.value()[2], small);
+
+  std::vector<ReportRow> scanned;
+  ASSERT_OK(c->scan_reports(row.metric_id, 0, row.bucket_start + 1, [&](const ReportRow& r) {
+    scanned.push_back(r);
+    return true;
+  }));
+  ASSERT_EQ(scanned.size(), 1u);
+  EXPECT_EQ(scanned[0], row);
+}
+
+TEST_P(BackendTest, FindAndDelete) {
+  auto c = connect_with_schema();
+  ASSERT_OK(c->insert_reports({report(5, 1, 1, 0, "x"), report(5, 2, 1, 0, "y"),
+                                 report(kHigh, 1, 1, 0, "z")}));
+  ASSERT_OK(c->delete_reports({{5, 1}, {6, 6}, {kHigh, 1}}));
+  auto found = c->find_reports({{5, 1}, {5, 2}, {kHigh, 1}, {5, 2}});
+  ASSERT_TRUE(found);
+  EXPECT_FALSE(found.value()[0]);
+  ASSERT_TRUE(found.value()[1]);
+  EXPECT_EQ(found.value()[1]->payload, "y");
+  EXPECT_FALSE(found.value()[2]);
+  ASSERT_TRUE(found.value()[3]);  // a key asked twice is answered twice
+  EXPECT_EQ(found.value()[3]->payload, "y");
+  EXPECT_EQ(VALUE(c->count_reports(std::nullopt)), 1u);
+  EXPECT_OK(c->delete_reports({}));
+  EXPECT_TRUE(VALUE(c->find_reports({})).empty());
+}
+
+TEST_P(BackendTest, ScanReturnsTheMetricsBucketRangeInBucketOrder) {
+  auto c = connect_with_schema();
+  // 10,000 rows of metric 1 in 100 buckets, inserted out of order, more than
+  // one chunk of a cursor; metric 2 in the same buckets. One transaction, as
+  // the store writes (SQLite commits each row on its own outside one).
+  ASSERT_OK(c->begin());
+  std::vector<ReportRow> rows;
+  for (uint64_t i = 0; i < 10000; ++i) {
+    const int64_t bucket = static_cast<int64_t>((i * 37) % 100) * 60;
+    rows.push_back(report(kHigh + i, i, 1, bucket, std::to_string(i)));
+    if (i % 10 == 0) rows.push_back(report(i, 0, 2, bucket, "other"));
+    if (rows.size() >= 1000) {
+      ASSERT_OK(c->insert_reports(rows));
+      rows.clear();
+    }
+  }
+  ASSERT_OK(c->insert_reports(rows));
+  ASSERT_OK(c->commit());
+
+  std::vector<int64_t> buckets;
+  ASSERT_OK(c->scan_reports(1, 600, 3000, [&](const ReportRow& r) {
+    EXPECT_EQ(r.metric_id, 1u);
+    EXPECT_EQ(r.payload, std::to_string(r.report_id));
+    buckets.push_back(r.bucket_start);
+    return true;
+  }));
+  EXPECT_EQ(buckets.size(), 40u * 100u);
+  EXPECT_TRUE(std::is_sorted(buckets.begin(), buckets.end()));
+  EXPECT_EQ(buckets.front(), 600);
+  EXPECT_EQ(buckets.back(), 2940);
+
+  int visited = 0;
+  ASSERT_OK(c->scan_reports(1, 0, 6000, [&](const ReportRow&) { return ++visited < 3; }));
+  EXPECT_EQ(visited, 3);
+  visited = 0;
+  ASSERT_OK(c->scan_reports(3, 0, 6000, [&](const ReportRow&) { return ++visited, true; }));
+  EXPECT_EQ(visited, 0);
+  // The connection is still good for anything after a stopped scan.
+  EXPECT_EQ(VALUE(c->count_reports(2)), 1000u);
+}
+
+TEST_P(BackendTest, ScanInsideATransactionSeesItsOwnRows) {
+  auto c = connect_with_schema();
+  ASSERT_OK(c->begin());
+  ASSERT_OK(c->insert_reports({report(1, 1, 4, 60, "mine")}));
+  int seen = 0;
+  ASSERT_OK(c->scan_reports(4, 0, 120, [&](const ReportRow&) { return ++seen, true; }));
+  EXPECT_EQ(seen, 1);
+  ASSERT_OK(c->insert_reports({report(1, 2, 4, 60, "after the scan")}));
+  ASSERT_OK(c->commit());
+  EXPECT_EQ(VALUE(c->count_reports(4)), 2u);
+}
+
+TEST_P(BackendTest, DeleteReportsBeforeCountsWhatItDeleted) {
+  auto c = connect_with_schema();
+  std::vector<ReportRow> rows;
+  for (uint64_t i = 0; i < 10; ++i) rows.push_back(report(i, 0, 1, static_cast<int64_t>(i) * 60, ""));
+  for (uint64_t i = 0; i < 4; ++i) rows.push_back(report(i, 1, 2, 0, ""));
+  ASSERT_OK(c->insert_reports(rows));
+  EXPECT_EQ(VALUE(c->delete_reports_before(1, 240)), 4u);  // buckets 0, 60, 120, 180
+  EXPECT_EQ(VALUE(c->delete_reports_before(1, 240)), 0u);
+  EXPECT_EQ(VALUE(c->count_reports(1)), 6u);
+  EXPECT_EQ(VALUE(c->count_reports(2)), 4u);  // another metric's old rows stay
+  EXPECT_EQ(VALUE(c->count_reports(std::nullopt)), 10u);
+  EXPECT_EQ(VALUE(c->count_reports(99)), 0u);
+}
+
+TEST_P(BackendTest, AggregatesUpsertPerNodeAndLoadAcrossNodes) {
+  auto c = connect_with_schema();
+  auto n1 = c->register_node("collector a");
+  auto n2 = c->register_node("collector b");
+  ASSERT_TRUE(n1 && n2);
+  EXPECT_FALSE(VALUE(c->load_aggregate(1, 0, n1.value())));
+
+  ASSERT_OK(c->upsert_aggregate({1, 60, n1.value(), 5, "five"}));
+  ASSERT_OK(c->upsert_aggregate({1, 60, n1.value(), kHigh + 3, std::string("\0s", 2)}));
+  ASSERT_OK(c->upsert_aggregate({1, 60, n2.value(), 2, "two"}));
+  ASSERT_OK(c->upsert_aggregate({1, 0, n2.value(), 1, "early"}));
+  ASSERT_OK(c->upsert_aggregate({1, 120, n1.value(), 1, "late"}));
+  ASSERT_OK(c->upsert_aggregate({2, 60, n1.value(), 9, "other metric"}));
+
+  auto mine = c->load_aggregate(1, 60, n1.value());
+  ASSERT_TRUE(mine && mine.value());
+  EXPECT_EQ(mine.value()->reports, kHigh + 3);
+  EXPECT_EQ(mine.value()->stats, std::string("\0s", 2));
+  EXPECT_EQ(mine.value()->node_id, n1.value());
+  EXPECT_FALSE(VALUE(c->load_aggregate(1, 60, n2.value() + 100)));
+
+  auto range = c->load_aggregates(1, 0, 120);
+  ASSERT_TRUE(range);
+  ASSERT_EQ(range.value().size(), 3u);
+  EXPECT_EQ(range.value()[0].bucket_start, 0);
+  EXPECT_EQ(range.value()[0].stats, "early");
+  EXPECT_EQ(range.value()[1].bucket_start, 60);
+  EXPECT_EQ(range.value()[2].bucket_start, 60);
+  EXPECT_NE(range.value()[1].node_id, range.value()[2].node_id);
+  for (const AggregateRow& row : range.value()) EXPECT_EQ(row.metric_id, 1u);
+
+  ASSERT_OK(c->delete_aggregates(1));
+  EXPECT_TRUE(VALUE(c->load_aggregates(1, 0, 1000)).empty());
+  EXPECT_EQ(VALUE(c->load_aggregates(2, 0, 1000)).size(), 1u);
+}
+
+TEST_P(BackendTest, RollbackLeavesNothingAndCommitIsSeenByOthers) {
+  auto c = connect_with_schema();
+  auto other = connect();
+  ASSERT_OK(c->begin());
+  ASSERT_TRUE(VALUE(c->insert_metric(1, "m")));
+  ASSERT_OK(c->insert_reports({report(1, 1, 1, 0, "r")}));
+  ASSERT_OK(c->upsert_aggregate({1, 0, 1, 1, "s"}));
+  EXPECT_EQ(VALUE(c->count_reports(std::nullopt)), 1u);
+  EXPECT_EQ(VALUE(other->count_reports(std::nullopt)), 0u);  // not yet committed
+  c->rollback();
+  EXPECT_EQ(VALUE(c->count_reports(std::nullopt)), 0u);
+  EXPECT_TRUE(VALUE(c->load_metrics()).empty());
+  EXPECT_TRUE(VALUE(c->load_aggregates(1, 0, 60)).empty());
+
+  ASSERT_OK(c->begin());
+  ASSERT_OK(c->insert_reports({report(1, 1, 1, 0, "r")}));
+  ASSERT_OK(c->commit());
+  EXPECT_EQ(VALUE(other->count_reports(std::nullopt)), 1u);
+  c->rollback();  // harmless without a transaction
+  EXPECT_EQ(VALUE(other->count_reports(std::nullopt)), 1u);
+}
+
+TEST_P(BackendTest, RegisterNodeGivesDistinctIds) {
+  auto c = connect_with_schema();
+  auto other = connect();
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 3; ++i) {
+    ids.push_back(VALUE(c->register_node("a")));
+    ids.push_back(VALUE(other->register_node("b")));
+  }
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BackendTest, testing::ValuesIn(blur_test::backend_names()),
+                         [](const testing::TestParamInfo<std::string>& param) {
+                           return param.param;
+                         });
+
+}  // namespace

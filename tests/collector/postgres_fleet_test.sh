@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Two collector processes on one PostgreSQL (the ctest fixture `postgres`,
+# a fresh schema): two simulated fleets report to one collector each, then
+# `blur-collector estimate` on the shared database sees both.
+# Checks: every report stored once; one node per collector, whose aggregate
+# counts its own fleet's reports; the estimate is within 5 standard errors
+# of the two fleets' combined truth (false-alarm rate 6e-7).
+set -euo pipefail
+collector=$1
+device_sim=$2
+url_file=${BLUR_TEST_POSTGRES_URL_FILE:?run with ctest (fixture postgres)}
+[ -s "$url_file" ] || { echo "no PostgreSQL URL in $url_file: the postgres fixture failed" >&2; exit 1; }
+server=$(cat "$url_file")
+psql=/usr/lib/postgresql/15/bin/psql
+[ -x "$psql" ] || psql=psql
+schema=blur_fleet_$$
+db="$server&options=-csearch_path%3D$schema"
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  "$psql" "$server" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+"$psql" "$server" -qc "CREATE SCHEMA $schema"
+. "$(dirname "$0")/../../scripts/lib/collector.sh"
+
+start_collector "$collector" "$work/a.log" --db "$db" --metric 3:rr:0.75
+pids+=("$collector_pid")
+port_a=$collector_port
+start_collector "$collector" "$work/b.log" --db "$db" --metric 3:rr:0.75
+pids+=("$collector_pid")
+port_b=$collector_port
+grep -q 'database postgresql://' "$work/a.log" || { cat "$work/a.log" >&2; exit 1; }
+
+"$device_sim" fleet --collector "http://127.0.0.1:$port_a" --devices 3000 --true-rate 0.2 \
+  --epsilon 0.75 --metric 3 --seed 99 --threads 8 > "$work/fleet-a.json" 2> "$work/fleet-a.err" &
+fleet_a=$!
+"$device_sim" fleet --collector "http://127.0.0.1:$port_b" --devices 2000 --true-rate 0.2 \
+  --epsilon 0.75 --metric 3 --seed 98 --threads 8 > "$work/fleet-b.json" 2> "$work/fleet-b.err" ||
+  { cat "$work/fleet-b.err" "$work/b.log" >&2; exit 1; }
+wait "$fleet_a" || { cat "$work/fleet-a.err" "$work/a.log" >&2; exit 1; }
+kill "${pids[@]}"
+wait "${pids[@]}" || true
+pids=()
+
+"$collector" estimate --db "$db" --metric 3 > "$work/estimate.json"
+"$psql" "$server" -At -c "SELECT count(*) FROM $schema.reports" > "$work/reports.txt"
+"$psql" "$server" -At -c "SELECT count(*) FROM $schema.nodes" > "$work/nodes.txt"
+"$psql" "$server" -At -c "SELECT reports FROM $schema.aggregates WHERE metric_id = 3 ORDER BY reports" \
+  > "$work/aggregates.txt"
+/usr/bin/python3 - "$work" <<'PY'
+import json, sys
+work = sys.argv[1]
+a = json.load(open(f"{work}/fleet-a.json"))
+b = json.load(open(f"{work}/fleet-b.json"))
+est = json.load(open(f"{work}/estimate.json"))
+reports = int(open(f"{work}/reports.txt").read())
+nodes = int(open(f"{work}/nodes.txt").read())
+aggregates = [int(x) for x in open(f"{work}/aggregates.txt").read().split()]
+assert reports == 5000, reports
+assert nodes == 2, nodes
+# One bucket, normally; a run across a bucket boundary splits a node's rows.
+assert sum(aggregates) == 5000, aggregates
+assert est["n"] == 5000, est["n"]
+truth = a["true_counts"][1] + b["true_counts"][1]
+one = est["estimates"][1]
+print(f"two collectors, one PostgreSQL: {reports} reports, node aggregates {aggregates}, "
+      f"truth {truth}, estimate {one['estimate']:.1f} (stderr {one['stderr']:.1f})")
+assert abs(one["estimate"] - truth) < 5 * one["stderr"], "estimate too far from the truth"
+PY
