@@ -1,6 +1,7 @@
 // blur-collector: the collector server and its offline tools.
 //
 //   blur-collector serve --db blur.db --metric 1:rr:1.0 [--address 127.0.0.1] [--port 8080]
+//                        [--threads 8] [--tls-cert C --tls-key K] [--shutdown-timeout 10]
 //   blur-collector estimate --db blur.db [--metric 1]
 //   blur-collector metrics --db blur.db
 //   blur-collector train --corpus fortunes --epsilon 3 --delta 1e-5 --out model.blm
@@ -15,6 +16,7 @@
 #include <iostream>
 #include <thread>
 
+#include "api/collector_api.h"
 #include "estimate/metric_estimate.h"
 #include "lm_commands.h"
 #include "server/http_server.h"
@@ -31,9 +33,16 @@ std::unique_ptr<SqliteStore> open_store(const std::string& path) {
   return store;
 }
 
-int serve(const std::string& db_path, const std::string& address, int port,
-          const std::vector<std::string>& metric_specs, int threads,
-          const blur::collector::HttpServer::Tls& tls) {
+struct ServeOptions {
+  std::string db_path;
+  std::vector<std::string> metric_specs;
+  blur::collector::http::Server::Options http;
+  double shutdown_timeout_seconds = 10;
+};
+
+int serve(const ServeOptions& options) {
+  const std::string& db_path = options.db_path;
+  const auto& metric_specs = options.metric_specs;
   auto store = open_store(db_path);
   if (!store) return 1;
   for (const std::string& spec : metric_specs) {
@@ -58,34 +67,35 @@ int serve(const std::string& db_path, const std::string& address, int port,
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  blur::collector::HttpServer server(*store, threads, tls);
-  if (!server.ok()) {
-    std::fprintf(stderr, "blur-collector: cannot load the TLS certificate %s or key %s\n",
-                 tls.certificate_file.c_str(), tls.key_file.c_str());
-    return 1;
-  }
-  const int bound = server.bind(address, port);
-  if (bound < 0) {
-    std::fprintf(stderr, "blur-collector: cannot listen on %s:%d\n", address.c_str(), port);
+  blur::collector::http::Server server(options.http);
+  blur::collector::add_collector_routes(server, *store);
+  std::string error;
+  if (!server.start(&error)) {
+    std::fprintf(stderr, "blur-collector: %s\n", error.c_str());
     return 1;
   }
   std::printf("blur-collector: listening on %s://%s:%d (database %s, %zu metrics)\n",
-              tls.certificate_file.empty() ? "http" : "https", address.c_str(), bound,
-              db_path.c_str(), store->metrics().size());
+              options.http.tls_certificate_file.empty() ? "http" : "https",
+              options.http.address.c_str(), server.port(), db_path.c_str(),
+              store->metrics().size());
   for (const auto& m : store->metrics())
     std::printf("  %s\n", blur::collector::describe(m).c_str());
   std::fflush(stdout);
 
+  const auto deadline = std::chrono::milliseconds(
+      static_cast<long long>(options.shutdown_timeout_seconds * 1000));
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&signals, &signal);
-    std::printf("blur-collector: signal %d, stopping\n", signal);
-    server.stop();
+    std::printf("blur-collector: signal %d, stopping (deadline %.3g s)\n", signal,
+                options.shutdown_timeout_seconds);
+    std::fflush(stdout);
+    server.stop(deadline);
   });
-  const bool ok = server.serve();
-  if (!ok) kill(getpid(), SIGTERM);  // release the waiter
+  server.run();  // returns once stop() has finished
   waiter.join();
-  return ok ? 0 : 1;
+  std::printf("blur-collector: stopped\n");
+  return 0;
 }
 
 int estimate(const std::string& db_path, const std::vector<uint32_t>& metric_ids,
@@ -132,26 +142,33 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   std::string db_path = "blur.db";
-  std::string address = "127.0.0.1";
-  int port = 8080;
-  int threads = 8;
-  std::vector<std::string> metric_specs;
+  ServeOptions serve_options;
+  auto& http = serve_options.http;
+  http.threads = 8;
+  std::vector<std::string>& metric_specs = serve_options.metric_specs;
   auto* serve_cmd = app.add_subcommand("serve", "Run the HTTP collector");
   serve_cmd->add_option("--db", db_path, "SQLite database (created if missing)")
       ->capture_default_str();
-  serve_cmd->add_option("--address", address, "Address to listen on")->capture_default_str();
-  serve_cmd->add_option("--port", port, "Port to listen on (0: any free port)")
+  serve_cmd->add_option("--address", http.address, "Address to listen on")->capture_default_str();
+  serve_cmd->add_option("--port", http.port, "Port to listen on (0: any free port)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
   serve_cmd->add_option("--metric", metric_specs,
                         "Register a metric ID:MECHANISM:EPSILON, e.g. 1:rr:1.0 (repeatable)");
-  blur::collector::HttpServer::Tls tls;
-  serve_cmd->add_option("--tls-cert", tls.certificate_file, "Serve HTTPS with this PEM certificate")
+  serve_cmd
+      ->add_option("--tls-cert", http.tls_certificate_file,
+                   "Serve HTTPS with this PEM certificate")
       ->check(CLI::ExistingFile);
-  serve_cmd->add_option("--tls-key", tls.key_file, "The certificate's PEM private key")
+  serve_cmd->add_option("--tls-key", http.tls_key_file, "The certificate's PEM private key")
       ->check(CLI::ExistingFile);
-  serve_cmd->add_option("--threads", threads, "HTTP worker threads")
+  serve_cmd->add_option("--threads", http.threads, "HTTP I/O threads (handlers run on them)")
       ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--shutdown-timeout", serve_options.shutdown_timeout_seconds,
+                   "On SIGINT/SIGTERM: seconds to finish the requests in progress before "
+                   "closing every connection")
+      ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
 
   std::vector<uint32_t> metric_ids;
@@ -174,11 +191,12 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) {
-    if (tls.certificate_file.empty() != tls.key_file.empty()) {
+    if (http.tls_certificate_file.empty() != http.tls_key_file.empty()) {
       std::fprintf(stderr, "blur-collector: --tls-cert and --tls-key go together\n");
       return 2;
     }
-    return serve(db_path, address, port, metric_specs, threads, tls);
+    serve_options.db_path = db_path;
+    return serve(serve_options);
   }
   if (estimate_cmd->parsed()) return estimate(db_path, metric_ids, postprocess);
   if (metrics_cmd->parsed()) return list_metrics(db_path);

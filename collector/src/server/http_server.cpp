@@ -1,125 +1,281 @@
 #include "server/http_server.h"
 
-#include <httplib.h>
+#include <cstdio>
+#include <thread>
 
-#include <nlohmann/json.hpp>
+#include "server/http_server_impl.h"
+#include "server/http_session.h"
 
-#include "estimate/metric_estimate.h"
-#include "ingest/batch_decoder.h"
-#include "ingest/batch_validator.h"
-
-namespace blur::collector {
+namespace blur::collector::http {
 
 namespace {
 
-void reply(httplib::Response& response, int status, const nlohmann::json& body) {
-  response.status = status;
-  response.set_content(body.dump(), "application/json");
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
 }
 
-void reply_error(httplib::Response& response, int status, const std::string& message) {
-  reply(response, status, {{"error", message}});
+bool has_regex_syntax(const std::string& pattern) {
+  return pattern.find_first_of("\\^$.|?*+()[]{}") != std::string::npos;
 }
 
-std::optional<uint32_t> parse_metric_id(const std::string& text) {
-  if (text.empty() || text.size() > 10) return std::nullopt;
-  const unsigned long long id = std::stoull(text);
-  if (id > UINT32_MAX) return std::nullopt;
-  return static_cast<uint32_t>(id);
+std::string endpoint_text(const net::ip::tcp::socket& socket) {
+  boost::system::error_code ec;
+  const auto endpoint = socket.remote_endpoint(ec);
+  if (ec) return "unknown";
+  return endpoint.address().to_string(ec) + ":" + std::to_string(endpoint.port());
 }
 
 }  // namespace
 
-namespace {
-std::unique_ptr<httplib::Server> make_server(const HttpServer::Tls& tls) {
-  if (tls.certificate_file.empty()) return std::make_unique<httplib::Server>();
-  return std::make_unique<httplib::SSLServer>(tls.certificate_file.c_str(), tls.key_file.c_str());
+void log_line(const std::string& text) { std::fprintf(stderr, "%s\n", text.c_str()); }
+
+std::optional<std::string> Request::query_value(std::string_view name) const {
+  for (const auto& [key, value] : query) {
+    if (key == name) return value;
+  }
+  return std::nullopt;
 }
-}  // namespace
 
-bool HttpServer::ok() const { return server_->is_valid(); }
+std::string Request::header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (equals_ignoring_case(key, name)) return value;
+  }
+  return "";
+}
 
-HttpServer::HttpServer(SqliteStore& store, int threads, const Tls& tls)
-    : store_(store), server_(make_server(tls)) {
-  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  // Bodies past the largest valid batch are refused with 400 naming the
-  // limit. Up to 4x the limit the handler reads and refuses them; beyond,
-  // httplib stops reading (its 413) and the error handler turns that into
-  // the same 400, so a client sees one answer for one mistake.
-  server_->set_payload_max_length(4 * max_encoded_batch_size());
-  server_->set_error_handler(httplib::Server::HandlerWithResponse(
-      [](const httplib::Request& request, httplib::Response& response) {
-        if (response.status != 413) return httplib::Server::HandlerResponse::Unhandled;
-        const std::string length = request.get_header_value("Content-Length");
-        reply_error(response, 400,
-                    "body" + (length.empty() ? "" : " of " + length + " bytes") +
-                        " exceeds the largest valid batch (" +
-                        std::to_string(max_encoded_batch_size()) + " bytes)");
-        return httplib::Server::HandlerResponse::Handled;
-      }));
-  server_->set_tcp_nodelay(true);  // small request/response pairs: no Nagle delay
+Server::Impl::Impl(Options o) : options(std::move(o)) {}
 
-  server_->Post(
-      "/v1/reports", [this](const httplib::Request& request, httplib::Response& response) {
-        Batch batch;
-        std::string error;
-        if (!decode_batch(reinterpret_cast<const uint8_t*>(request.body.data()),
-                          request.body.size(), &batch, &error)) {
-          return reply_error(response, 400, error);
+Server::Impl::RouteMatch Server::Impl::find_route(const std::string& method,
+                                                  const std::string& path, const Route** route,
+                                                  std::vector<std::string>* params,
+                                                  std::string* allow) const {
+  for (const Route& r : routes) {
+    std::smatch match;
+    const bool matched =
+        r.literal ? path == r.pattern_text : std::regex_match(path, match, r.pattern);
+    if (!matched) continue;
+    if (r.method != method) {
+      *allow += (allow->empty() ? "" : ", ") + r.method;
+      continue;
+    }
+    params->clear();
+    for (std::size_t i = 1; i < match.size(); ++i) params->push_back(match[i].str());
+    *route = &r;
+    return RouteMatch::kFound;
+  }
+  return allow->empty() ? RouteMatch::kNoPath : RouteMatch::kWrongMethod;
+}
+
+void Server::Impl::add_session(const std::shared_ptr<SessionBase>& session) {
+  std::lock_guard<std::mutex> lock(mutex);
+  sessions.emplace(session.get(), session);
+}
+
+void Server::Impl::remove_session(SessionBase* session) {
+  std::lock_guard<std::mutex> lock(mutex);
+  sessions.erase(session);
+}
+
+std::size_t Server::Impl::session_count() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return sessions.size();
+}
+
+void Server::Impl::accept() {
+  acceptor.async_accept(
+      net::make_strand(io), [this](boost::system::error_code ec, net::ip::tcp::socket socket) {
+        if (stopping || !acceptor.is_open()) return;
+        if (ec) {
+          // Out of descriptors (EMFILE) or memory: accepting again at once
+          // would spin. Connections wait in the backlog meanwhile.
+          accept_retry.expires_after(std::chrono::milliseconds(50));
+          accept_retry.async_wait([this](boost::system::error_code wait_ec) {
+            if (!wait_ec && !stopping) accept();
+          });
+          return;
         }
-        error = validate_batch(batch, [this](uint32_t id) { return store_.metric(id); });
-        if (!error.empty()) return reply_error(response, 400, error);
-        SqliteStore::InsertResult result;
-        if (!store_.insert_batch(batch, &result, &error)) {
-          return reply_error(response, 503, "storage failure, retry later: " + error);
+        try {
+          start_session(std::move(socket));
+        } catch (const std::exception& e) {  // out of memory: drop this one connection
+          log_line(std::string("blur-collector: a connection could not start: ") +
+                   printable(e.what()));
         }
-        reply(response, 200, {{"accepted", result.inserted}, {"duplicates", result.duplicates}});
+        accept();
       });
+}
 
-  server_->Get("/v1/metrics", [this](const httplib::Request&, httplib::Response& response) {
-    nlohmann::json metrics = nlohmann::json::array();
-    for (const MetricConfig& m : store_.metrics()) {
-      metrics.push_back({{"metric_id", m.id},
-                         {"mechanism", mechanism_name(m.mechanism)},
-                         {"epsilon", m.epsilon_micros / 1e6}});
-    }
-    reply(response, 200, {{"metrics", metrics}});
-  });
+void Server::Impl::start_session(net::ip::tcp::socket socket) {
+  boost::system::error_code ec;
+  socket.set_option(net::ip::tcp::no_delay(true), ec);  // small request/answer pairs
+  std::string peer = endpoint_text(socket);
+  if (tls) {
+    using Stream = beast::ssl_stream<beast::tcp_stream>;
+    auto session = std::make_shared<Session<Stream>>(
+        *this, Stream(beast::tcp_stream(std::move(socket)), *tls), std::move(peer));
+    add_session(session);
+    session->start();
+  } else {
+    auto session = std::make_shared<Session<beast::tcp_stream>>(
+        *this, beast::tcp_stream(std::move(socket)), std::move(peer));
+    add_session(session);
+    session->start();
+  }
+}
 
-  server_->Get(R"(/v1/metrics/(\d+)/estimate)", [this](const httplib::Request& request,
-                                                       httplib::Response& response) {
-    const auto id = parse_metric_id(request.matches[1]);
-    const auto metric = id ? store_.metric(*id) : std::nullopt;
-    if (!metric) {
-      return reply_error(response, 404, "unknown metric " + std::string(request.matches[1]));
+void Server::Impl::begin_stop(std::chrono::milliseconds deadline) {
+  boost::system::error_code ec;
+  acceptor.close(ec);
+  accept_retry.cancel();
+  std::vector<std::shared_ptr<SessionBase>> live;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto& [pointer, weak] : sessions) {
+      if (auto session = weak.lock()) live.push_back(std::move(session));
     }
-    auto post = PostProcessing::kNone;
-    if (request.has_param("postprocess")) {
-      const auto parsed = post_processing_from_name(request.get_param_value("postprocess"));
-      if (!parsed) {
-        return reply_error(response, 400,
-                           "postprocess must be none or norm-sub, not '" +
-                               request.get_param_value("postprocess") + "'");
+  }
+  for (auto& session : live) session->begin_stop();
+  stop_deadline = std::chrono::steady_clock::now() + deadline;
+  watch_stop();
+}
+
+// Polls until the connections are gone (then the io_context runs out of
+// work and run() returns), closing the rest at the deadline. A connection
+// whose Reply is held elsewhere has no pending operation, so polling, not
+// waiting on operations, decides when to end.
+void Server::Impl::watch_stop() {
+  stop_timer.expires_after(std::chrono::milliseconds(10));
+  stop_timer.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    if (session_count() == 0) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= stop_deadline) {
+      if (!forced_close) {
+        forced_close = true;
+        std::vector<std::shared_ptr<SessionBase>> live;
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          for (auto& [pointer, weak] : sessions) {
+            if (auto session = weak.lock()) live.push_back(std::move(session));
+          }
+        }
+        for (auto& session : live) session->force_close();
+      } else if (now >= stop_deadline + std::chrono::milliseconds(200)) {
+        // Only connections waiting for a Reply held elsewhere remain.
+        io.stop();
+        return;
       }
-      post = *parsed;
     }
-    reply(response, 200, estimate_metric(*metric, store_, post));
-  });
-
-  server_->Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
-    reply(response, 200, {{"status", "ok"}});
+    watch_stop();
   });
 }
 
-HttpServer::~HttpServer() = default;
+Server::Server(Options options) : impl_(std::make_shared<Impl>(std::move(options))) {}
 
-int HttpServer::bind(const std::string& address, int port) {
-  if (port == 0) return server_->bind_to_any_port(address);
-  return server_->bind_to_port(address, port) ? port : -1;
+Server::~Server() {
+  stop(std::chrono::milliseconds(0));
+  std::unique_lock<std::mutex> lock(impl_->mutex);
+  impl_->run_finished.wait(lock, [this] { return impl_->running_threads == 0; });
 }
 
-bool HttpServer::serve() { return server_->listen_after_bind(); }
+void Server::route(std::string method, std::string path_regex, RouteLimits limits,
+                   Handler handler) {
+  Route route;
+  route.method = std::move(method);
+  route.literal = !has_regex_syntax(path_regex);
+  if (!route.literal) route.pattern = std::regex(path_regex);
+  route.pattern_text = std::move(path_regex);
+  route.limits = std::move(limits);
+  route.handler = std::move(handler);
+  impl_->routes.push_back(std::move(route));
+}
 
-void HttpServer::stop() { server_->stop(); }
+bool Server::start(std::string* error) {
+  Impl& impl = *impl_;
+  const Options& options = impl.options;
+  if (options.tls_certificate_file.empty() != options.tls_key_file.empty()) {
+    *error = "a TLS certificate needs its key, and a key its certificate";
+    return false;
+  }
+  boost::system::error_code ec;
+  if (!options.tls_certificate_file.empty()) {
+    impl.tls.emplace(net::ssl::context::tls_server);
+    impl.tls->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                              net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                              net::ssl::context::no_tlsv1_1,
+                          ec);
+    if (!ec) impl.tls->use_certificate_chain_file(options.tls_certificate_file, ec);
+    if (!ec) impl.tls->use_private_key_file(options.tls_key_file, net::ssl::context::pem, ec);
+    if (ec) {
+      *error = "cannot load the TLS certificate " + options.tls_certificate_file + " or key " +
+               options.tls_key_file + ": " + ec.message();
+      return false;
+    }
+  }
+  const auto address = net::ip::make_address(options.address, ec);
+  if (ec) {
+    *error = "not an IP address: " + options.address;
+    return false;
+  }
+  const net::ip::tcp::endpoint endpoint(address, static_cast<unsigned short>(options.port));
+  impl.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) impl.acceptor.bind(endpoint, ec);
+  if (!ec) impl.acceptor.listen(net::socket_base::max_listen_connections, ec);  // SOMAXCONN
+  if (ec) {
+    *error = "cannot listen on " + options.address + ":" + std::to_string(options.port) + ": " +
+             ec.message();
+    boost::system::error_code ignored;
+    impl.acceptor.close(ignored);
+    return false;
+  }
+  impl.port = impl.acceptor.local_endpoint(ec).port();
+  impl.started = true;
+  net::post(impl.control, [&impl] {
+    if (!impl.stopping) impl.accept();
+  });
+  return true;
+}
 
-}  // namespace blur::collector
+int Server::port() const { return impl_->port; }
+
+void Server::run() {
+  Impl& impl = *impl_;
+  if (!impl.started) return;
+  {
+    std::lock_guard<std::mutex> lock(impl.mutex);
+    ++impl.running_threads;
+  }
+  auto loop = [&impl] {
+    for (;;) {
+      try {
+        impl.io.run();
+        return;
+      } catch (const std::exception& e) {  // a bug; keep serving the others
+        log_line(std::string("blur-collector: error in the I/O loop: ") + printable(e.what()));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 1; i < impl.options.threads; ++i) threads.emplace_back(loop);
+  loop();
+  for (auto& thread : threads) thread.join();
+  std::lock_guard<std::mutex> lock(impl.mutex);
+  --impl.running_threads;
+  impl.run_finished.notify_all();
+}
+
+void Server::stop(std::chrono::milliseconds deadline) {
+  Impl& impl = *impl_;
+  if (impl.stopping.exchange(true)) return;
+  if (deadline.count() < 0) deadline = std::chrono::milliseconds(0);
+  net::post(impl.control, [&impl, deadline] { impl.begin_stop(deadline); });
+}
+
+}  // namespace blur::collector::http
