@@ -1,5 +1,6 @@
 #include "server/http_server.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -116,17 +117,37 @@ void Server::Impl::start_session(net::ip::tcp::socket socket) {
   socket.set_option(net::ip::tcp::no_delay(true), ec);  // small request/answer pairs
   std::string peer = endpoint_text(socket);
   if (tls) {
-    using Stream = beast::ssl_stream<beast::tcp_stream>;
-    auto session = std::make_shared<Session<Stream>>(
-        *this, Stream(beast::tcp_stream(std::move(socket)), *tls), std::move(peer));
+    using Stream = beast::ssl_stream<net::ip::tcp::socket>;
+    auto session =
+        std::make_shared<Session<Stream>>(*this, Stream(std::move(socket), *tls), std::move(peer));
     add_session(session);
     session->start();
   } else {
-    auto session = std::make_shared<Session<beast::tcp_stream>>(
-        *this, beast::tcp_stream(std::move(socket)), std::move(peer));
+    auto session = std::make_shared<Session<net::ip::tcp::socket>>(*this, std::move(socket),
+                                                                   std::move(peer));
     add_session(session);
     session->start();
   }
+}
+
+void Server::Impl::sweep() {
+  sweep_timer.expires_after(sweep_period);
+  sweep_timer.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;  // cancelled: the server has stopped
+    const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::vector<std::shared_ptr<SessionBase>> late;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (auto& [pointer, weak] : sessions) {
+        // `pointer` is alive while registered: ~Session unregisters under
+        // this mutex before anything of it is destroyed.
+        if (pointer->deadline.load(std::memory_order_relaxed) > now) continue;
+        if (auto session = weak.lock()) late.push_back(std::move(session));
+      }
+    }
+    for (auto& session : late) session->deadline_passed();
+    sweep();
+  });
 }
 
 void Server::Impl::begin_stop(std::chrono::milliseconds deadline) {
@@ -153,7 +174,10 @@ void Server::Impl::watch_stop() {
   stop_timer.expires_after(std::chrono::milliseconds(10));
   stop_timer.async_wait([this](boost::system::error_code ec) {
     if (ec) return;
-    if (session_count() == 0) return;
+    if (session_count() == 0) {
+      sweep_timer.cancel();  // the last pending work: run() returns
+      return;
+    }
     const auto now = std::chrono::steady_clock::now();
     if (now >= stop_deadline) {
       if (!forced_close) {
@@ -237,8 +261,15 @@ bool Server::start(std::string* error) {
   }
   impl.port = impl.acceptor.local_endpoint(ec).port();
   impl.started = true;
+  // Deadlines are checked every sweep period: at most this late.
+  const auto shortest = std::min({options.header_timeout, options.body_timeout,
+                                  options.idle_timeout});
+  impl.sweep_period = std::clamp(shortest / 8, std::chrono::milliseconds(5),
+                                 std::chrono::milliseconds(100));
   net::post(impl.control, [&impl] {
-    if (!impl.stopping) impl.accept();
+    if (impl.stopping) return;
+    impl.accept();
+    impl.sweep();
   });
   return true;
 }

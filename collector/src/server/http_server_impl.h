@@ -10,6 +10,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -33,7 +34,7 @@ struct Route {
   Handler handler;
 };
 
-// A connection, as the server sees it. Both calls are thread-safe: they
+// A connection, as the server sees it. The calls are thread-safe: they
 // post onto the connection's strand.
 class SessionBase {
  public:
@@ -45,6 +46,15 @@ class SessionBase {
   virtual void force_close() = 0;
   // Writes a handler's answer (from any thread).
   virtual void deliver(Response response) = 0;
+  // The deadline passed (as the sweeper saw it): closes if it still has.
+  virtual void deadline_passed() = 0;
+
+  // When the current phase (handshake, header, body, answer, idle wait)
+  // must be over, in steady_clock ticks; kNoDeadline while a handler works.
+  // Written on the strand, read by the server's sweeper: a plain store per
+  // phase instead of arming a timer per operation.
+  static constexpr std::int64_t kNoDeadline = INT64_MAX;
+  std::atomic<std::int64_t> deadline{kNoDeadline};
 };
 
 struct Server::Impl {
@@ -64,6 +74,8 @@ struct Server::Impl {
   void start_session(net::ip::tcp::socket socket);
   void begin_stop(std::chrono::milliseconds deadline);  // on the acceptor's strand
   void watch_stop();
+  // Every sweep_period: closes the connections past their deadline.
+  void sweep();
 
   Options options;
   std::vector<Route> routes;  // fixed once start() has been called
@@ -83,6 +95,8 @@ struct Server::Impl {
   net::ip::tcp::acceptor acceptor{control};
   net::steady_timer accept_retry{control};
   net::steady_timer stop_timer{control};
+  net::steady_timer sweep_timer{control};
+  std::chrono::milliseconds sweep_period{100};
   std::chrono::steady_clock::time_point stop_deadline;
   bool forced_close = false;
   int port = 0;

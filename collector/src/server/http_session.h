@@ -1,11 +1,16 @@
-// Internal to the HTTP server: one connection, plain (beast::tcp_stream) or
-// TLS (beast::ssl_stream<beast::tcp_stream>). Everything a Session does runs
-// on its strand; nothing blocks but the handler it calls.
+// Internal to the HTTP server: one connection, plain (tcp::socket) or TLS
+// (beast::ssl_stream<tcp::socket>). Everything a Session does runs on its
+// strand; nothing blocks but the handler it calls.
 //
-//   [TLS handshake] -> idle (keep-alive: wait for a first byte, idle_timeout)
+//   [TLS handshake] -> idle (keep-alive: wait for bytes, idle_timeout)
 //   -> header (header_timeout) -> route, Content-Type, Content-Length checks
 //   -> [100 Continue] -> body (body_timeout, the route's body limit)
 //   -> handler -> answer (body_timeout) -> idle again, or close.
+//
+// The bytes are read with async_read_some and given to Beast's parser with
+// put(), synchronously: a request that arrives whole is parsed and handed to
+// its handler in the completion of one read. Deadlines are a timestamp per
+// connection that the server's sweeper checks (SessionBase::deadline).
 //
 // An answer sent before the body was read (refusals) closes the connection,
 // after a short "lingering" read so that the client's unread upload does
@@ -13,10 +18,12 @@
 #ifndef BLUR_COLLECTOR_SERVER_HTTP_SESSION_H
 #define BLUR_COLLECTOR_SERVER_HTTP_SESSION_H
 
-#include <boost/beast/core.hpp>
+#include <algorithm>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/stream_traits.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -38,8 +45,13 @@ constexpr std::chrono::milliseconds kTlsShutdownTime{1000};
 // Longer paths are refused (414) before any regex sees them: libstdc++'s
 // regex matcher recurses per character.
 constexpr std::size_t kMaxPathBytes = 2048;
+constexpr std::size_t kReadSize = 16 * 1024;
 
 inline std::string_view std_view(beast::string_view text) { return {text.data(), text.size()}; }
+
+inline std::int64_t ticks_from_now(std::chrono::milliseconds duration) {
+  return (std::chrono::steady_clock::now() + duration).time_since_epoch().count();
+}
 
 // Holds one request's Reply. Whichever comes first, the Reply's call or
 // the destruction of its last copy, answers; the other does nothing.
@@ -67,13 +79,13 @@ class ReplyState {
 
 template <class Stream>
 class Session : public SessionBase, public std::enable_shared_from_this<Session<Stream>> {
-  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+  static constexpr bool kTls = !std::is_same_v<Stream, net::ip::tcp::socket>;
 
  public:
   Session(Server::Impl& server, Stream stream, std::string peer)
       : server_(server),
         stream_(std::move(stream)),
-        buffer_(server.options.max_header_bytes + 65536),
+        buffer_(server.options.max_header_bytes + 2 * kReadSize),
         peer_(std::move(peer)) {}
   ~Session() override { server_.remove_session(this); }
 
@@ -87,32 +99,48 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void force_close() override {
     net::post(stream_.get_executor(), [self = this->shared_from_this()] { self->close_now(); });
   }
+  // dispatch: a handler that answers before returning (on this strand) has
+  // its answer written at once; another thread's answer is posted.
   void deliver(Response response) override {
-    net::post(stream_.get_executor(),
-              [self = this->shared_from_this(), response = std::move(response)]() mutable {
-                self->write_answer(std::move(response));
-              });
+    net::dispatch(stream_.get_executor(),
+                  [self = this->shared_from_this(), response = std::move(response)]() mutable {
+                    self->write_answer(std::move(response));
+                  });
+  }
+  void deadline_passed() override {
+    net::post(stream_.get_executor(), [self = this->shared_from_this()] {
+      // The phase may have changed since the sweeper looked.
+      if (self->deadline.load(std::memory_order_relaxed) <=
+          std::chrono::steady_clock::now().time_since_epoch().count()) {
+        self->close_now();
+      }
+    });
   }
 
  private:
   enum class State { kHandshake, kIdle, kHeader, kBody, kHandling, kWriting, kClosing, kClosed };
 
-  beast::tcp_stream& tcp() { return beast::get_lowest_layer(stream_); }
+  net::ip::tcp::socket& socket() { return beast::get_lowest_layer(stream_); }
   const Server::Options& options() const { return server_.options; }
+  void set_deadline(std::chrono::milliseconds from_now) {
+    deadline.store(ticks_from_now(from_now), std::memory_order_relaxed);
+  }
+  void clear_deadline() { deadline.store(kNoDeadline, std::memory_order_relaxed); }
 
   void on_start() {
     if (server_.stopping) return close_now();
+    // A new connection has header_timeout for its handshake and first header.
+    set_deadline(options().header_timeout);
     if constexpr (kTls) {
       state_ = State::kHandshake;
-      tcp().expires_after(options().header_timeout);
       stream_.async_handshake(net::ssl::stream_base::server,
                               [self = this->shared_from_this()](beast::error_code ec) {
                                 if (self->state_ == State::kClosed) return;
                                 if (ec) return self->close_now();
-                                self->read_header();
+                                self->start_request(false);
                               });
     } else {
-      read_header();  // a new connection has header_timeout for its first header
+      start_request(false);
     }
   }
 
@@ -124,50 +152,75 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     // A request being read or handled finishes; its answer closes.
   }
 
-  // Keep-alive: wait up to idle_timeout for the next request's first bytes,
-  // then give its header header_timeout.
-  void wait_for_request() {
+  // `idle`: a keep-alive connection between requests, which gets
+  // idle_timeout until its next request's first bytes, then header_timeout.
+  void start_request(bool idle) {
     if (stopping_ || server_.stopping) return close_now();
-    if (buffer_.size() > 0) return read_header();  // pipelined
-    state_ = State::kIdle;
-    tcp().expires_after(options().idle_timeout);
-    stream_.async_read_some(buffer_.prepare(4096), [self = this->shared_from_this()](
-                                                       beast::error_code ec, std::size_t n) {
-      if (self->state_ == State::kClosed) return;
-      if (ec) return self->close_now();
-      self->buffer_.commit(n);
-      self->read_header();
-    });
-  }
-
-  void read_header() {
-    state_ = State::kHeader;
     request_ = Request{};
     body_unread_ = false;
     keep_alive_ = false;
     version_ = 11;
+    route_ = nullptr;
+    body_parser_.reset();
     header_parser_.emplace();
-    header_parser_->header_limit(static_cast<std::uint32_t>(
-        std::min<std::size_t>(options().max_header_bytes, std::numeric_limits<std::uint32_t>::max())));
+    header_parser_->header_limit(static_cast<std::uint32_t>(std::min<std::size_t>(
+        options().max_header_bytes, std::numeric_limits<std::uint32_t>::max())));
     // The header parser takes any Content-Length: the route's limit is
     // checked once the route is known (and set on the body parser).
     header_parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
-    tcp().expires_after(options().header_timeout);
-    bhttp::async_read_header(
-        stream_, buffer_, *header_parser_,
-        [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+    if (idle && buffer_.size() == 0) {
+      state_ = State::kIdle;
+      set_deadline(options().idle_timeout);
+    } else {
+      if (idle) set_deadline(options().header_timeout);  // pipelined: bytes already here
+      state_ = State::kHeader;
+    }
+    parse_header();
+  }
+
+  // Reads into buffer_, then calls `next` (on the strand) with the read's
+  // error; end of stream is an error (net::error::eof).
+  template <class Next>
+  void read_some(Next next) {
+    const std::size_t room = buffer_.max_size() - buffer_.size();
+    if (room == 0) return on_read_error(bhttp::error::buffer_overflow);
+    stream_.async_read_some(
+        buffer_.prepare(std::min(room, kReadSize)),
+        [self = this->shared_from_this(), next](beast::error_code ec, std::size_t n) {
           if (self->state_ == State::kClosed) return;
-          if (ec) return self->on_read_error(ec);
-          self->on_header();
+          self->buffer_.commit(n);
+          (self.get()->*next)(ec);
         });
+  }
+
+  void on_header_data(beast::error_code ec) {
+    if (ec) return on_read_error(ec);
+    if (state_ == State::kIdle) {  // the next request has begun
+      state_ = State::kHeader;
+      set_deadline(options().header_timeout);
+    }
+    parse_header();
+  }
+
+  void parse_header() {
+    if (buffer_.size() > 0) {
+      beast::error_code ec;
+      const std::size_t used = header_parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (!ec) return on_header();
+      if (ec != bhttp::error::need_more) return on_read_error(ec);
+    }
+    read_some(&Session::on_header_data);
   }
 
   void on_read_error(beast::error_code ec) {
     // Whatever the client was sending is not read to its end.
     body_unread_ = true;
     if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow) {
-      return refuse(431, "the request header exceeds " +
-                             std::to_string(options().max_header_bytes) + " bytes");
+      if (state_ != State::kBody) {
+        return refuse(431, "the request header exceeds " +
+                               std::to_string(options().max_header_bytes) + " bytes");
+      }
     }
     if (ec == bhttp::error::body_limit) return refuse_body_too_large();
     if (ec.category() == make_error_code(bhttp::error::end_of_stream).category() &&
@@ -176,7 +229,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       // Beast's message is fixed text, none of the request's bytes.
       return refuse(400, "malformed HTTP request: " + ec.message());
     }
-    close_now();  // end of stream, reset, timeout (slow client), or closed by stop()
+    close_now();  // end of stream, reset, or closed (deadline, stop())
   }
 
   void on_header() {
@@ -215,6 +268,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       response.headers.emplace_back("Allow", allow);
       return answer(std::move(response));
     }
+    route_ = route;
 
     const RouteLimits& limits = route->limits;
     if (!limits.content_types.empty()) {
@@ -227,55 +281,61 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       }
       if (!accepted) return refuse(415, "Content-Type must be " + names);
     }
-    if (header_parser_->is_done()) return handle(*route);  // no body
+    if (header_parser_->is_done()) return handle();  // no body
 
     const auto length = header_parser_->content_length();
-    if (length && *length > limits.max_body_bytes) return refuse_body_too_large(route);
+    if (length && *length > limits.max_body_bytes) return refuse_body_too_large();
 
-    route_ = route;
-    if (beast::iequals(header[bhttp::field::expect], "100-continue")) {
+    const bool expects_continue = beast::iequals(header[bhttp::field::expect], "100-continue");
+    state_ = State::kBody;
+    set_deadline(options().body_timeout);
+    body_parser_.emplace(std::move(*header_parser_));  // `header` is gone from here on
+    header_parser_.reset();
+    body_parser_->eager(true);
+    // Enforced while reading, for chunked bodies too: a chunk past the
+    // limit ends the read with error::body_limit.
+    body_parser_->body_limit(limits.max_body_bytes);
+    if (expects_continue && buffer_.size() == 0) {
       // The client waits for this before sending the body.
-      state_ = State::kWriting;
       continue_ = bhttp::response<bhttp::empty_body>(bhttp::status::continue_, version_);
-      tcp().expires_after(options().body_timeout);
       return bhttp::async_write(stream_, continue_,
                                 [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                                   if (self->state_ == State::kClosed) return;
                                   if (ec) return self->close_now();
-                                  self->read_body();
+                                  self->parse_body();
                                 });
     }
-    read_body();
+    parse_body();
   }
 
-  void read_body() {
-    state_ = State::kBody;
-    body_parser_.emplace(std::move(*header_parser_));
-    header_parser_.reset();
-    // Enforced while reading, for chunked bodies too: a chunk past the
-    // limit ends the read with error::body_limit.
-    body_parser_->body_limit(route_->limits.max_body_bytes);
-    tcp().expires_after(options().body_timeout);
-    bhttp::async_read(stream_, buffer_, *body_parser_,
-                      [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-                        if (self->state_ == State::kClosed) return;
-                        if (ec) return self->on_read_error(ec);
-                        self->request_.body = self->body_parser_->release().body();
-                        self->body_parser_.reset();
-                        self->body_unread_ = false;
-                        self->handle(*self->route_);
-                      });
+  void on_body_data(beast::error_code ec) {
+    if (ec) return on_read_error(ec);  // end of stream before the end of the body: closed
+    parse_body();
   }
 
-  void refuse_body_too_large(const Route* route = nullptr) {
-    if (route == nullptr) route = route_;
+  void parse_body() {
+    while (buffer_.size() > 0 && !body_parser_->is_done()) {
+      beast::error_code ec;
+      const std::size_t used = body_parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == bhttp::error::need_more) break;
+      if (ec) return on_read_error(ec);
+    }
+    if (!body_parser_->is_done()) return read_some(&Session::on_body_data);
+    request_.body = body_parser_->release().body();
+    body_parser_.reset();
+    body_unread_ = false;
+    handle();
+  }
+
+  void refuse_body_too_large() {
     std::string size;
-    const auto length = header_parser_ ? header_parser_->content_length()
-                                       : body_parser_ ? body_parser_->content_length()
-                                                      : boost::none;
+    boost::optional<std::uint64_t> length;
+    if (header_parser_) length = header_parser_->content_length();
+    if (body_parser_) length = body_parser_->content_length();
     if (length) size = " of " + std::to_string(*length) + " bytes";
-    refuse(400, "body" + size + " exceeds " + route->limits.body_limit_name + " (" +
-                    std::to_string(route->limits.max_body_bytes) + " bytes)");
+    refuse(400, "body" + size + " exceeds " + route_->limits.body_limit_name + " (" +
+                    std::to_string(route_->limits.max_body_bytes) + " bytes)");
   }
 
   // An answer before (or instead of) the handler.
@@ -285,13 +345,13 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     write_answer(std::move(response));
   }
 
-  void handle(const Route& route) {
+  void handle() {
     state_ = State::kHandling;
-    tcp().expires_never();  // the handler takes its time; stop()'s deadline still applies
+    clear_deadline();  // the handler takes its time; stop()'s deadline still applies
     std::shared_ptr<ReplyState> reply_state;
     try {
       reply_state = std::make_shared<ReplyState>(this->shared_from_this());
-      route.handler(request_, [reply_state](Response response) {
+      route_->handler(request_, [reply_state](Response response) {
         reply_state->send(std::move(response));
       });
     } catch (const std::exception& e) {
@@ -333,13 +393,13 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     response_.body() = std::move(response.body);
     response_.keep_alive(keep_alive_);
     response_.prepare_payload();
-    tcp().expires_after(options().body_timeout);
+    set_deadline(options().body_timeout);
     bhttp::async_write(stream_, response_,
                        [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                          if (self->state_ == State::kClosed) return;
                          if (ec) return self->close_now();
                          self->response_ = {};  // free the body
-                         if (self->keep_alive_) return self->wait_for_request();
+                         if (self->keep_alive_) return self->start_request(true);
                          self->close_after_answer();
                        });
   }
@@ -349,18 +409,18 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if constexpr (kTls) {
       // close_notify, then close; a client that does not answer it gets
       // kTlsShutdownTime.
-      tcp().expires_after(kTlsShutdownTime);
+      set_deadline(kTlsShutdownTime);
       stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) {
         self->close_now();
       });
     } else {
       beast::error_code ec;
-      tcp().socket().shutdown(net::ip::tcp::socket::shutdown_send, ec);
+      socket().shutdown(net::ip::tcp::socket::shutdown_send, ec);
       if (!body_unread_) return close_now();
       // Closing with unread data would reset the connection, and a client
       // still sending could lose the answer: read a little more first.
-      tcp().expires_after(kLingerTime);
-      linger_buffer_.resize(16384);
+      set_deadline(kLingerTime);
+      linger_buffer_.resize(kReadSize);
       linger();
     }
   }
@@ -378,9 +438,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void close_now() {
     if (state_ == State::kClosed) return;
     state_ = State::kClosed;
+    clear_deadline();
     beast::error_code ec;
-    tcp().socket().shutdown(net::ip::tcp::socket::shutdown_both, ec);
-    tcp().close();  // cancels what is pending; those handlers see kClosed
+    socket().shutdown(net::ip::tcp::socket::shutdown_both, ec);
+    socket().close(ec);  // cancels what is pending; those handlers see kClosed
   }
 
   Server::Impl& server_;
