@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <cstring>
 #include <condition_variable>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -308,6 +309,41 @@ TEST_F(TransportFixture, ThousandSimultaneousConnections) {
     close(fd);
   }
   EXPECT_EQ(answered, 1000);
+}
+
+// The listen backlog is SOMAXCONN, not 5: with no I/O thread accepting,
+// 1,000 connections still complete their handshake (in the kernel's queue)
+// at once; with a backlog of 5 the sixth would wait for SYN retries.
+TEST(TransportBacklog, AThousandConnectionsWaitInTheQueue) {
+  rlimit files{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &files), 0);
+  if (files.rlim_cur < 1200) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 4096);
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  if (files.rlim_cur < 1200) GTEST_SKIP() << "needs 1,200 descriptors, has " << files.rlim_cur;
+  Server::Options options;
+  options.port = 0;
+  Server server(options);
+  std::string error;
+  ASSERT_TRUE(server.start(&error)) << error;  // listening; run() is never called
+  std::vector<int> fds;
+  const auto start_time = Clock::now();
+  for (int i = 0; i < 1000; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    timeval timeout{1, 0};  // connect() gives up after a second (SO_SNDTIMEO)
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(server.port()));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool connected = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+    fds.push_back(fd);
+    ASSERT_TRUE(connected) << "connection " << i << " not queued: " << std::strerror(errno);
+  }
+  EXPECT_LT(ms_since(start_time), 1000);
+  for (int fd : fds) close(fd);
 }
 
 // Slowloris: clients that drip a header (or a body) one byte at a time are

@@ -58,7 +58,9 @@ struct Response {
 using Reply = std::function<void(Response)>;
 // Runs on an I/O thread. It may answer before returning or keep the Reply
 // and answer later; an exception it throws becomes a 500 (if it had not
-// answered yet) and the server goes on.
+// answered yet) and the server goes on. The Request stays valid until the
+// Reply is called (copy what is needed after that). A handler that blocks
+// holds its I/O thread (and only that one).
 using Handler = std::function<void(const Request&, Reply)>;
 
 struct RouteLimits {
