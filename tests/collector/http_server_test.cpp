@@ -1,17 +1,26 @@
+// The collector's API (api/collector_api.h) on the HTTP transport, through
+// cpp-httplib's client and raw sockets (the regressions of the transport's
+// replacement).
 #include "server/http_server.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <poll.h>
+
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
+#include "api/collector_api.h"
 #include "ingest/batch_decoder.h"
 #include "kat.h"
 #include "kat_report_batch.inc"
+#include "raw_http.h"
+#include "api/routes.h"
 #include "ingest/group_commit.h"
 #include "store/store.h"
 
@@ -42,15 +51,21 @@ class CollectorFixture : public ::testing::Test {
     ASSERT_TRUE(store_->register_metric({7, MechanismId::kBinaryRandomizedResponse, 500000}));
     committer_ = std::make_unique<GroupCommitter>(*store_);
     api_ = std::make_unique<CollectorApi>(*store_, committer_.get());
-    server_ = std::make_unique<HttpServer>(*api_, 4);
-    port_ = server_->bind("127.0.0.1", 0);
+    http::Server::Options options;
+    options.port = 0;
+    options.threads = 4;
+    server_ = std::make_unique<http::Server>(options);
+    add_collector_routes(*server_, *api_);
+    std::string error;
+    ASSERT_TRUE(server_->start(&error)) << error;
+    port_ = server_->port();
     ASSERT_GT(port_, 0);
-    thread_ = std::thread([this] { server_->serve(); });
+    thread_ = std::thread([this] { server_->run(); });
     client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
     for (int i = 0; i < 100 && !client_->Get("/healthz"); ++i) usleep(10000);
   }
   void TearDown() override {
-    server_->stop();
+    server_->stop(std::chrono::seconds(5));
     if (thread_.joinable()) thread_.join();
     committer_->stop();
     std::system(("rm -rf " + dir_).c_str());
@@ -76,7 +91,7 @@ class CollectorFixture : public ::testing::Test {
   std::unique_ptr<Store> store_;
   std::unique_ptr<GroupCommitter> committer_;
   std::unique_ptr<CollectorApi> api_;
-  std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<http::Server> server_;
   std::thread thread_;
   int port_ = 0;
   std::unique_ptr<httplib::Client> client_;
@@ -109,7 +124,7 @@ TEST_F(CollectorFixture, MalformedBatchesGet400AndStoreNothing) {
 TEST_F(CollectorFixture, OversizedBodiesAreRefused) {
   expect_refused(std::string(max_encoded_batch_size() + 1, '\x08'), 400,
                  "exceeds the largest valid batch");
-  // Far past the limit httplib stops reading; the answer is the same 400.
+  // Far past the limit: refused from the Content-Length, before the body.
   expect_refused(std::string(5 * max_encoded_batch_size(), '\x08'), 400,
                  "exceeds the largest valid batch");
 }
@@ -164,6 +179,191 @@ TEST_F(CollectorFixture, NormSubOnRequest) {
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 400);
   EXPECT_NE(response->body.find("none or norm-sub"), std::string::npos);
+}
+
+// --- Regressions found by probing the cpp-httplib server -------------------
+
+// A Content-Length holding bytes that are not UTF-8 once reached a handler
+// that put the raw header into JSON: dump() threw and the process died.
+TEST_F(CollectorFixture, InvalidUtf8ContentLengthIs400AndTheServerLives) {
+  const int fd = raw_http::connect_to(port_);
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(raw_http::send_all(
+      fd, std::string("POST /v1/reports HTTP/1.1\r\nHost: x\r\nContent-Length: 200000\xff\r\n\r\n")));
+  const auto answer = raw_http::read_answer(fd);
+  close(fd);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 400);
+  EXPECT_EQ(answer->header("content-type"), "application/json");
+  const auto body = nlohmann::json::parse(answer->body);  // valid JSON (throws otherwise)
+  EXPECT_NE(body["error"].get<std::string>().find("Content-Length"), std::string::npos)
+      << answer->body;
+  // Still serving.
+  const auto next = raw_http::exchange(port_, raw_http::get("/healthz"));
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 200);
+}
+
+// A chunked body is held to the same limit as a Content-Length one, while
+// it is read: the 400 arrives while the client is still sending, and the
+// server closes the connection long before the client has sent it all.
+TEST_F(CollectorFixture, ChunkedBodyPastTheLimitIsRefusedWhileReading) {
+  const int fd = raw_http::connect_to(port_);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
+  const size_t limit = max_encoded_batch_size();
+  const size_t total = limit + (64u << 20);  // 64 MiB past the limit
+  std::string out =
+      "POST /v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n";
+  const std::string chunk = "10000\r\n" + std::string(0x10000, '\x08') + "\r\n";
+  size_t body_queued = 0;      // body bytes put into `out` so far
+  size_t sent = 0;             // bytes the kernel took
+  size_t sent_at_answer = 0;   // ... when the answer was complete
+  std::string in;
+  std::optional<raw_http::Answer> answer;
+  bool closed = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!closed && std::chrono::steady_clock::now() < deadline) {
+    if (out.size() < chunk.size() && body_queued < total) {
+      out += chunk;
+      body_queued += 0x10000;
+    }
+    pollfd p{fd, static_cast<short>(POLLIN | (out.empty() ? 0 : POLLOUT)), 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
+      char buffer[4096];
+      const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+      if (n > 0) {
+        in.append(buffer, static_cast<size_t>(n));
+        if (!answer && (answer = raw_http::take_answer(&in))) sent_at_answer = sent;
+      } else if (n == 0 || errno != EAGAIN) {
+        closed = true;
+      }
+    }
+    if (!closed && (p.revents & POLLOUT) && !out.empty()) {
+      const ssize_t n = send(fd, out.data(), out.size(), MSG_NOSIGNAL);
+      if (n > 0) {
+        sent += static_cast<size_t>(n);
+        out.erase(0, static_cast<size_t>(n));
+      } else if (errno != EAGAIN) {
+        closed = true;  // EPIPE / ECONNRESET: the server closed
+      }
+    }
+  }
+  close(fd);
+  std::printf("chunked: sent %zu bytes (%zu when answered) of %zu\n", sent, sent_at_answer, total);
+  ASSERT_TRUE(answer) << "no answer after sending " << sent << " bytes";
+  EXPECT_EQ(answer->status, 400);
+  EXPECT_NE(nlohmann::json::parse(answer->body)["error"].get<std::string>().find(
+                "exceeds the largest valid batch (" + std::to_string(limit) + " bytes)"),
+            std::string::npos)
+      << answer->body;
+  EXPECT_TRUE(closed) << "the connection stayed open";
+  EXPECT_LT(sent_at_answer, total / 2);
+  EXPECT_LT(sent, total / 2) << "the server read most of the body";
+  EXPECT_EQ(stored(), 0u);
+}
+
+// The same answer for a Content-Length past the limit, without the body.
+TEST_F(CollectorFixture, ContentLengthPastTheLimitIsRefusedBeforeTheBody) {
+  const auto answer = raw_http::exchange(
+      port_, "POST /v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+             "Content-Length: 400000000\r\n\r\n");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(answer->body)["error"],
+            "body of 400000000 bytes exceeds the largest valid batch (" +
+                std::to_string(max_encoded_batch_size()) + " bytes)");
+}
+
+TEST_F(CollectorFixture, OtherContentTypesGet415NamingTheAcceptedOne) {
+  const std::string batch = kat_bodies().at(0);
+  for (const std::string type : {"text/plain", "application/json", "application/x-protobufx"}) {
+    const auto answer = raw_http::exchange(port_, raw_http::post("/v1/reports", batch, type));
+    ASSERT_TRUE(answer) << type;
+    EXPECT_EQ(answer->status, 415) << type;
+    EXPECT_NE(nlohmann::json::parse(answer->body)["error"].get<std::string>().find(
+                  "application/x-protobuf"),
+              std::string::npos);
+  }
+  // No Content-Type at all.
+  auto answer = raw_http::exchange(
+      port_, "POST /v1/reports HTTP/1.1\r\nHost: x\r\nContent-Length: " +
+                 std::to_string(batch.size()) + "\r\n\r\n" + batch);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 415);
+  EXPECT_EQ(stored(), 0u);
+  // Parameters and case do not matter.
+  answer = raw_http::exchange(
+      port_, raw_http::post("/v1/reports", batch, "Application/X-Protobuf; charset=binary"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+}
+
+TEST_F(CollectorFixture, ConflictingContentLengthsAre400) {
+  const std::string batch = kat_bodies().at(0);
+  const auto answer = raw_http::exchange(
+      port_, "POST /v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+             "Content-Length: " + std::to_string(batch.size()) + "\r\nContent-Length: " +
+                 std::to_string(batch.size() - 1) + "\r\n\r\n" + batch);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 400);
+  EXPECT_TRUE(nlohmann::json::parse(answer->body).contains("error"));
+  EXPECT_EQ(stored(), 0u);
+}
+
+// A client that half-closes after its request still gets the answer.
+TEST_F(CollectorFixture, HalfClosedClientIsAnswered) {
+  const int fd = raw_http::connect_to(port_);
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(raw_http::send_all(fd, raw_http::post("/v1/reports", kat_bodies().at(0))));
+  ASSERT_EQ(shutdown(fd, SHUT_WR), 0);
+  const auto answer = raw_http::read_answer(fd);
+  close(fd);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+  EXPECT_EQ(nlohmann::json::parse(answer->body)["accepted"], 1);
+  EXPECT_EQ(stored(), 1u);
+}
+
+// Percent-decoded query values are arbitrary bytes: the 400 names the bad
+// value with the bytes that are not UTF-8 replaced, in valid JSON.
+TEST_F(CollectorFixture, UndecodableQueryValuesGet400WithValidJson) {
+  auto answer = raw_http::exchange(port_, raw_http::get("/v1/metrics/1/estimate?postprocess=%ff"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 400);
+  const std::string error = nlohmann::json::parse(answer->body)["error"];
+  EXPECT_NE(error.find("not '\xEF\xBF\xBD'"), std::string::npos) << error;  // U+FFFD
+  // A malformed escape is refused by the transport, also as JSON.
+  answer = raw_http::exchange(port_, raw_http::get("/v1/metrics/1/estimate?postprocess=%f"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 400);
+  EXPECT_TRUE(nlohmann::json::parse(answer->body).contains("error"));
+  // Decoded values work as names: "norm%2Dsub" is "norm-sub".
+  answer = raw_http::exchange(port_, raw_http::get("/v1/metrics/1/estimate?postprocess=norm%2Dsub"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200) << answer->body;
+}
+
+// Keep-alive is not capped at 5 requests: 100 on one connection, POSTs and
+// GETs interleaved.
+TEST_F(CollectorFixture, HundredRequestsOnOneConnection) {
+  const int fd = raw_http::connect_to(port_);
+  ASSERT_GE(fd, 0);
+  const std::string batch = kat_bodies().at(0);
+  std::string pending;
+  for (int i = 0; i < 100; ++i) {
+    const std::string request =
+        i % 2 ? raw_http::get("/healthz") : raw_http::post("/v1/reports", batch);
+    ASSERT_TRUE(raw_http::send_all(fd, request)) << i;
+    const auto answer = raw_http::read_answer(fd, &pending);
+    ASSERT_TRUE(answer) << "request " << i;
+    EXPECT_EQ(answer->status, 200) << i;
+    EXPECT_NE(answer->header("connection"), "close") << i;
+  }
+  close(fd);
+  EXPECT_EQ(stored(), 1u);  // 50 retries of one batch
 }
 
 // A report id reused with other content is a 409 the device can see, naming

@@ -1,7 +1,8 @@
 // blur-collector: the collector server and its offline tools.
 //
 //   blur-collector serve --db blur.db [--metric 1:rr:1.0 ...] [--config metrics.toml]
-//                        [--address 127.0.0.1] [--port 8080]
+//                        [--address 127.0.0.1] [--port 8080] [--threads 4]
+//                        [--tls-cert C --tls-key K] [--shutdown-timeout 10]
 //   blur-collector estimate --db blur.db [--metric 1] [--from T] [--to T] [--postprocess norm-sub]
 //   blur-collector series --db blur.db --metric 1 [--bucket hour|day] [--from T] [--to T]
 //   blur-collector metrics --db blur.db
@@ -21,6 +22,7 @@
 #include "estimate/metric_estimate.h"
 #include "lm_commands.h"
 #include "metrics/metrics_file.h"
+#include "api/routes.h"
 #include "server/http_server.h"
 #include "store/store.h"
 #include "util/time_text.h"
@@ -40,12 +42,10 @@ Outcome<std::unique_ptr<Store>> open_store(const std::string& url, Store::Mode m
 
 struct ServeOptions {
   std::string db = "blur.db";
-  std::string address = "127.0.0.1";
-  int port = 8080;
-  int threads = 8;
   std::vector<std::string> metric_specs;
   std::string config;
-  HttpServer::Tls tls;
+  http::Server::Options http;
+  double shutdown_timeout_seconds = 10;
 };
 
 int serve(const ServeOptions& o) {
@@ -82,35 +82,34 @@ int serve(const ServeOptions& o) {
 
   GroupCommitter committer(**store);
   CollectorApi api(**store, &committer);
-  HttpServer server(api, o.threads, o.tls);
-  if (!server.ok()) {
-    std::fprintf(stderr, "blur-collector: cannot load the TLS certificate %s or key %s\n",
-                 o.tls.certificate_file.c_str(), o.tls.key_file.c_str());
-    return 1;
-  }
-  const int bound = server.bind(o.address, o.port);
-  if (bound < 0) {
-    std::fprintf(stderr, "blur-collector: cannot listen on %s:%d\n", o.address.c_str(), o.port);
+  http::Server server(o.http);
+  add_collector_routes(server, api);
+  std::string error;
+  if (!server.start(&error)) {
+    std::fprintf(stderr, "blur-collector: %s\n", error.c_str());
     return 1;
   }
   std::printf("blur-collector: listening on %s://%s:%d (database %s, %zu metrics)\n",
-              o.tls.certificate_file.empty() ? "http" : "https", o.address.c_str(), bound,
-              (*store)->describe().c_str(), (*store)->metrics().size());
+              o.http.tls_certificate_file.empty() ? "http" : "https", o.http.address.c_str(),
+              server.port(), (*store)->describe().c_str(), (*store)->metrics().size());
   for (const auto& m : (*store)->metrics()) std::printf("  %s\n", describe(m).c_str());
   std::fflush(stdout);
 
+  const auto deadline =
+      std::chrono::milliseconds(static_cast<long long>(o.shutdown_timeout_seconds * 1000));
   std::thread waiter([&] {
     int signal = 0;
     sigwait(&signals, &signal);
-    std::printf("blur-collector: signal %d, stopping\n", signal);
+    std::printf("blur-collector: signal %d, stopping (deadline %.3g s)\n", signal,
+                o.shutdown_timeout_seconds);
     std::fflush(stdout);
-    server.stop();
+    server.stop(deadline);
   });
-  const bool ok = server.serve();
-  if (!ok) kill(getpid(), SIGTERM);  // release the waiter
+  server.run();  // returns once stop() has finished
   waiter.join();
-  committer.stop();  // everything accepted is committed before exit
-  return ok ? 0 : 1;
+  committer.stop();  // every batch still queued is committed (and answered) before exit
+  std::printf("blur-collector: stopped\n");
+  return 0;
 }
 
 Outcome<std::vector<MetricConfig>> chosen_metrics(const Store& store,
@@ -241,9 +240,10 @@ int main(int argc, char** argv) {
   auto* serve_cmd = app.add_subcommand("serve", "Run the HTTP collector");
   serve_cmd->add_option("--db", serve_options.db, std::string(kDbHelp) + " (created if missing)")
       ->capture_default_str();
-  serve_cmd->add_option("--address", serve_options.address, "Address to listen on")
+  serve_options.http.threads = 4;
+  serve_cmd->add_option("--address", serve_options.http.address, "Address to listen on")
       ->capture_default_str();
-  serve_cmd->add_option("--port", serve_options.port, "Port to listen on (0: any free port)")
+  serve_cmd->add_option("--port", serve_options.http.port, "Port to listen on (0: any free port)")
       ->check(CLI::Range(0, 65535))
       ->capture_default_str();
   serve_cmd->add_option("--metric", serve_options.metric_specs,
@@ -253,13 +253,23 @@ int main(int argc, char** argv) {
                         "Register the metrics of a TOML file ([[metric]] tables)")
       ->check(CLI::ExistingFile);
   serve_cmd
-      ->add_option("--tls-cert", serve_options.tls.certificate_file,
+      ->add_option("--tls-cert", serve_options.http.tls_certificate_file,
                    "Serve HTTPS with this PEM certificate")
       ->check(CLI::ExistingFile);
-  serve_cmd->add_option("--tls-key", serve_options.tls.key_file, "The certificate's PEM private key")
+  serve_cmd
+      ->add_option("--tls-key", serve_options.http.tls_key_file,
+                   "The certificate's PEM private key")
       ->check(CLI::ExistingFile);
-  serve_cmd->add_option("--threads", serve_options.threads, "HTTP worker threads")
+  serve_cmd
+      ->add_option("--threads", serve_options.http.threads,
+                   "HTTP I/O threads (commits run on one writer thread of their own)")
       ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--shutdown-timeout", serve_options.shutdown_timeout_seconds,
+                   "On SIGINT/SIGTERM: seconds to finish the requests in progress before "
+                   "closing every connection")
+      ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
 
   std::string db = "blur.db";
@@ -305,7 +315,8 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) {
-    if (serve_options.tls.certificate_file.empty() != serve_options.tls.key_file.empty()) {
+    if (serve_options.http.tls_certificate_file.empty() !=
+        serve_options.http.tls_key_file.empty()) {
       std::fprintf(stderr, "blur-collector: --tls-cert and --tls-key go together\n");
       return 2;
     }

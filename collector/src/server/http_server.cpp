@@ -1,82 +1,312 @@
 #include "server/http_server.h"
 
-#include <httplib.h>
+#include <algorithm>
+#include <cstdio>
+#include <thread>
 
-#include <nlohmann/json.hpp>
+#include "server/http_server_impl.h"
+#include "server/http_session.h"
 
-#include <future>
-
-#include "ingest/batch_decoder.h"
-
-namespace blur::collector {
-
-namespace {
-std::unique_ptr<httplib::Server> make_server(const HttpServer::Tls& tls) {
-  if (tls.certificate_file.empty()) return std::make_unique<httplib::Server>();
-  return std::make_unique<httplib::SSLServer>(tls.certificate_file.c_str(), tls.key_file.c_str());
-}
-}  // namespace
-
-bool HttpServer::ok() const { return server_->is_valid(); }
+namespace blur::collector::http {
 
 namespace {
-QueryParams query_of(const httplib::Request& request) {
-  QueryParams query;
-  for (const auto& [key, value] : request.params) query.emplace_back(key, value);
-  return query;
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
 }
-void send(httplib::Response& response, const ApiResponse& answer) {
-  response.status = answer.status;
-  response.set_content(answer.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                       "application/json");
+
+bool has_regex_syntax(const std::string& pattern) {
+  return pattern.find_first_of("\\^$.|?*+()[]{}") != std::string::npos;
 }
+
+std::string endpoint_text(const net::ip::tcp::socket& socket) {
+  boost::system::error_code ec;
+  const auto endpoint = socket.remote_endpoint(ec);
+  if (ec) return "unknown";
+  return endpoint.address().to_string(ec) + ":" + std::to_string(endpoint.port());
+}
+
 }  // namespace
 
-HttpServer::HttpServer(CollectorApi& api, int threads, const Tls& tls)
-    : api_(api), server_(make_server(tls)) {
-  server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  server_->set_payload_max_length(4 * max_encoded_batch_size());
-  server_->set_error_handler(httplib::Server::HandlerWithResponse(
-      [](const httplib::Request&, httplib::Response& response) {
-        if (response.status != 413) return httplib::Server::HandlerResponse::Unhandled;
-        send(response, {400, {{"error", "body exceeds the largest valid batch (" +
-                                            std::to_string(max_encoded_batch_size()) +
-                                            " bytes)"}}});
-        return httplib::Server::HandlerResponse::Handled;
-      }));
-  server_->set_tcp_nodelay(true);
-  server_->Post("/v1/reports", [this](const httplib::Request& request,
-                                      httplib::Response& response) {
-    std::promise<ApiResponse> answer;
-    auto future = answer.get_future();
-    api_.post_reports(request.body, [&answer](ApiResponse r) { answer.set_value(std::move(r)); });
-    send(response, future.get());
-  });
-  server_->Get("/v1/metrics", [this](const httplib::Request&, httplib::Response& response) {
-    send(response, api_.metrics());
-  });
-  server_->Get(R"(/v1/metrics/(\d+)/estimate)",
-               [this](const httplib::Request& request, httplib::Response& response) {
-                 send(response, api_.estimate(request.matches[1], query_of(request)));
-               });
-  server_->Get(R"(/v1/metrics/(\d+)/series)",
-               [this](const httplib::Request& request, httplib::Response& response) {
-                 send(response, api_.series(request.matches[1], query_of(request)));
-               });
-  server_->Get("/healthz", [this](const httplib::Request&, httplib::Response& response) {
-    send(response, api_.health());
+void log_line(const std::string& text) { std::fprintf(stderr, "%s\n", text.c_str()); }
+
+std::optional<std::string> Request::query_value(std::string_view name) const {
+  for (const auto& [key, value] : query) {
+    if (key == name) return value;
+  }
+  return std::nullopt;
+}
+
+std::string Request::header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (equals_ignoring_case(key, name)) return value;
+  }
+  return "";
+}
+
+Server::Impl::Impl(Options o) : options(std::move(o)) {}
+
+Server::Impl::RouteMatch Server::Impl::find_route(const std::string& method,
+                                                  const std::string& path, const Route** route,
+                                                  std::vector<std::string>* params,
+                                                  std::string* allow) const {
+  for (const Route& r : routes) {
+    std::smatch match;
+    const bool matched =
+        r.literal ? path == r.pattern_text : std::regex_match(path, match, r.pattern);
+    if (!matched) continue;
+    if (r.method != method) {
+      *allow += (allow->empty() ? "" : ", ") + r.method;
+      continue;
+    }
+    params->clear();
+    for (std::size_t i = 1; i < match.size(); ++i) params->push_back(match[i].str());
+    *route = &r;
+    return RouteMatch::kFound;
+  }
+  return allow->empty() ? RouteMatch::kNoPath : RouteMatch::kWrongMethod;
+}
+
+void Server::Impl::add_session(const std::shared_ptr<SessionBase>& session) {
+  std::lock_guard<std::mutex> lock(mutex);
+  sessions.emplace(session.get(), session);
+}
+
+void Server::Impl::remove_session(SessionBase* session) {
+  std::lock_guard<std::mutex> lock(mutex);
+  sessions.erase(session);
+}
+
+std::size_t Server::Impl::session_count() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return sessions.size();
+}
+
+void Server::Impl::accept() {
+  acceptor.async_accept(
+      net::make_strand(io), [this](boost::system::error_code ec, net::ip::tcp::socket socket) {
+        if (stopping || !acceptor.is_open()) return;
+        if (ec) {
+          // Out of descriptors (EMFILE) or memory: accepting again at once
+          // would spin. Connections wait in the backlog meanwhile.
+          accept_retry.expires_after(std::chrono::milliseconds(50));
+          accept_retry.async_wait([this](boost::system::error_code wait_ec) {
+            if (!wait_ec && !stopping) accept();
+          });
+          return;
+        }
+        try {
+          start_session(std::move(socket));
+        } catch (const std::exception& e) {  // out of memory: drop this one connection
+          log_line(std::string("blur-collector: a connection could not start: ") +
+                   printable(e.what()));
+        }
+        accept();
+      });
+}
+
+void Server::Impl::start_session(net::ip::tcp::socket socket) {
+  boost::system::error_code ec;
+  socket.set_option(net::ip::tcp::no_delay(true), ec);  // small request/answer pairs
+  std::string peer = endpoint_text(socket);
+  if (tls) {
+    using Stream = beast::ssl_stream<net::ip::tcp::socket>;
+    auto session =
+        std::make_shared<Session<Stream>>(*this, Stream(std::move(socket), *tls), std::move(peer));
+    add_session(session);
+    session->start();
+  } else {
+    auto session = std::make_shared<Session<net::ip::tcp::socket>>(*this, std::move(socket),
+                                                                   std::move(peer));
+    add_session(session);
+    session->start();
+  }
+}
+
+void Server::Impl::sweep() {
+  sweep_timer.expires_after(sweep_period);
+  sweep_timer.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;  // cancelled: the server has stopped
+    const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::vector<std::shared_ptr<SessionBase>> late;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (auto& [pointer, weak] : sessions) {
+        // `pointer` is alive while registered: ~Session unregisters under
+        // this mutex before anything of it is destroyed.
+        if (pointer->deadline.load(std::memory_order_relaxed) > now) continue;
+        if (auto session = weak.lock()) late.push_back(std::move(session));
+      }
+    }
+    for (auto& session : late) session->deadline_passed();
+    sweep();
   });
 }
 
-HttpServer::~HttpServer() = default;
-
-int HttpServer::bind(const std::string& address, int port) {
-  if (port == 0) return server_->bind_to_any_port(address);
-  return server_->bind_to_port(address, port) ? port : -1;
+void Server::Impl::begin_stop(std::chrono::milliseconds deadline) {
+  boost::system::error_code ec;
+  acceptor.close(ec);
+  accept_retry.cancel();
+  std::vector<std::shared_ptr<SessionBase>> live;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto& [pointer, weak] : sessions) {
+      if (auto session = weak.lock()) live.push_back(std::move(session));
+    }
+  }
+  for (auto& session : live) session->begin_stop();
+  stop_deadline = std::chrono::steady_clock::now() + deadline;
+  watch_stop();
 }
 
-bool HttpServer::serve() { return server_->listen_after_bind(); }
+// Polls until the connections are gone (then the io_context runs out of
+// work and run() returns), closing the rest at the deadline. A connection
+// whose Reply is held elsewhere has no pending operation, so polling, not
+// waiting on operations, decides when to end.
+void Server::Impl::watch_stop() {
+  stop_timer.expires_after(std::chrono::milliseconds(10));
+  stop_timer.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    if (session_count() == 0) {
+      sweep_timer.cancel();  // the last pending work: run() returns
+      return;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= stop_deadline) {
+      if (!forced_close) {
+        forced_close = true;
+        std::vector<std::shared_ptr<SessionBase>> live;
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          for (auto& [pointer, weak] : sessions) {
+            if (auto session = weak.lock()) live.push_back(std::move(session));
+          }
+        }
+        for (auto& session : live) session->force_close();
+      } else if (now >= stop_deadline + std::chrono::milliseconds(200)) {
+        // Only connections waiting for a Reply held elsewhere remain.
+        io.stop();
+        return;
+      }
+    }
+    watch_stop();
+  });
+}
 
-void HttpServer::stop() { server_->stop(); }
+Server::Server(Options options) : impl_(std::make_shared<Impl>(std::move(options))) {}
 
-}  // namespace blur::collector
+Server::~Server() {
+  stop(std::chrono::milliseconds(0));
+  std::unique_lock<std::mutex> lock(impl_->mutex);
+  impl_->run_finished.wait(lock, [this] { return impl_->running_threads == 0; });
+}
+
+void Server::route(std::string method, std::string path_regex, RouteLimits limits,
+                   Handler handler) {
+  Route route;
+  route.method = std::move(method);
+  route.literal = !has_regex_syntax(path_regex);
+  if (!route.literal) route.pattern = std::regex(path_regex);
+  route.pattern_text = std::move(path_regex);
+  route.limits = std::move(limits);
+  route.handler = std::move(handler);
+  impl_->routes.push_back(std::move(route));
+}
+
+bool Server::start(std::string* error) {
+  Impl& impl = *impl_;
+  const Options& options = impl.options;
+  if (options.tls_certificate_file.empty() != options.tls_key_file.empty()) {
+    *error = "a TLS certificate needs its key, and a key its certificate";
+    return false;
+  }
+  boost::system::error_code ec;
+  if (!options.tls_certificate_file.empty()) {
+    impl.tls.emplace(net::ssl::context::tls_server);
+    impl.tls->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                              net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                              net::ssl::context::no_tlsv1_1,
+                          ec);
+    if (!ec) impl.tls->use_certificate_chain_file(options.tls_certificate_file, ec);
+    if (!ec) impl.tls->use_private_key_file(options.tls_key_file, net::ssl::context::pem, ec);
+    if (ec) {
+      *error = "cannot load the TLS certificate " + options.tls_certificate_file + " or key " +
+               options.tls_key_file + ": " + ec.message();
+      return false;
+    }
+  }
+  const auto address = net::ip::make_address(options.address, ec);
+  if (ec) {
+    *error = "not an IP address: " + options.address;
+    return false;
+  }
+  const net::ip::tcp::endpoint endpoint(address, static_cast<unsigned short>(options.port));
+  impl.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) impl.acceptor.bind(endpoint, ec);
+  if (!ec) impl.acceptor.listen(net::socket_base::max_listen_connections, ec);  // SOMAXCONN
+  if (ec) {
+    *error = "cannot listen on " + options.address + ":" + std::to_string(options.port) + ": " +
+             ec.message();
+    boost::system::error_code ignored;
+    impl.acceptor.close(ignored);
+    return false;
+  }
+  impl.port = impl.acceptor.local_endpoint(ec).port();
+  impl.started = true;
+  // Deadlines are checked every sweep period: at most this late.
+  const auto shortest = std::min({options.header_timeout, options.body_timeout,
+                                  options.idle_timeout});
+  impl.sweep_period = std::clamp(shortest / 8, std::chrono::milliseconds(5),
+                                 std::chrono::milliseconds(100));
+  net::post(impl.control, [&impl] {
+    if (impl.stopping) return;
+    impl.accept();
+    impl.sweep();
+  });
+  return true;
+}
+
+int Server::port() const { return impl_->port; }
+
+void Server::run() {
+  Impl& impl = *impl_;
+  if (!impl.started) return;
+  {
+    std::lock_guard<std::mutex> lock(impl.mutex);
+    ++impl.running_threads;
+  }
+  auto loop = [&impl] {
+    for (;;) {
+      try {
+        impl.io.run();
+        return;
+      } catch (const std::exception& e) {  // a bug; keep serving the others
+        log_line(std::string("blur-collector: error in the I/O loop: ") + printable(e.what()));
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 1; i < impl.options.threads; ++i) threads.emplace_back(loop);
+  loop();
+  for (auto& thread : threads) thread.join();
+  std::lock_guard<std::mutex> lock(impl.mutex);
+  --impl.running_threads;
+  impl.run_finished.notify_all();
+}
+
+void Server::stop(std::chrono::milliseconds deadline) {
+  Impl& impl = *impl_;
+  if (impl.stopping.exchange(true)) return;
+  if (deadline.count() < 0) deadline = std::chrono::milliseconds(0);
+  net::post(impl.control, [&impl, deadline] { impl.begin_stop(deadline); });
+}
+
+}  // namespace blur::collector::http

@@ -1,50 +1,125 @@
-// The collector's HTTP API (cpp-httplib):
+// An event-driven HTTP/1.1 server (Boost.Beast on Asio), HTTPS through
+// asio::ssl (OpenSSL). A generic transport: it knows routes, limits and
+// deadlines, nothing of what the handlers do.
 //
-//   POST /v1/reports                 body: an encoded blur.ReportBatch
-//        200 {"accepted": n, "duplicates": d}   after the batch is committed
-//        400 {"error": "..."}                   malformed or inconsistent; nothing stored
-//        413                                    body far beyond any valid batch
-//        503 {"error": "..."}                   storage failed; nothing acknowledged
-//   GET  /v1/metrics                 the registered metrics
-//   GET  /v1/metrics/{id}/estimate   debiased estimate (see metric_estimate.h)
-//   GET  /healthz                    {"status": "ok"}
+// Per request: the header is read first (Options::header_timeout,
+// max_header_bytes), the route is found (404 unknown path, 405 wrong
+// method), the Content-Type checked against the route's (415), then the
+// body is read under the route's max_body_bytes, for a Content-Length and a
+// chunked body alike (400 naming the limit, without reading further), within
+// Options::body_timeout. A keep-alive connection serves any number of
+// requests and is closed after idle_timeout without one. A connection waits
+// on the network without holding a thread: idle or slow clients cost memory
+// and a descriptor, never a worker.
+//
+// Every error answer has a JSON body {"error": "..."} (server/json_response.h).
 #ifndef BLUR_COLLECTOR_SERVER_HTTP_SERVER_H
 #define BLUR_COLLECTOR_SERVER_HTTP_SERVER_H
 
+#include <chrono>
+#include <cstddef>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
-#include "api/collector_api.h"
+namespace blur::collector::http {
 
-namespace httplib {
-class Server;
-}
+struct Request {
+  std::string method;
+  std::string path;  // raw, without the query
+  std::vector<std::pair<std::string, std::string>> query;  // percent-decoded, arbitrary bytes
+  std::vector<std::string> path_params;                    // the route regex's captures
+  std::string content_type;                                // the header's value, as sent
+  std::string body;
+  std::string peer;  // "address:port"
+  std::vector<std::pair<std::string, std::string>> headers;  // as sent, in order
 
-namespace blur::collector {
-
-class HttpServer {
- public:
-  // Plain HTTP, or HTTPS when `tls` has a certificate and key (PEM files).
-  struct Tls {
-    std::string certificate_file;
-    std::string key_file;
-  };
-  HttpServer(CollectorApi& api, int threads, const Tls& tls = {});
-  // False if the TLS certificate or key could not be loaded.
-  bool ok() const;
-  ~HttpServer();
-
-  // Binds; port 0 picks a free port. Returns the bound port, or -1.
-  int bind(const std::string& address, int port);
-  // Serves until stop(); returns false if the server could not run.
-  bool serve();
-  void stop();
-
- private:
-  CollectorApi& api_;
-  std::unique_ptr<httplib::Server> server_;
+  // The first query parameter called `name`, if any.
+  std::optional<std::string> query_value(std::string_view name) const;
+  // The first header called `name` (case-insensitive), or "".
+  std::string header(std::string_view name) const;
 };
 
-}  // namespace blur::collector
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// Answers one request. Call it exactly once, from any thread (the answer is
+// posted to the connection's strand); later calls are ignored. If the last
+// copy is destroyed without a call, the client gets a 500. Every Reply must
+// be called or destroyed before the Server is destroyed.
+using Reply = std::function<void(Response)>;
+// Runs on an I/O thread. It may answer before returning or keep the Reply
+// and answer later; an exception it throws becomes a 500 (if it had not
+// answered yet) and the server goes on. The Request stays valid until the
+// Reply is called (copy what is needed after that). A handler that blocks
+// holds its I/O thread (and only that one).
+using Handler = std::function<void(const Request&, Reply)>;
+
+struct RouteLimits {
+  // The largest body accepted; 0: none. A larger one is refused while being
+  // read: 400 "body [of N bytes] exceeds <body_limit_name> (M bytes)".
+  std::size_t max_body_bytes = 0;
+  // Media types accepted for the request (e.g. "application/x-protobuf");
+  // empty: any. Otherwise a missing or other Content-Type gets 415.
+  std::vector<std::string> content_types;
+  std::string body_limit_name = "the body limit";
+};
+
+class Server {
+ public:
+  struct Options {
+    std::string address = "127.0.0.1";
+    int port = 8080;  // 0: any free port (see port())
+    int threads = 2;  // I/O threads; handlers run on them
+    // HTTPS when both are set (PEM files).
+    std::string tls_certificate_file, tls_key_file;
+    // From the connection (or, on a keep-alive connection, the request's
+    // first byte) to the end of the header, TLS handshake included.
+    std::chrono::milliseconds header_timeout{10000};
+    // For the whole body; also for writing an answer.
+    std::chrono::milliseconds body_timeout{30000};
+    // A keep-alive connection waiting for its next request.
+    std::chrono::milliseconds idle_timeout{60000};
+    std::size_t max_header_bytes = 16 * 1024;  // larger: 431
+  };
+
+  explicit Server(Options options);
+  ~Server();  // stops (no deadline) and waits for run() to return
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Before start(). Routes are tried in order; `path_regex` must match the
+  // whole raw path, and its captures become Request::path_params.
+  void route(std::string method, std::string path_regex, RouteLimits limits, Handler handler);
+
+  // Loads the TLS files, binds and listens (backlog SOMAXCONN). False with
+  // `error` set if any of it fails.
+  bool start(std::string* error);
+  int port() const;  // the bound port, after start()
+
+  // Runs the I/O threads (this one included) until stop() has finished.
+  void run();
+
+  // Graceful stop, from any thread (a signal handler must not call it):
+  // stops accepting, closes idle connections and those still sending a
+  // header, lets requests being read or handled finish and answers them
+  // with "Connection: close", and at `deadline` closes whatever is left.
+  void stop(std::chrono::milliseconds deadline);
+
+  struct Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace blur::collector::http
 
 #endif  // BLUR_COLLECTOR_SERVER_HTTP_SERVER_H

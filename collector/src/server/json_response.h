@@ -1,0 +1,21 @@
+// Every JSON body the collector sends goes through json_text(): it never
+// throws, and bytes that are not UTF-8 (untrusted text put into a message)
+// come out as U+FFFD instead of making nlohmann's dump() throw.
+#ifndef BLUR_COLLECTOR_SERVER_JSON_RESPONSE_H
+#define BLUR_COLLECTOR_SERVER_JSON_RESPONSE_H
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "server/http_server.h"
+
+namespace blur::collector::http {
+
+std::string json_text(const nlohmann::json& value) noexcept;
+Response json_response(int status, const nlohmann::json& body);
+// {"error": message}
+Response error_response(int status, const std::string& message);
+
+}  // namespace blur::collector::http
+
+#endif  // BLUR_COLLECTOR_SERVER_JSON_RESPONSE_H

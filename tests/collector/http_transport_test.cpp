@@ -1,0 +1,464 @@
+// The HTTP transport (server/http_server.h) alone, with test routes, over
+// raw sockets: routing, limits, keep-alive, many connections, slow clients,
+// handlers that throw, answer late, from another thread or never, and
+// stop() with its deadline.
+#include "server/http_server.h"
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <atomic>
+#include <cstring>
+#include <condition_variable>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "raw_http.h"
+#include "server/json_response.h"
+
+namespace {
+
+using namespace blur::collector::http;
+using Clock = std::chrono::steady_clock;
+
+long long ms_since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+class TransportFixture : public ::testing::Test {
+ protected:
+  // Short deadlines so that slow clients are visible in a test's time.
+  void start(int threads = 2) {
+    Server::Options options;
+    options.port = 0;
+    options.threads = threads;
+    options.header_timeout = std::chrono::milliseconds(600);
+    options.body_timeout = std::chrono::milliseconds(800);
+    options.idle_timeout = std::chrono::milliseconds(1500);
+    options.max_header_bytes = 4096;
+    server_ = std::make_unique<Server>(options);
+
+    RouteLimits echo_limits;
+    echo_limits.max_body_bytes = 1000;
+    echo_limits.content_types = {"application/octet-stream"};
+    server_->route("POST", "/echo", echo_limits, [](const Request& request, Reply reply) {
+      reply(json_response(200, {{"size", request.body.size()}}));
+    });
+    server_->route("GET", "/ok", {}, [](const Request&, Reply reply) {
+      reply(json_response(200, {{"ok", true}}));
+    });
+    server_->route("GET", R"(/items/(\d+)/(\w+))", {}, [](const Request& request, Reply reply) {
+      reply(json_response(200, {{"params", request.path_params},
+                                {"q", request.query_value("q").value_or("-")},
+                                {"header", request.header("x-test")}}));
+    });
+    server_->route("GET", "/throw", {}, [](const Request&, Reply) {
+      throw std::runtime_error("handler failed \xff");
+    });
+    server_->route("GET", "/drop", {}, [](const Request&, Reply) {});
+    server_->route("GET", "/twice", {}, [](const Request&, Reply reply) {
+      reply(json_response(200, {{"first", true}}));
+      reply(json_response(201, {{"second", true}}));
+    });
+    // Answered from another thread, after `later_delay_`.
+    server_->route("GET", "/later", {}, [this](const Request&, Reply reply) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      workers_.emplace_back([reply, delay = later_delay_] {
+        std::this_thread::sleep_for(delay);
+        reply(json_response(200, {{"from", "another thread"}}));
+      });
+    });
+    // Never answered until release_held() (a stuck back end).
+    server_->route("GET", "/held", {}, [this](const Request&, Reply reply) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      held_.push_back(std::move(reply));
+    });
+
+    std::string error;
+    ASSERT_TRUE(server_->start(&error)) << error;
+    port_ = server_->port();
+    thread_ = std::thread([this] {
+      server_->run();
+      run_returned_ = Clock::now();
+    });
+  }
+  void release_held() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    held_.clear();  // destroyed unanswered: 500
+  }
+  void TearDown() override {
+    if (server_) server_->stop(std::chrono::seconds(2));
+    if (thread_.joinable()) thread_.join();
+    release_held();
+    for (auto& worker : workers_) worker.join();
+  }
+
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+  Clock::time_point run_returned_;
+  int port_ = 0;
+  std::mutex mutex_;
+  std::vector<std::thread> workers_;
+  std::vector<Reply> held_;
+  std::chrono::milliseconds later_delay_{50};
+};
+
+TEST_F(TransportFixture, RoutesMethodsAndParameters) {
+  start();
+  auto answer = raw_http::exchange(port_, raw_http::get("/items/42/abc?q=a%20b+c", "X-Test: yes\r\n"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  const auto body = nlohmann::json::parse(answer->body);
+  EXPECT_EQ(body["params"], nlohmann::json({"42", "abc"}));
+  EXPECT_EQ(body["q"], "a b c");
+  EXPECT_EQ(body["header"], "yes");
+
+  answer = raw_http::exchange(port_, raw_http::get("/nothing"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 404);
+  EXPECT_TRUE(nlohmann::json::parse(answer->body).contains("error"));
+  answer = raw_http::exchange(port_, raw_http::get("/echo"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 405);
+  EXPECT_EQ(answer->header("allow"), "POST");
+  answer = raw_http::exchange(port_, raw_http::get("/" + std::string(3000, 'a')));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 414);
+  answer = raw_http::exchange(port_, raw_http::get("/ok", "X-Big: " + std::string(5000, 'b') + "\r\n"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 431);
+  answer = raw_http::exchange(port_, "GET http://elsewhere/ok HTTP/1.1\r\nHost: x\r\n\r\n");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 400);
+}
+
+TEST_F(TransportFixture, BodyLimitsAndContentTypes) {
+  start();
+  auto answer = raw_http::exchange(
+      port_, raw_http::post("/echo", std::string(1000, 'x'), "application/octet-stream"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(nlohmann::json::parse(answer->body)["size"], 1000);
+  answer = raw_http::exchange(
+      port_, raw_http::post("/echo", std::string(1001, 'x'), "application/octet-stream"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(answer->body)["error"],
+            "body of 1001 bytes exceeds the body limit (1000 bytes)");
+  // Chunked: 600 + 600 bytes passes the limit in the second chunk.
+  const std::string chunked_head =
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n";
+  const std::string chunk = "258\r\n" + std::string(600, 'c') + "\r\n";
+  answer = raw_http::exchange(port_, chunked_head + chunk + chunk + "0\r\n\r\n");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 400);
+  EXPECT_EQ(nlohmann::json::parse(answer->body)["error"],
+            "body exceeds the body limit (1000 bytes)");
+  answer = raw_http::exchange(port_, chunked_head + chunk + "0\r\n\r\n");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(nlohmann::json::parse(answer->body)["size"], 600);
+  // Content-Length together with chunked is ambiguous framing.
+  answer = raw_http::exchange(
+      port_, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+             "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 400);
+  answer = raw_http::exchange(port_, raw_http::post("/echo", "abc", "text/plain"));
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 415);
+  EXPECT_EQ(nlohmann::json::parse(answer->body)["error"],
+            "Content-Type must be application/octet-stream");
+}
+
+// "Expect: 100-continue": the client waits for the interim answer before
+// sending its body.
+TEST_F(TransportFixture, ExpectContinue) {
+  start();
+  const int fd = raw_http::connect_to(port_);
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(raw_http::send_all(
+      fd, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+          "Content-Length: 3\r\nExpect: 100-continue\r\n\r\n"));
+  std::string pending;
+  ASSERT_TRUE(raw_http::readable(fd, 2000));
+  char buffer[256];
+  const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+  ASSERT_GT(n, 0);
+  EXPECT_EQ(std::string(buffer, static_cast<size_t>(n)), "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_TRUE(raw_http::send_all(fd, "abc"));
+  const auto answer = raw_http::read_answer(fd, &pending);
+  close(fd);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+}
+
+TEST_F(TransportFixture, ThrowingHandlerGets500AndTheServerGoesOn) {
+  start();
+  const int fd = raw_http::connect_to(port_);
+  ASSERT_GE(fd, 0);
+  std::string pending;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(raw_http::send_all(fd, raw_http::get("/throw")));
+    auto answer = raw_http::read_answer(fd, &pending);
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->status, 500);
+    EXPECT_EQ(nlohmann::json::parse(answer->body)["error"], "internal error");
+    // The same connection goes on.
+    ASSERT_TRUE(raw_http::send_all(fd, raw_http::get("/ok")));
+    answer = raw_http::read_answer(fd, &pending);
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->status, 200);
+  }
+  close(fd);
+}
+
+TEST_F(TransportFixture, RepliesFromAnotherThreadLateTwiceOrNever) {
+  start();
+  const int fd = raw_http::connect_to(port_);
+  ASSERT_GE(fd, 0);
+  std::string pending;
+  ASSERT_TRUE(raw_http::send_all(fd, raw_http::get("/later")));
+  auto answer = raw_http::read_answer(fd, &pending);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(nlohmann::json::parse(answer->body)["from"], "another thread");
+  // A Reply dropped unanswered is a 500, not a hung connection.
+  ASSERT_TRUE(raw_http::send_all(fd, raw_http::get("/drop")));
+  answer = raw_http::read_answer(fd, &pending);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 500);
+  // Only the first of two calls answers; the next request gets its own.
+  ASSERT_TRUE(raw_http::send_all(fd, raw_http::get("/twice") + raw_http::get("/ok")));
+  answer = raw_http::read_answer(fd, &pending);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_TRUE(nlohmann::json::parse(answer->body)["first"]);
+  answer = raw_http::read_answer(fd, &pending);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(nlohmann::json::parse(answer->body)["ok"], true);
+  // Many replies from other threads at once, on separate connections.
+  std::vector<int> fds;
+  for (int i = 0; i < 50; ++i) {
+    fds.push_back(raw_http::connect_to(port_));
+    ASSERT_TRUE(raw_http::send_all(fds.back(), raw_http::get("/later")));
+  }
+  for (int client : fds) {
+    const auto late = raw_http::read_answer(client);
+    ASSERT_TRUE(late);
+    EXPECT_EQ(late->status, 200);
+    close(client);
+  }
+  close(fd);
+}
+
+TEST_F(TransportFixture, HundredRequestsOnOneConnectionThenIdleTimeout) {
+  start();
+  const int fd = raw_http::connect_to(port_);
+  ASSERT_GE(fd, 0);
+  std::string pending;
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE(raw_http::send_all(fd, raw_http::get("/ok")));
+    const auto answer = raw_http::read_answer(fd, &pending);
+    ASSERT_TRUE(answer) << i;
+    EXPECT_EQ(answer->status, 200);
+    EXPECT_EQ(answer->header("connection"), "");  // HTTP/1.1 default: keep-alive
+  }
+  // Pipelined: ten requests in one write, ten answers in order.
+  std::string ten;
+  for (int i = 0; i < 10; ++i) ten += raw_http::get(i % 2 ? "/ok" : "/nothing");
+  ASSERT_TRUE(raw_http::send_all(fd, ten));
+  for (int i = 0; i < 10; ++i) {
+    const auto answer = raw_http::read_answer(fd, &pending);
+    ASSERT_TRUE(answer) << i;
+    EXPECT_EQ(answer->status, i % 2 ? 200 : 404);
+  }
+  // Idle past idle_timeout (1.5 s): closed.
+  const auto idle_since = Clock::now();
+  EXPECT_TRUE(raw_http::closed_by_peer(fd, 5000));
+  EXPECT_GE(ms_since(idle_since), 1200);
+  close(fd);
+}
+
+// An event-driven server: 1,000 connections at once, each answered, with
+// two I/O threads.
+TEST_F(TransportFixture, ThousandSimultaneousConnections) {
+  rlimit files{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &files), 0);
+  if (files.rlim_cur < 2200) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 4096);
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  if (files.rlim_cur < 2200) GTEST_SKIP() << "needs 2,200 descriptors, has " << files.rlim_cur;
+  start(2);
+  std::vector<int> fds;
+  for (int i = 0; i < 1000; ++i) {
+    const int fd = raw_http::connect_to(port_);
+    ASSERT_GE(fd, 0) << "connection " << i;
+    fds.push_back(fd);
+  }
+  for (int fd : fds) ASSERT_TRUE(raw_http::send_all(fd, raw_http::get("/ok")));
+  int answered = 0;
+  for (int fd : fds) {
+    const auto answer = raw_http::read_answer(fd);
+    answered += answer && answer->status == 200;
+    close(fd);
+  }
+  EXPECT_EQ(answered, 1000);
+}
+
+// The listen backlog is SOMAXCONN, not 5: with no I/O thread accepting,
+// 1,000 connections still complete their handshake (in the kernel's queue)
+// at once; with a backlog of 5 the sixth would wait for SYN retries.
+TEST(TransportBacklog, AThousandConnectionsWaitInTheQueue) {
+  rlimit files{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &files), 0);
+  if (files.rlim_cur < 1200) {
+    files.rlim_cur = std::min<rlim_t>(files.rlim_max, 4096);
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  if (files.rlim_cur < 1200) GTEST_SKIP() << "needs 1,200 descriptors, has " << files.rlim_cur;
+  Server::Options options;
+  options.port = 0;
+  Server server(options);
+  std::string error;
+  ASSERT_TRUE(server.start(&error)) << error;  // listening; run() is never called
+  std::vector<int> fds;
+  const auto start_time = Clock::now();
+  for (int i = 0; i < 1000; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_GE(fd, 0);
+    timeval timeout{1, 0};  // connect() gives up after a second (SO_SNDTIMEO)
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(server.port()));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool connected = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+    fds.push_back(fd);
+    ASSERT_TRUE(connected) << "connection " << i << " not queued: " << std::strerror(errno);
+  }
+  EXPECT_LT(ms_since(start_time), 1000);
+  for (int fd : fds) close(fd);
+}
+
+// Slowloris: clients that drip a header (or a body) one byte at a time are
+// closed at the deadline although they keep sending, and never hold the
+// single I/O thread: others are served meanwhile.
+TEST_F(TransportFixture, SlowClientsAreClosedAndDoNotBlockOthers) {
+  start(1);
+  const std::string header = raw_http::get("/ok");
+  const std::string body_head =
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+      "Content-Length: 100\r\n\r\n";
+  std::vector<int> slow_header, slow_body;
+  for (int i = 0; i < 20; ++i) {
+    slow_header.push_back(raw_http::connect_to(port_));
+    slow_body.push_back(raw_http::connect_to(port_));
+    ASSERT_TRUE(raw_http::send_all(slow_body.back(), body_head));
+  }
+  // 100 idle connections that never send anything.
+  std::vector<int> idle;
+  for (int i = 0; i < 100; ++i) idle.push_back(raw_http::connect_to(port_));
+
+  const auto start_time = Clock::now();
+  std::vector<long long> header_closed(slow_header.size(), -1), body_closed(slow_body.size(), -1);
+  long long slowest_other = 0;
+  for (size_t byte = 0; byte < 30 && ms_since(start_time) < 3000; ++byte) {
+    for (size_t i = 0; i < slow_header.size(); ++i) {
+      if (header_closed[i] < 0 &&
+          !raw_http::send_all(slow_header[i], header.substr(byte % header.size(), 1))) {
+        header_closed[i] = ms_since(start_time);
+      }
+      if (body_closed[i] < 0 && !raw_http::send_all(slow_body[i], "b")) {
+        body_closed[i] = ms_since(start_time);
+      }
+    }
+    // Another client meanwhile: answered at once.
+    const auto asked = Clock::now();
+    const auto answer = raw_http::exchange(port_, raw_http::get("/ok"));
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->status, 200);
+    slowest_other = std::max(slowest_other, ms_since(asked));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // ten bytes a second
+  }
+  EXPECT_LT(slowest_other, 300);
+  std::printf("slow clients: first header one closed after %lld ms, body one after %lld ms; "
+              "others answered within %lld ms\n",
+              header_closed[0], body_closed[0], slowest_other);
+  for (size_t i = 0; i < slow_header.size(); ++i) {
+    // A write can still succeed just after the close; the reset fails the next.
+    EXPECT_TRUE(header_closed[i] >= 0 || raw_http::closed_by_peer(slow_header[i], 100)) << i;
+    EXPECT_TRUE(body_closed[i] >= 0 || raw_http::closed_by_peer(slow_body[i], 100)) << i;
+    if (header_closed[i] >= 0) {
+      EXPECT_LT(header_closed[i], 600 + 800) << i;  // header_timeout
+    }
+    if (body_closed[i] >= 0) {
+      EXPECT_LT(body_closed[i], 800 + 800) << i;  // body_timeout
+    }
+    close(slow_header[i]);
+    close(slow_body[i]);
+  }
+  // The silent ones are closed at the header deadline too.
+  for (int fd : idle) {
+    EXPECT_TRUE(raw_http::closed_by_peer(fd, 1000));
+    close(fd);
+  }
+}
+
+// stop(): idle and slow connections close at once, the request being
+// handled is answered (with "Connection: close"), run() returns without
+// waiting for the deadline.
+TEST_F(TransportFixture, StopFinishesRequestsInFlightAndClosesTheRest) {
+  later_delay_ = std::chrono::milliseconds(400);
+  start();
+  const int in_flight = raw_http::connect_to(port_);
+  const int slow = raw_http::connect_to(port_);
+  const int idle = raw_http::connect_to(port_);
+  ASSERT_TRUE(raw_http::send_all(in_flight, raw_http::get("/later")));
+  ASSERT_TRUE(raw_http::send_all(slow, "GET /ok HTTP/1.1\r\nHo"));
+  ASSERT_TRUE(raw_http::send_all(idle, raw_http::get("/ok")));
+  ASSERT_TRUE(raw_http::read_answer(idle));  // now idle between requests
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+
+  const auto stop_time = Clock::now();
+  server_->stop(std::chrono::seconds(10));
+  EXPECT_TRUE(raw_http::closed_by_peer(slow, 300));
+  EXPECT_TRUE(raw_http::closed_by_peer(idle, 300));
+  const auto answer = raw_http::read_answer(in_flight);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(answer->header("connection"), "close");
+  EXPECT_TRUE(raw_http::closed_by_peer(in_flight, 1000));
+  thread_.join();
+  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(run_returned_ - stop_time).count(),
+            2000);
+  // No longer accepting.
+  EXPECT_LT(raw_http::connect_to(port_), 0);
+  close(in_flight);
+  close(slow);
+  close(idle);
+}
+
+// A handler that never answers cannot hold stop() past its deadline.
+TEST_F(TransportFixture, StopDeadlineClosesWhatIsLeft) {
+  start();
+  const int held = raw_http::connect_to(port_);
+  ASSERT_TRUE(raw_http::send_all(held, raw_http::get("/held")));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const auto stop_time = Clock::now();
+  server_->stop(std::chrono::milliseconds(500));
+  EXPECT_TRUE(raw_http::closed_by_peer(held, 2000));
+  thread_.join();
+  const auto took =
+      std::chrono::duration_cast<std::chrono::milliseconds>(run_returned_ - stop_time).count();
+  EXPECT_GE(took, 450);
+  EXPECT_LT(took, 1500);
+  close(held);
+}
+
+}  // namespace

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# blur-collector serve stops on SIGTERM within --shutdown-timeout although
+# a slow client is connected, answers the request in flight, exits 0.
+#   serve_shutdown_test.sh BLUR_COLLECTOR REPORT_BATCH_KAT
+# 1. A client dripping a header and an idle keep-alive client are connected,
+#    and a POST is half sent; SIGTERM; the rest of the POST is sent: it is
+#    answered 200 (Connection: close), the others are closed at once, the
+#    process exits 0 well before the deadline, and the batch is stored.
+# 2. A client that never finishes its body: the process exits 0 at the
+#    deadline (+ margin), not later.
+set -euo pipefail
+collector=$1
+kat=$2
+work=$(mktemp -d)
+collector_pid=""
+trap '[ -n "$collector_pid" ] && kill -9 $collector_pid 2>/dev/null; rm -rf "$work"' EXIT
+. "$(dirname "$0")/../../scripts/lib/collector.sh"
+batch_hex=$(awk '$1 == "one_report" { print $5 }' "$kat")
+
+# Waits for the collector to exit; sets $status and $took (seconds since $1,
+# a date +%s.%N time).
+wait_exit() {
+  status=0
+  wait "$collector_pid" || status=$?
+  took=$(echo "$(date +%s.%N) - $1" | bc)
+  collector_pid=""
+}
+
+start_collector "$collector" "$work/serve1.log" --db "$work/blur.db" --metric 1:rr:1 \
+  --shutdown-timeout 5
+/usr/bin/python3 - "$collector_port" "$collector_pid" "$batch_hex" "$work/sigterm-time" <<'PY'
+import os, signal, socket, sys, time
+port, pid, batch = int(sys.argv[1]), int(sys.argv[2]), bytes.fromhex(sys.argv[3])
+
+def connect():
+    s = socket.create_connection(("127.0.0.1", port))
+    s.settimeout(5)
+    return s
+
+def read_answer(s):
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(4096)
+        if not chunk: raise SystemExit("closed before an answer: %r" % data)
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0])
+    while len(body) < length:
+        body += s.recv(4096)
+    return head.decode(), body.decode()
+
+def closed_within(s, seconds):
+    s.settimeout(seconds)
+    try:
+        while True:
+            if not s.recv(4096): return True
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+
+slow = connect(); slow.sendall(b"GET /healthz HTTP/1.1\r\nHo")
+idle = connect(); idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+assert " 200 " in read_answer(idle)[0]
+post = connect()
+head = ("POST /v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+        "Content-Length: %d\r\n\r\n" % len(batch)).encode()
+post.sendall(head + batch[:5])
+time.sleep(0.3)  # the server has read the header and waits for the body
+
+open(sys.argv[4], "w").write("%.6f" % time.time())
+os.kill(pid, signal.SIGTERM)
+t0 = time.monotonic()
+assert closed_within(slow, 1.0), "the slow client was not closed"
+assert closed_within(idle, 1.0), "the idle client was not closed"
+post.sendall(batch[5:])
+head, body = read_answer(post)
+print("in flight at SIGTERM:", head.splitlines()[0], body)
+assert " 200 " in head and '"accepted":1' in body, (head, body)
+assert "connection: close" in head.lower(), head
+assert closed_within(post, 1.0)
+print("closed %.2f s after SIGTERM" % (time.monotonic() - t0))
+PY
+wait_exit "$(cat "$work/sigterm-time")"
+echo "run 1: exit $status after $took s (deadline 5 s, nothing left to wait for)"
+[ "$status" -eq 0 ]
+awk -v t="$took" 'BEGIN { exit !(t < 2.0) }'
+grep -q "stopped" "$work/serve1.log"
+"$collector" estimate --db "$work/blur.db" | grep -q '"n": 1'
+
+# 2. A body that never ends: the deadline (2 s) decides.
+start_collector "$collector" "$work/serve2.log" --db "$work/blur.db" --metric 1:rr:1 \
+  --shutdown-timeout 2
+exec 3<>"/dev/tcp/127.0.0.1/$collector_port"
+printf 'POST /v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: 100\r\n\r\nabc' >&3
+sleep 0.3
+sent=$(date +%s.%N)
+kill -TERM "$collector_pid"
+wait_exit "$sent"
+exec 3>&-
+echo "run 2: exit $status after $took s (deadline 2 s)"
+[ "$status" -eq 0 ]
+awk -v t="$took" 'BEGIN { exit !(t >= 1.9 && t < 4.0) }'
+echo "SIGTERM: in-flight request answered, slow clients closed, exit 0 within the deadline"
