@@ -93,6 +93,7 @@ struct Delivery {
   Kind kind = Kind::kUnreachable;
   uint64_t accepted = 0;
   uint64_t duplicates = 0;
+  uint64_t resent = 0;  // attempts after the first
   std::string error;
 };
 using Deliver = std::function<Delivery(const std::string& batch, size_t count)>;
@@ -102,9 +103,11 @@ using Deliver = std::function<Delivery(const std::string& batch, size_t count)>;
 // final: a 4xx (409: a report id reused with other content, 400: a bad
 // batch) will not change by resending.
 Delivery post_batch(httplib::Client& client, const std::string& batch, int retries) {
+  uint64_t resent = 0;
   std::string last;
   for (int attempt = 0; attempt <= retries; ++attempt) {
     if (attempt > 0) {
+      ++resent;
       std::this_thread::sleep_for(std::chrono::milliseconds(std::min(50 << (attempt - 1), 2000)));
     }
     auto response = client.Post("/v1/reports", batch, "application/x-protobuf");
@@ -119,6 +122,7 @@ Delivery post_batch(httplib::Client& client, const std::string& batch, int retri
     }
     Delivery delivery;
     delivery.kind = Delivery::Kind::kRefused;
+    delivery.resent = resent;
     if (response->status != 200) {
       delivery.error = "collector answered " + answer;
       return delivery;
@@ -134,7 +138,7 @@ Delivery post_batch(httplib::Client& client, const std::string& batch, int retri
     delivery.duplicates = body["duplicates"].get<uint64_t>();
     return delivery;
   }
-  return {Delivery::Kind::kUnreachable, 0, 0,
+  return {Delivery::Kind::kUnreachable, 0, 0, resent,
           "no answer but failures after " + std::to_string(retries + 1) + " attempts: " + last};
 }
 
@@ -142,6 +146,7 @@ struct DeviceOutcome {
   uint64_t acknowledged = 0;  // reports
   uint64_t accepted = 0;
   uint64_t duplicates = 0;
+  uint64_t resent = 0;   // batch attempts after the first
   uint32_t pending = 0;  // reports left in the device's queue
   bool unreachable = false;
   std::string error;  // empty: every report acknowledged
@@ -161,6 +166,7 @@ bool send_pending(SimulatedDevice& device, const Deliver& deliver, DeviceOutcome
     }
     if (count == 0) return true;
     const Delivery delivery = deliver(batch, count);
+    out->resent += delivery.resent;
     if (delivery.kind != Delivery::Kind::kStored) {
       out->unreachable = delivery.kind == Delivery::Kind::kUnreachable;
       out->error = delivery.error;
@@ -214,8 +220,8 @@ DeviceOutcome live(uint64_t fleet_seed, uint64_t index, const MetricConfig& metr
 
 // Totals over the fleet; devices run on several threads.
 struct Tally {
-  std::atomic<uint64_t> devices_done{0}, acknowledged{0}, accepted{0}, duplicates{0}, pending{0},
-      failed{0};
+  std::atomic<uint64_t> devices_done{0}, acknowledged{0}, accepted{0}, duplicates{0}, resent{0},
+      pending{0}, failed{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;
   std::string first_error;
@@ -225,6 +231,7 @@ struct Tally {
     acknowledged += d.acknowledged;
     accepted += d.accepted;
     duplicates += d.duplicates;
+    resent += d.resent;
     pending += d.pending;
     const uint64_t done = ++devices_done;
     if (d.error.empty()) return done;
@@ -360,6 +367,7 @@ int fleet(const Options& o) {
                        {"acknowledged", tally.acknowledged.load()},
                        {"accepted", tally.accepted.load()},
                        {"duplicates", tally.duplicates.load()},
+                       {"resent", tally.resent.load()},
                        {"pending", tally.pending.load()},
                        {"failed_devices", tally.failed.load()}};
     truth_json(&out);

@@ -197,7 +197,9 @@ void Engine::drop(Connection& c, const std::string& why, bool connect_failed) {
 }
 
 void Engine::send_next(Connection& c) {
-  if (!sending()) return;
+  // Done: close at once. An idle keep-alive connection can hold one of the
+  // server's threads (cpp-httplib) while other connections' answers wait.
+  if (!sending()) return drop(c, "", false);
   const LoadRequest& request = pool_[sequence_ % pool_.size()];
   c.out.assign(request.bytes);
   const uint64_t nonce = target_.nonce(sequence_++);
