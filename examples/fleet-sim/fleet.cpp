@@ -311,8 +311,9 @@ int fleet(const Options& o) {
 
   std::atomic<uint64_t> next{0};
   const auto start = std::chrono::steady_clock::now();
-  std::fprintf(stderr, "blur-device-sim: %llu devices x %u reports -> %s (%d connections)\n",
-               static_cast<unsigned long long>(devices), o.reports, o.collector.c_str(),
+  std::fprintf(stderr, "blur-device-sim: %llu devices, %u report%s each -> %s (%d connections)\n",
+               static_cast<unsigned long long>(devices), o.reports, o.reports == 1 ? "" : "s",
+               o.collector.c_str(),
                o.threads);
   std::vector<std::thread> workers;
   for (int t = 0; t < o.threads; ++t) {

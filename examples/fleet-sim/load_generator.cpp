@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -144,6 +145,15 @@ int load(Options o) {
   if (!resolve_seed(&o, &error)) return fail(error);
   std::vector<LoadRequest> pool;
   if (!build_pool(o, *metric, url, &pool, &error)) return fail(error);
+  if (!o.save_batch.empty()) {
+    const size_t body = pool[0].bytes.find("\r\n\r\n") + 4;
+    std::ofstream out(o.save_batch, std::ios::binary);
+    out << pool[0].bytes.substr(body);
+    if (!out.flush()) return fail("cannot write " + o.save_batch);
+    std::printf("%s: %zu bytes, %u reports, device nonce at offset %zu\n", o.save_batch.c_str(),
+                pool[0].bytes.size() - body, o.batch, pool[0].nonce_offset - body);
+    return 0;
+  }
   target.duration_seconds = o.duration;
   target.connections = o.connections;
   // A bijection of the sequence number (device_seed is SplitMix64's

@@ -152,6 +152,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   load_cmd->add_flag("--json", o.json, "Print the result as JSON");
+  load_cmd->add_option("--save-batch", o.save_batch,
+                       "Write one pool batch (encoded blur.ReportBatch) to this file, print its "
+                       "device-nonce offset and exit (a template for wrk)");
   CLI11_PARSE(app, argc, argv);
   for (const CLI::Option* seed : seeds) o.seed_given = o.seed_given || seed->count() > 0;
   if (randomize_cmd->parsed()) return randomize(o);

@@ -39,6 +39,7 @@ struct Options {
   uint32_t batch = 64;
   int connections = 16;
   bool json = false;
+  std::string save_batch;  // write one pool batch (for wrk) instead of sending
 };
 
 // Prints "blur-device-sim: message" to stderr; returns 2 (usage/set-up error).
