@@ -313,8 +313,7 @@ int fleet(const Options& o) {
   const auto start = std::chrono::steady_clock::now();
   std::fprintf(stderr, "blur-device-sim: %llu devices, %u report%s each -> %s (%d connections)\n",
                static_cast<unsigned long long>(devices), o.reports, o.reports == 1 ? "" : "s",
-               o.collector.c_str(),
-               o.threads);
+               o.collector.c_str(), o.threads);
   std::vector<std::thread> workers;
   for (int t = 0; t < o.threads; ++t) {
     workers.emplace_back([&] {

@@ -106,7 +106,8 @@ uint64_t accepted_of(const char* body, size_t length) {
   const char* p = key + sizeof kKey - 1;
   while (p < end && (*p == ' ' || *p == ':')) ++p;
   uint64_t value = 0;
-  for (; p < end && *p >= '0' && *p <= '9'; ++p) value = value * 10 + static_cast<uint64_t>(*p - '0');
+  for (; p < end && *p >= '0' && *p <= '9'; ++p)
+    value = value * 10 + static_cast<uint64_t>(*p - '0');
   return value;
 }
 
@@ -309,11 +310,13 @@ bool Engine::run(std::string* error) {
     if (now_ >= give_up) break;  // answers still missing are counted below
     if (sending()) {
       for (uint32_t i = 0; i < connections_.size(); ++i) {
-        if (connections_[i].fd < 0 && connections_[i].reconnect_at <= now_) open(connections_[i], i);
+        if (connections_[i].fd < 0 && connections_[i].reconnect_at <= now_)
+          open(connections_[i], i);
       }
     }
     const auto wait = std::min({next_tick_, sending() ? stop_at_ : give_up,
-                                now_ + std::chrono::milliseconds(20)}) - now_;
+                                now_ + std::chrono::milliseconds(20)}) -
+                      now_;
     const int timeout = static_cast<int>(
         std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(wait).count()));
     const int n = epoll_wait(epoll_, events, 256, timeout);

@@ -16,7 +16,7 @@
 namespace blur::sim {
 
 struct LoadRequest {
-  std::string bytes;   // the whole HTTP request, headers and body
+  std::string bytes;    // the whole HTTP request, headers and body
   size_t nonce_offset;  // of the 8 little-endian device-nonce bytes in `bytes`
   uint32_t reports;
 };
@@ -37,9 +37,9 @@ struct LoadResult {
   uint64_t accepted = 0;  // sum of "accepted" over 200 answers
   std::array<uint64_t, 600> statuses{};
   std::array<std::string, 600> first_body;  // the first body of each non-200 status
-  uint64_t lost = 0;  // requests whose connection failed before an answer
+  uint64_t lost = 0;                        // requests whose connection failed before an answer
   uint64_t connect_failures = 0;
-  std::string first_error;        // of a lost request or a failed connect
+  std::string first_error;           // of a lost request or a failed connect
   std::vector<uint32_t> latency_us;  // one per answer
 };
 

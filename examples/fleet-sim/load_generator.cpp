@@ -202,27 +202,29 @@ int load(Options o) {
     std::cout << out.dump() << "\n";
   } else {
     std::printf("load: %.2f s, %d connections, %u reports per request, seed %llu\n",
-                r.elapsed_seconds, o.connections, o.batch,
-                static_cast<unsigned long long>(o.seed));
+                r.elapsed_seconds, o.connections, o.batch, static_cast<unsigned long long>(o.seed));
     std::printf("  requests      %llu answered of %llu sent, %.0f/s\n",
                 static_cast<unsigned long long>(r.answered),
                 static_cast<unsigned long long>(r.sent), static_cast<double>(r.answered) * rate);
     std::printf("  acknowledged  %llu reports, %.0f/s (sum of \"accepted\" in 200 answers)\n",
-                static_cast<unsigned long long>(r.accepted), static_cast<double>(r.accepted) * rate);
+                static_cast<unsigned long long>(r.accepted),
+                static_cast<double>(r.accepted) * rate);
     std::printf("  latency       p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", p50, p99, max);
     std::printf("  status       ");
     for (auto& [status, count] : statuses.items()) {
-      std::printf(" %s: %llu", status.c_str(), static_cast<unsigned long long>(count.get<uint64_t>()));
+      std::printf(" %s: %llu", status.c_str(),
+                  static_cast<unsigned long long>(count.get<uint64_t>()));
     }
     std::printf("\n");
     for (auto& [status, body] : first_errors.items()) {
       std::printf("  first %s: %s\n", status.c_str(), body.get<std::string>().c_str());
     }
     if (r.lost != 0 || r.connect_failures != 0) {
-      std::printf("  lost          %llu requests (connection failed before an answer); %llu "
-                  "failed connects; first: %s\n",
-                  static_cast<unsigned long long>(r.lost),
-                  static_cast<unsigned long long>(r.connect_failures), r.first_error.c_str());
+      std::printf(
+          "  lost          %llu requests (connection failed before an answer); %llu "
+          "failed connects; first: %s\n",
+          static_cast<unsigned long long>(r.lost),
+          static_cast<unsigned long long>(r.connect_failures), r.first_error.c_str());
     }
   }
   return clean ? 0 : 1;

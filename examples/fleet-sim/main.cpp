@@ -99,14 +99,14 @@ int main(int argc, char** argv) {
   randomize_cmd->add_option("--count", o.count, "How many reports")->capture_default_str();
 
   auto* fleet_cmd = app.add_subcommand(
-      "fleet", "Simulate a fleet: each device a blur::Client that records its value and sends "
-               "its queue until acknowledged");
+      "fleet",
+      "Simulate a fleet: each device a blur::Client that records its value and sends "
+      "its queue until acknowledged");
   common(fleet_cmd);
   collector(fleet_cmd);
   fleet_cmd->add_flag("--offline", o.offline,
                       "Estimate in process (decode, validate, estimate) and print JSON");
-  fleet_cmd
-      ->add_option("--ca", o.ca_file, "PEM CA that signed an https:// collector's certificate")
+  fleet_cmd->add_option("--ca", o.ca_file, "PEM CA that signed an https:// collector's certificate")
       ->check(CLI::ExistingFile);
   fleet_cmd->add_option("--devices", o.devices, "Number of generated devices")
       ->check(CLI::Range(uint64_t{1}, uint64_t{100000000}))
@@ -138,8 +138,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   auto* load_cmd = app.add_subcommand(
-      "load", "Load generator: POST pre-built batches (real SDK devices) with a fresh device "
-              "nonce each, over keep-alive connections from one thread");
+      "load",
+      "Load generator: POST pre-built batches (real SDK devices) with a fresh device "
+      "nonce each, over keep-alive connections from one thread");
   common(load_cmd);
   collector(load_cmd);
   load_cmd->add_option("--duration", o.duration, "Seconds of sending")

@@ -174,8 +174,8 @@ uint32_t flash_blocks_for(const collector::MetricConfig& metric, uint32_t report
   size_t bound = kMaxEncodedScalarReportSize;
   const auto shape = collector::payload_shape(metric.mechanism);
   if (shape == collector::PayloadShape::kBits || shape == collector::PayloadShape::kBloom) {
-    const uint32_t bits = shape == collector::PayloadShape::kBloom ? metric.rappor.bloom_bits
-                                                                   : metric.domain_size;
+    const uint32_t bits =
+        shape == collector::PayloadShape::kBloom ? metric.rappor.bloom_bits : metric.domain_size;
     bound += 12 + (bits + 7) / 8;
   }
   const size_t entry = (ReportQueue::kEntryOverhead + bound + 3) & ~size_t{3};
