@@ -71,7 +71,9 @@ bool build_pool(const Options& o, const collector::MetricConfig& metric, const U
                 std::vector<LoadRequest>* pool, std::string* error) {
   const uint32_t blocks = flash_blocks_for(metric, o.batch);
   if (blocks == 0) {
-    *error = "reports of this metric do not fit a simulated flash block";
+    *error = "a simulated report queue (at most " + std::to_string(ReportQueue::kMaxBlocks) +
+             " blocks of " + std::to_string(SimPort::kBlockSize) + " bytes) cannot hold " +
+             std::to_string(o.batch) + " reports of this metric: use a smaller --batch";
     return false;
   }
   const auto mechanism = device_mechanism(metric);
