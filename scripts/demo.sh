@@ -9,13 +9,14 @@
 # Then, unless --skip-model, the language-model demo (scripts/train-demo.sh):
 # a DP-SGD next-word model trained on Debian's fortunes in a few minutes.
 #
+# --seed: repeat a run's devices exactly (default: a fresh seed, printed).
 # --https: the collector serves HTTPS with a certificate made for the demo
 # (a throw-away CA, scripts/lib/tls.sh) and the devices verify it.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-devices=20000 rate=0.3 epsilon=1 seed=1 https=0 model=1
+devices=20000 rate=0.3 epsilon=1 seed="" https=0 model=1
 while [ $# -gt 0 ]; do
   case $1 in
     --devices) devices=$2; shift 2 ;;
@@ -53,8 +54,8 @@ echo "demo: collector on $scheme://$host:$port, temporary database $work/blur.db
 
 build/host/examples/fleet-sim/blur-device-sim fleet --collector "$scheme://$host:$port" \
   "${client_tls[@]}" \
-  --devices "$devices" --true-rate "$rate" --epsilon "$epsilon" --metric 1 --seed "$seed" \
-  --threads 16 --table
+  --devices "$devices" --true-rate "$rate" --epsilon "$epsilon" --metric 1 \
+  ${seed:+--seed "$seed"} --threads 16 --table
 
 if [ "$model" = 1 ]; then
   kill "$collector_pid" 2>/dev/null || true

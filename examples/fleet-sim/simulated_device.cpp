@@ -1,5 +1,8 @@
 #include "simulated_device.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "blur/report_encoding.h"
 
 namespace blur::sim {
@@ -128,24 +131,53 @@ uint64_t device_seed(uint64_t fleet_seed, uint64_t index) {
   return z ^ (z >> 31);
 }
 
-Status SimulatedDevice::boot(const std::string& name, uint64_t budget_micros) {
-  BLUR_TRY(rng_.seed(port_.port(), reinterpret_cast<const uint8_t*>(name.data()), name.size()));
-  uint64_t nonce = 0;
-  BLUR_TRY(rng_.next_u64(&nonce));
-  return ledger_.provision(port_.port(), LedgerPolicy{budget_micros}, nonce);
+SimulatedDevice::SimulatedDevice(uint64_t seed, uint32_t flash_blocks)
+    : flash_(std::make_unique<uint8_t[]>(size_t{flash_blocks} * SimPort::kBlockSize)),
+      port_(seed, flash_.get(), flash_blocks) {}
+
+Status SimulatedDevice::boot(uint64_t budget_micros, const collector::MetricConfig& metric) {
+  // The client builds rappor with the default shape and hash key 0 only.
+  if (metric.mechanism == MechanismId::kRappor &&
+      (metric.hash_key != 0 || metric.rappor.bloom_bits != RapporShape{}.bloom_bits ||
+       metric.rappor.hash_count != RapporShape{}.hash_count ||
+       metric.rappor.cohort_count != RapporShape{}.cohort_count)) {
+    return Status::kInvalidArgument;
+  }
+  const Status opened = client_.open(port_.port());
+  if (opened == Status::kOk) return Status::kInvalidArgument;  // the flash was not blank
+  if (opened != Status::kNotProvisioned) return opened;
+  BLUR_TRY(client_.provision(LedgerPolicy{budget_micros}));
+  return client_.add_metric(metric.id, static_cast<MechanismId>(metric.mechanism),
+                            metric.epsilon_micros, metric.domain_size);
 }
 
-Status SimulatedDevice::report_batch(const DeviceMechanism& mechanism, uint32_t metric_id,
-                                     uint32_t value, std::string* batch) {
-  Report report{};
-  BLUR_TRY(std::visit(
-      [&](const auto& m) { return make_report(ledger_, rng_, m, metric_id, value, &report); },
-      mechanism));
-  uint8_t buffer[kBatchHeaderSize + kMaxEncodedReportSize];
+Status SimulatedDevice::pending_batch(std::string* batch, size_t* count,
+                                      uint64_t* ack_token) const {
+  // Room for the largest batch; one buffer per thread, not per device.
+  thread_local std::vector<uint8_t> buffer(kBatchHeaderSize +
+                                           kMaxReportsPerBatch * kMaxEncodedReportSize);
   size_t written = 0;
-  BLUR_TRY(encode_batch(ledger_.device_nonce(), &report, 1, buffer, sizeof buffer, &written));
-  batch->assign(reinterpret_cast<const char*>(buffer), written);
+  BLUR_TRY(client_.pending_batch(buffer.data(), buffer.size(), &written, count, ack_token));
+  batch->assign(reinterpret_cast<const char*>(buffer.data()), written);
   return Status::kOk;
+}
+
+uint32_t flash_blocks_for(const collector::MetricConfig& metric, uint32_t reports) {
+  // The queue's own bound for one report (Client::record's has_room), as an entry.
+  size_t bound = kMaxEncodedScalarReportSize;
+  const PayloadKind shape = mechanism_payload(metric.mechanism);
+  if (shape == PayloadKind::kBits || shape == PayloadKind::kBloom) {
+    const uint32_t bits = shape == PayloadKind::kBloom ? metric.rappor.bloom_bits : metric.domain_size;
+    bound += 12 + (bits + 7) / 8;
+  }
+  const size_t entry = (ReportQueue::kEntryOverhead + bound + 3) & ~size_t{3};
+  const size_t per_segment = (SimPort::kBlockSize - ReportQueue::kSegmentHeaderSize) / entry;
+  if (per_segment == 0) return 0;
+  const size_t segments = (reports + per_segment - 1) / per_segment + 1;  // + a spare
+  const size_t blocks = kLedgerBlocks + 2 + segments;
+  return blocks > kLedgerBlocks + ReportQueue::kMaxBlocks
+             ? 0
+             : std::max<uint32_t>(SimPort::kBlockCount, static_cast<uint32_t>(blocks));
 }
 
 }  // namespace blur::sim

@@ -4,11 +4,13 @@
 #define BLUR_EXAMPLES_FLEET_SIM_SIMULATED_DEVICE_H
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
 
 #include "blur/binary_randomized_response.h"
+#include "blur/client.h"
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
 #include "blur/hadamard_response.h"
@@ -40,22 +42,38 @@ collector::IncomingReport as_incoming(const ReportPayload& payload,
 // Device i of a fleet seeded with `fleet_seed`: distinct, reproducible.
 uint64_t device_seed(uint64_t fleet_seed, uint64_t index);
 
+// A simulated device: a blur::Client (its own DRBG, ledger and report
+// queue) on the sim port. Neither copied nor moved: the client keeps a
+// pointer to the port.
 class SimulatedDevice {
  public:
-  explicit SimulatedDevice(uint64_t seed) : port_(seed) {}
+  // flash_blocks > SimPort::kBlockCount: a longer report queue (64-report
+  // batches do not fit the default 4 blocks).
+  explicit SimulatedDevice(uint64_t seed, uint32_t flash_blocks = SimPort::kBlockCount);
+  SimulatedDevice(const SimulatedDevice&) = delete;
+  SimulatedDevice& operator=(const SimulatedDevice&) = delete;
 
-  // Seeds the DRBG (personalized with `name`) and provisions the ledger.
-  Status boot(const std::string& name, uint64_t budget_micros);
-  // Charges, randomizes and encodes one report as a one-report batch.
-  Status report_batch(const DeviceMechanism& mechanism, uint32_t metric_id, uint32_t value,
-                      std::string* batch);
-  Rng& rng() { return rng_; }
+  // First boot: opens the client on blank flash, provisions a lifetime
+  // budget and adds `metric`.
+  Status boot(uint64_t budget_micros, const collector::MetricConfig& metric);
+  Status record(uint32_t metric_id, uint32_t value) { return client_.record(metric_id, value); }
+  // The oldest pending reports as an encoded blur.ReportBatch; *count = 0
+  // when nothing is pending. Acknowledge `*ack_token` after the collector's 200.
+  Status pending_batch(std::string* batch, size_t* count, uint64_t* ack_token) const;
+  Status acknowledge(uint64_t ack_token) { return client_.acknowledge(ack_token); }
+  uint32_t pending() const { return client_.queue().pending_count(); }
+  uint64_t device_nonce() const { return client_.ledger().device_nonce(); }
 
  private:
+  std::unique_ptr<uint8_t[]> flash_;
   SimPort port_;
-  Rng rng_;
-  Ledger ledger_;
+  Client client_;
 };
+
+// Flash blocks a SimulatedDevice needs to hold `reports` pending reports of
+// `metric` (ledger, acknowledgement log, segments and a spare); 0 if one
+// report does not fit a segment.
+uint32_t flash_blocks_for(const collector::MetricConfig& metric, uint32_t reports);
 
 }  // namespace blur::sim
 

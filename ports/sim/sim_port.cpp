@@ -14,18 +14,24 @@ uint64_t splitmix64(uint64_t* state) {
   return z ^ (z >> 31);
 }
 
-bool in_range(uint32_t block, uint32_t offset, uint32_t size) {
-  return block < SimPort::kBlockCount && offset <= SimPort::kBlockSize &&
-         size <= SimPort::kBlockSize - offset;
-}
-
 }  // namespace
 
-SimPort::SimPort(uint64_t seed) : state_(seed) { memset(flash_, 0xFF, sizeof flash_); }
+SimPort::SimPort(uint64_t seed) : state_(seed), flash_(own_flash_) {
+  memset(own_flash_, 0xFF, sizeof own_flash_);
+}
+
+SimPort::SimPort(uint64_t seed, uint8_t* flash, uint32_t block_count)
+    : state_(seed), flash_(flash), block_count_(block_count) {
+  memset(flash_, 0xFF, static_cast<size_t>(block_count) * kBlockSize);
+}
+
+bool SimPort::in_range(uint32_t block, uint32_t offset, uint32_t size) const {
+  return block < block_count_ && offset <= kBlockSize && size <= kBlockSize - offset;
+}
 
 Port SimPort::port() {
   Port port{this,           &SimPort::entropy, &SimPort::read, &SimPort::prog, &SimPort::erase,
-            &SimPort::sync, kBlockSize,        kBlockCount,    &SimPort::now,  nullptr,
+            &SimPort::sync, kBlockSize,        block_count_,   &SimPort::now,  nullptr,
             nullptr};
   if (counter_enabled_) {
     port.counter_read = &SimPort::counter_read;
@@ -100,7 +106,7 @@ bool SimPort::take_storage_operation() {
 
 Status SimPort::read(void* context, uint32_t block, uint32_t offset, uint8_t* out, uint32_t size) {
   SimPort* self = static_cast<SimPort*>(context);
-  if (!in_range(block, offset, size) || !self->powered_) return Status::kStorageFailure;
+  if (!self->in_range(block, offset, size) || !self->powered_) return Status::kStorageFailure;
   memcpy(out, self->flash_ + block * kBlockSize + offset, size);
   return Status::kOk;
 }
@@ -109,7 +115,7 @@ Status SimPort::prog(void* context, uint32_t block, uint32_t offset, const uint8
                      uint32_t size) {
   SimPort* self = static_cast<SimPort*>(context);
   bool tear = false;
-  if (!in_range(block, offset, size) || !self->take_storage_operation() ||
+  if (!self->in_range(block, offset, size) || !self->take_storage_operation() ||
       !self->take_flash_operation(&tear)) {
     return Status::kStorageFailure;
   }
@@ -134,7 +140,7 @@ Status SimPort::prog(void* context, uint32_t block, uint32_t offset, const uint8
 Status SimPort::erase(void* context, uint32_t block) {
   SimPort* self = static_cast<SimPort*>(context);
   bool tear = false;
-  if (block >= kBlockCount || !self->take_storage_operation() ||
+  if (block >= self->block_count_ || !self->take_storage_operation() ||
       !self->take_flash_operation(&tear)) {
     return Status::kStorageFailure;
   }

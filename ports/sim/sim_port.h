@@ -31,6 +31,10 @@ class SimPort {
   static constexpr uint64_t kNever = UINT64_MAX;
 
   explicit SimPort(uint64_t seed);
+  // Storage on the caller's buffer of block_count * kBlockSize bytes
+  // (block_count >= kBlockCount), which must outlive this object: a longer
+  // report queue than the default (64-report batches need about 15 blocks).
+  SimPort(uint64_t seed, uint8_t* flash, uint32_t block_count);
   SimPort(const SimPort&) = delete;
   SimPort& operator=(const SimPort&) = delete;
 
@@ -59,6 +63,7 @@ class SimPort {
   uint64_t counter() const { return counter_; }
   // Raw flash, for corruption tests.
   uint8_t* flash() { return flash_; }
+  uint32_t block_count() const { return block_count_; }
 
  private:
   static Status entropy(void* context, uint8_t* out, size_t length);
@@ -71,6 +76,7 @@ class SimPort {
   static Status counter_read(void* context, uint64_t* value);
   static Status counter_advance(void* context, uint64_t value);
   bool take_storage_operation();
+  bool in_range(uint32_t block, uint32_t offset, uint32_t size) const;
   // false: power is (now) off; *tear: this operation is the torn one.
   bool take_flash_operation(bool* tear);
   uint64_t next_tear_random();
@@ -87,7 +93,9 @@ class SimPort {
   bool clock_fails_ = false;
   bool counter_enabled_ = false;
   uint64_t counter_ = 0;
-  uint8_t flash_[kBlockSize * kBlockCount];
+  uint8_t* flash_;  // own_flash_ or the caller's
+  uint32_t block_count_ = kBlockCount;
+  uint8_t own_flash_[kBlockSize * kBlockCount];
 };
 
 }  // namespace sim

@@ -1,0 +1,17 @@
+// blur-device-sim fleet: N simulated devices (blur::Client each), their
+// reports delivered to a collector over HTTP(S) or, --offline, through the
+// collector's decode -> validate -> estimate path in process.
+#ifndef BLUR_EXAMPLES_FLEET_SIM_FLEET_H
+#define BLUR_EXAMPLES_FLEET_SIM_FLEET_H
+
+#include "options.h"
+
+namespace blur::sim {
+
+// The process exit status: 0 when every report was acknowledged and the
+// collector's counts add up, 1 when a device failed, 2 for a set-up error.
+int fleet(const Options& o);
+
+}  // namespace blur::sim
+
+#endif  // BLUR_EXAMPLES_FLEET_SIM_FLEET_H

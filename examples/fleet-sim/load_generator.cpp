@@ -1,0 +1,235 @@
+#include "load_generator.h"
+
+#include <netdb.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <vector>
+
+#include "http_load.h"
+#include "simulated_device.h"
+
+namespace blur::sim {
+
+namespace {
+
+constexpr uint32_t kPoolSize = 256;  // distinct batches, each from its own device
+// Separates the load's nonce sequence from fleet device seeds of the same seed.
+constexpr uint64_t kNonceDomain = 0x6c6f61642d6e6f6eull;  // "load-non"
+
+struct Url {
+  std::string host;
+  std::string port;
+};
+
+bool parse_url(const std::string& url, Url* out, std::string* error) {
+  static const std::string kScheme = "http://";
+  if (url.compare(0, kScheme.size(), kScheme) != 0) {
+    *error = "load needs an http:// collector URL, not " + url;
+    return false;
+  }
+  std::string rest = url.substr(kScheme.size());
+  rest = rest.substr(0, rest.find('/'));
+  const size_t colon = rest.rfind(':');
+  if (colon == std::string::npos || rest.back() == ']') {
+    out->host = rest;
+    out->port = "80";
+  } else {
+    out->host = rest.substr(0, colon);
+    out->port = rest.substr(colon + 1);
+  }
+  if (out->host.size() > 2 && out->host.front() == '[') {
+    out->host = out->host.substr(1, out->host.size() - 2);
+  }
+  return !out->host.empty();
+}
+
+bool resolve(const Url& url, LoadTarget* target, std::string* error) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int status = getaddrinfo(url.host.c_str(), url.port.c_str(), &hints, &found);
+  if (status != 0 || found == nullptr) {
+    *error = "cannot resolve " + url.host + ": " + gai_strerror(status);
+    return false;
+  }
+  std::memcpy(&target->address, found->ai_addr, found->ai_addrlen);
+  target->address_length = found->ai_addrlen;
+  freeaddrinfo(found);
+  return true;
+}
+
+// kPoolSize devices, each recording `batch` reports and handing its queue
+// over as one batch, wrapped in an HTTP request.
+bool build_pool(const Options& o, const collector::MetricConfig& metric, const Url& url,
+                std::vector<LoadRequest>* pool, std::string* error) {
+  const uint32_t blocks = flash_blocks_for(metric, o.batch);
+  if (blocks == 0) {
+    *error = "a simulated report queue (at most " + std::to_string(ReportQueue::kMaxBlocks) +
+             " blocks of " + std::to_string(SimPort::kBlockSize) + " bytes) cannot hold " +
+             std::to_string(o.batch) + " reports of this metric: use a smaller --batch";
+    return false;
+  }
+  const auto mechanism = device_mechanism(metric);
+  if (!mechanism.ok()) {
+    *error = std::string("the SDK cannot build this metric: ") + status_name(mechanism.status());
+    return false;
+  }
+  const uint64_t budget = uint64_t{o.batch} * epsilon_charged(mechanism.value());
+  std::mt19937_64 values(o.seed);
+  std::uniform_int_distribution<uint32_t> value(0, metric.domain_size - 1);
+  const std::string head = "POST /v1/reports HTTP/1.1\r\nHost: " + url.host + ":" + url.port +
+                           "\r\nContent-Type: application/x-protobuf\r\nContent-Length: ";
+  std::string body;
+  for (uint32_t d = 0; d < kPoolSize; ++d) {
+    SimulatedDevice device(device_seed(o.seed, d), blocks);
+    Status status = device.boot(budget, metric);
+    for (uint32_t r = 0; r < o.batch && status == Status::kOk; ++r) {
+      status = device.record(metric.id, value(values));
+    }
+    size_t count = 0;
+    uint64_t token = 0;
+    if (status == Status::kOk) status = device.pending_batch(&body, &count, &token);
+    if (status != Status::kOk || count != o.batch) {
+      *error = "pool device " + std::to_string(d) + ": " +
+               (status != Status::kOk ? status_name(status) : "short batch");
+      return false;
+    }
+    // The device's own nonce where we expect it: the offset is right.
+    const size_t offset = device_nonce_offset(body);
+    uint64_t nonce = 0;
+    for (int i = 7; offset != 0 && i >= 0; --i) {
+      nonce = nonce << 8 | static_cast<uint8_t>(body[offset + i]);
+    }
+    if (offset == 0 || nonce != device.device_nonce()) {
+      *error = "cannot find the device nonce in an encoded batch";
+      return false;
+    }
+    const std::string headers = head + std::to_string(body.size()) + "\r\n\r\n";
+    pool->push_back({headers + body, headers.size() + offset, o.batch});
+  }
+  return true;
+}
+
+double percentile_ms(std::vector<uint32_t>& latency_us, double q) {
+  if (latency_us.empty()) return 0;
+  const size_t k = std::min(latency_us.size() - 1,
+                            static_cast<size_t>(q * static_cast<double>(latency_us.size())));
+  std::nth_element(latency_us.begin(), latency_us.begin() + static_cast<ptrdiff_t>(k),
+                   latency_us.end());
+  return latency_us[k] / 1000.0;
+}
+
+}  // namespace
+
+size_t device_nonce_offset(const std::string& batch) {
+  size_t i = 0;
+  if (batch.size() < 11 || static_cast<uint8_t>(batch[i++]) != 0x08) return 0;  // 1: varint
+  while (i < batch.size() && (static_cast<uint8_t>(batch[i]) & 0x80) != 0) ++i;
+  ++i;  // the varint's last byte
+  if (i >= batch.size() || static_cast<uint8_t>(batch[i]) != 0x11) return 0;  // 2: fixed64
+  return i + 9 <= batch.size() ? i + 1 : 0;
+}
+
+int load(Options o) {
+  std::string error;
+  const auto metric = metric_of(o, &error);
+  if (!metric) return fail(error);
+  Url url;
+  LoadTarget target;
+  if (!parse_url(o.collector, &url, &error) || !resolve(url, &target, &error)) return fail(error);
+  if (!resolve_seed(&o, &error)) return fail(error);
+  std::vector<LoadRequest> pool;
+  if (!build_pool(o, *metric, url, &pool, &error)) return fail(error);
+  if (!o.save_batch.empty()) {
+    const size_t body = pool[0].bytes.find("\r\n\r\n") + 4;
+    std::ofstream out(o.save_batch, std::ios::binary);
+    out << pool[0].bytes.substr(body);
+    if (!out.flush()) return fail("cannot write " + o.save_batch);
+    std::printf("%s: %zu bytes, %u reports, device nonce at offset %zu\n", o.save_batch.c_str(),
+                pool[0].bytes.size() - body, o.batch, pool[0].nonce_offset - body);
+    return 0;
+  }
+  target.duration_seconds = o.duration;
+  target.connections = o.connections;
+  // A bijection of the sequence number (device_seed is SplitMix64's
+  // finalizer over seed * odd + sequence): no nonce twice in a run, and runs
+  // with independent seeds overlap with probability ~ requests / 2^64.
+  const uint64_t key = o.seed ^ kNonceDomain;
+  target.nonce = [key](uint64_t sequence) { return device_seed(key, sequence); };
+  std::fprintf(stderr,
+               "blur-device-sim: load %s for %.1f s: %d connections, %u reports per request "
+               "(%zu distinct batches of %zu bytes)\n",
+               o.collector.c_str(), o.duration, o.connections, o.batch, pool.size(),
+               pool[0].bytes.size() - pool[0].bytes.find("\r\n\r\n") - 4);
+  LoadResult r;
+  if (!run_http_load(pool, target, &r, &error)) return fail(error);
+
+  const double rate = r.elapsed_seconds > 0 ? 1.0 / r.elapsed_seconds : 0;
+  const uint64_t ok = r.statuses[200];
+  const double p50 = percentile_ms(r.latency_us, 0.50);
+  const double p99 = percentile_ms(r.latency_us, 0.99);
+  const double max =
+      r.latency_us.empty() ? 0 : *std::max_element(r.latency_us.begin(), r.latency_us.end()) / 1e3;
+  nlohmann::json statuses = nlohmann::json::object();
+  nlohmann::json first_errors = nlohmann::json::object();
+  for (size_t s = 0; s < r.statuses.size(); ++s) {
+    if (r.statuses[s] == 0) continue;
+    statuses[std::to_string(s)] = r.statuses[s];
+    if (!r.first_body[s].empty()) first_errors[std::to_string(s)] = r.first_body[s];
+  }
+  const bool clean = ok == r.sent && r.lost == 0;
+  if (o.json) {
+    nlohmann::json out{{"seed", o.seed},
+                       {"duration_s", r.elapsed_seconds},
+                       {"connections", o.connections},
+                       {"batch", o.batch},
+                       {"requests_sent", r.sent},
+                       {"requests_answered", r.answered},
+                       {"requests_per_s", static_cast<double>(r.answered) * rate},
+                       {"reports_acknowledged", r.accepted},
+                       {"reports_per_s", static_cast<double>(r.accepted) * rate},
+                       {"latency_ms", {{"p50", p50}, {"p99", p99}, {"max", max}}},
+                       {"status", statuses},
+                       {"first_error_body", first_errors},
+                       {"lost", r.lost},
+                       {"connect_failures", r.connect_failures}};
+    if (!r.first_error.empty()) out["first_error"] = r.first_error;
+    std::cout << out.dump() << "\n";
+  } else {
+    std::printf("load: %.2f s, %d connections, %u reports per request, seed %llu\n",
+                r.elapsed_seconds, o.connections, o.batch, static_cast<unsigned long long>(o.seed));
+    std::printf("  requests      %llu answered of %llu sent, %.0f/s\n",
+                static_cast<unsigned long long>(r.answered),
+                static_cast<unsigned long long>(r.sent), static_cast<double>(r.answered) * rate);
+    std::printf("  acknowledged  %llu reports, %.0f/s (sum of \"accepted\" in 200 answers)\n",
+                static_cast<unsigned long long>(r.accepted),
+                static_cast<double>(r.accepted) * rate);
+    std::printf("  latency       p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", p50, p99, max);
+    std::printf("  status       ");
+    for (auto& [status, count] : statuses.items()) {
+      std::printf(" %s: %llu", status.c_str(),
+                  static_cast<unsigned long long>(count.get<uint64_t>()));
+    }
+    std::printf("\n");
+    for (auto& [status, body] : first_errors.items()) {
+      std::printf("  first %s: %s\n", status.c_str(), body.get<std::string>().c_str());
+    }
+    if (r.lost != 0 || r.connect_failures != 0) {
+      std::printf(
+          "  lost          %llu requests (connection failed before an answer); %llu "
+          "failed connects; first: %s\n",
+          static_cast<unsigned long long>(r.lost),
+          static_cast<unsigned long long>(r.connect_failures), r.first_error.c_str());
+    }
+  }
+  return clean ? 0 : 1;
+}
+
+}  // namespace blur::sim

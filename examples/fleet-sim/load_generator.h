@@ -1,0 +1,28 @@
+// blur-device-sim load: a load generator for the collector's ingest. Builds
+// a pool of batches with real SDK devices (blur::Client), then POSTs them
+// for --duration seconds over --connections keep-alive connections from one
+// thread (http_load.h), each request with a device nonce never sent before:
+// nonces derive from the run's seed, fresh from the OS unless --seed.
+#ifndef BLUR_EXAMPLES_FLEET_SIM_LOAD_GENERATOR_H
+#define BLUR_EXAMPLES_FLEET_SIM_LOAD_GENERATOR_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "options.h"
+
+namespace blur::sim {
+
+// The offset of the 8 device-nonce bytes in an encoded blur.ReportBatch
+// (field 2, fixed64, after field 1's varint), or 0 if `batch` does not
+// start that way.
+size_t device_nonce_offset(const std::string& batch);
+
+// Exit status: 0 if every request was answered 200, 1 otherwise, 2 for a
+// set-up error.
+int load(Options o);
+
+}  // namespace blur::sim
+
+#endif  // BLUR_EXAMPLES_FLEET_SIM_LOAD_GENERATOR_H

@@ -1,0 +1,44 @@
+#include "options.h"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace blur::sim {
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "blur-device-sim: %s\n", message.c_str());
+  return 2;
+}
+
+std::optional<collector::MetricConfig> metric_of(const Options& o, std::string* error) {
+  auto metric = collector::parse_metric_spec(std::to_string(o.metric) + ":" + o.mechanism + ":" +
+                                             o.epsilon + ":" + std::to_string(o.domain));
+  if (!metric) {
+    *error = metric.error().message;
+    return std::nullopt;
+  }
+  return metric.value();
+}
+
+bool resolve_seed(Options* o, std::string* error) {
+  if (!o->seed_given) {
+    uint64_t seed = 0;
+    ssize_t got = -1;
+    do {
+      got = getrandom(&seed, sizeof seed, 0);
+    } while (got < 0 && errno == EINTR);
+    if (got != static_cast<ssize_t>(sizeof seed)) {
+      *error = std::string("getrandom: ") + (got < 0 ? std::strerror(errno) : "short read");
+      return false;
+    }
+    o->seed = seed;
+  }
+  std::fprintf(stderr, "blur-device-sim: seed %llu%s\n", static_cast<unsigned long long>(o->seed),
+               o->seed_given ? "" : " (fresh; --seed repeats this run)");
+  return true;
+}
+
+}  // namespace blur::sim
