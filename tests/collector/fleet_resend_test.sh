@@ -4,18 +4,37 @@
 # is killed (SIGKILL) midway and restarted on the same database. Every
 # device must end with nothing pending, every report be stored exactly once
 # (the store's n equals devices x reports, and the simulator's new + already
-# stored counts add up to it), and batches must actually have been resent.
+# stored counts add up to it), batches must actually have been resent, and
+# the aggregates must equal a re-aggregation of the raw reports.
+#
+#   fleet_resend_test.sh COLLECTOR DEVICE_SIM [sqlite|postgresql]
+# postgresql: on the ctest fixture's server (BLUR_TEST_POSTGRES_URL_FILE), in
+# a schema of its own.
 set -euo pipefail
 collector=$1
 device_sim=$2
+backend=${3:-sqlite}
 work=$(mktemp -d)
-collector_pid="" fleet_pid=""
+collector_pid="" fleet_pid="" schema=""
+psql=/usr/lib/postgresql/15/bin/psql
+[ -x "$psql" ] || psql=psql
 cleanup() {
   for pid in $collector_pid $fleet_pid; do kill "$pid" 2>/dev/null || true; done
   wait 2>/dev/null || true
+  [ -z "$schema" ] || "$psql" "$server" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1 || true
   rm -rf "$work"
 }
 trap cleanup EXIT
+if [ "$backend" = postgresql ]; then
+  url_file=${BLUR_TEST_POSTGRES_URL_FILE:?run with ctest (fixture postgres)}
+  [ -s "$url_file" ] || { echo "FAIL: no PostgreSQL URL in $url_file: the postgres fixture failed" >&2; exit 1; }
+  server=$(cat "$url_file")
+  schema=blur_resend_$$
+  "$psql" "$server" -qc "CREATE SCHEMA $schema"
+  db="$server&options=-csearch_path%3D$schema"
+else
+  db="$work/blur.db"
+fi
 json() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
 expect() {
   if [ "$2" != "$3" ]; then echo "FAIL: $1: got $2, expected $3" >&2; exit 1; fi
@@ -26,7 +45,7 @@ try: print(json.load(urllib.request.urlopen(sys.argv[1], timeout=2))["n"])
 except Exception: print(-1)' "http://127.0.0.1:$port/v1/metrics/1/estimate"
 }
 serve() {
-  "$collector" serve --address 127.0.0.1 --port "$port" --db "$work/blur.db" --metric 1:rr:1 \
+  "$collector" serve --address 127.0.0.1 --port "$port" --db "$db" --metric 1:rr:1 \
     >> "$work/server.log" 2>&1 &
   collector_pid=$!
   for _ in $(seq 100); do
@@ -74,8 +93,9 @@ expect "stored (estimate n)" "$(stored)" $((devices * reports))
 kill "$collector_pid"
 wait "$collector_pid" 2>/dev/null || true
 collector_pid=""
-n=$("$collector" estimate --db "$work/blur.db" --metric 1 |
+"$collector" verify --db "$db" || { echo "FAIL: aggregates differ from the raw reports" >&2; exit 1; }
+n=$("$collector" estimate --db "$db" --metric 1 |
   /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["n"])')
 expect "stored after shutdown" "$n" $((devices * reports))
-echo "resend: $resent batches resent; all $((devices * reports)) reports stored once" \
+echo "resend ($backend): $resent batches resent; all $((devices * reports)) reports stored once" \
   "($accepted new, $duplicates already stored); nothing pending"
