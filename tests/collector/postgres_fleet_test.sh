@@ -47,6 +47,23 @@ wait "${pids[@]}" || true
 pids=()
 
 "$collector" estimate --db "$db" --metric 3 > "$work/estimate.json"
+"$collector" verify --db "$db" > /dev/null || { echo "FAIL: aggregates differ from raw" >&2; exit 1; }
+
+# The same fleets (same seeds) against one collector on SQLite: the two-node
+# estimate must equal the single-node one exactly (same reports, aggregates
+# that add up, one estimator).
+start_collector "$collector" "$work/single.log" --db "$work/single.db" --metric 3:rr:0.75
+pids+=("$collector_pid")
+for fleet in "3000 99" "2000 98"; do
+  set -- $fleet
+  "$device_sim" fleet --collector "http://127.0.0.1:$collector_port" --devices "$1" \
+    --true-rate 0.2 --epsilon 0.75 --metric 3 --seed "$2" --threads 8 > /dev/null 2>&1 ||
+    { echo "FAIL: single-node fleet (seed $2)" >&2; exit 1; }
+done
+kill "${pids[@]}"
+wait "${pids[@]}" || true
+pids=()
+"$collector" estimate --db "$work/single.db" --metric 3 > "$work/single.json"
 "$psql" "$server" -At -c "SELECT count(*) FROM $schema.reports" > "$work/reports.txt"
 "$psql" "$server" -At -c "SELECT count(*) FROM $schema.nodes" > "$work/nodes.txt"
 "$psql" "$server" -At -c "SELECT reports FROM $schema.aggregates WHERE metric_id = 3 ORDER BY reports" \
@@ -70,4 +87,7 @@ one = est["estimates"][1]
 print(f"two collectors, one PostgreSQL: {reports} reports, node aggregates {aggregates}, "
       f"truth {truth}, estimate {one['estimate']:.1f} (stderr {one['stderr']:.1f})")
 assert abs(one["estimate"] - truth) < 5 * one["stderr"], "estimate too far from the truth"
+single = json.load(open(f"{work}/single.json"))
+assert single["estimates"] == est["estimates"], (single["estimates"], est["estimates"])
+print("two nodes on PostgreSQL and one node on SQLite give the same estimate")
 PY
