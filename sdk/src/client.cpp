@@ -10,7 +10,7 @@ namespace blur {
 namespace {
 // The port clock's whole minutes for Report::observed_minute; 0 (absent on
 // the wire) without a clock, on a clock failure or past the field's range.
-uint32_t observed_minute(const Port& port) {
+[[maybe_unused]] uint32_t observed_minute(const Port& port) {
   uint64_t seconds = 0;
   if (port.now == nullptr || port.now(port.context, &seconds) != Status::kOk) return 0;
   const uint64_t minutes = seconds / 60;
@@ -175,7 +175,7 @@ Status Client::record(uint32_t metric_id, uint32_t value) {
       BLUR_TRY(ledger_.check(mechanism.epsilon_charged(), metric_id));
       BLUR_TRY(make_report(ledger_, rng_, mechanism, metric_id, value, &report_));
     }
-    report_.observed_minute = observed_minute(port_);
+    if constexpr (kObservedTimeBuilt) report_.observed_minute = observed_minute(port_);
     size_t size = 0;
     BLUR_TRY(encode_report(report_, message_, sizeof message_, &size));
     return queue_.append(report_.report_id, message_, size);

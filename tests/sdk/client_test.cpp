@@ -5,6 +5,8 @@
 
 #include <new>
 
+#include "blur.pb.h"
+#include "pb_decode.h"
 #include "sim_port.h"
 
 namespace {
@@ -61,6 +63,36 @@ TEST(Client, MemoizedMetricsChargeOncePerValueAcrossReboots) {
   EXPECT_EQ(rebooted.record(1, 64), Status::kInvalidArgument);  // outside the domain
   EXPECT_EQ(rebooted.record(9, 1), Status::kInvalidArgument);   // unknown metric
   EXPECT_EQ(rebooted.ledger().spent_micros(), 16u * kNat);
+}
+
+// Each report carries the port clock's minute when it was recorded (the
+// collector buckets by it); without a working clock, no minute at all.
+TEST(Client, ReportsCarryTheClockMinute) {
+  blur::sim::SimPort port(72);
+  port.set_time(1795000000 + 59);
+  static blur::Client client;
+  new (&client) blur::Client();
+  ASSERT_EQ(client.open(port.port()), Status::kNotProvisioned);
+  ASSERT_EQ(client.provision(policy()), Status::kOk);
+  ASSERT_EQ(client.add_metric(1, MechanismId::kBinaryRandomizedResponse, kNat, 2), Status::kOk);
+  ASSERT_EQ(client.record(1, 1), Status::kOk);
+  port.fail_clock(true);
+  ASSERT_EQ(client.record(1, 0), Status::kOk);
+  static uint8_t batch[1024];
+  size_t written = 0, count = 0;
+  uint64_t token = 0;
+  ASSERT_EQ(client.pending_batch(batch, sizeof batch, &written, &count, &token), Status::kOk);
+  ASSERT_EQ(count, 2u);
+  static blur_ReportBatch decoded;
+  decoded = blur_ReportBatch_init_zero;
+  pb_istream_t stream = pb_istream_from_buffer(batch, written);
+  ASSERT_TRUE(pb_decode(&stream, blur_ReportBatch_fields, &decoded));
+  ASSERT_EQ(decoded.reports_count, 2u);
+  EXPECT_EQ(decoded.reports[0].has_observed_minute, blur::kObservedTimeBuilt);
+  if (blur::kObservedTimeBuilt) {
+    EXPECT_EQ(decoded.reports[0].observed_minute, (1795000000u + 59) / 60);
+  }
+  EXPECT_FALSE(decoded.reports[1].has_observed_minute);
 }
 
 }  // namespace

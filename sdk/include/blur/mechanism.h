@@ -90,6 +90,15 @@ constexpr bool mechanism_built(MechanismId id) {
 }
 inline constexpr bool kMemoizationBuilt = BLUR_MEMOIZATION != 0;
 
+// 1: the Client stamps each report with the port clock's minute
+// (Report.observed_minute), so the collector buckets it by when it was
+// recorded. 0 (blur_client_library(... NO_OBSERVED_TIME)): no stamp, the
+// collector uses the receive time; saves about 80 B of flash.
+#ifndef BLUR_OBSERVED_TIME
+#define BLUR_OBSERVED_TIME 1
+#endif
+inline constexpr bool kObservedTimeBuilt = BLUR_OBSERVED_TIME != 0;
+
 }  // namespace blur
 
 #endif  // BLUR_MECHANISM_H

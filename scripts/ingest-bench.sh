@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Collector ingest on loopback, measured by the load generator
+# (blur-device-sim load), with the count the store holds afterwards:
+#
+#   scripts/ingest-bench.sh sqlite     [seconds]   one collector on SQLite: 64-report
+#                                                  batches, then single-report POSTs
+#   scripts/ingest-bench.sh postgresql [seconds]   two collectors on one local PostgreSQL
+#                                                  (started here as the postgres user),
+#                                                  one load generator each, 64-report batches
+#
+# Needs a host build (cmake --preset host && cmake --build --preset host).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+backend=${1:-sqlite}
+seconds=${2:-10}
+collector=$root/build/host/collector/blur-collector
+sim=$root/build/host/examples/fleet-sim/blur-device-sim
+[ -x "$collector" ] && [ -x "$sim" ] || { echo "build the host preset first" >&2; exit 1; }
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  [ "$backend" != postgresql ] || "$root/tests/support/postgres_server.sh" stop "$work/pg" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+. "$root/scripts/lib/collector.sh"
+stored() { "$collector" estimate --db "$1" --metric "$2" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["n"])'; }
+summary() { /usr/bin/python3 - "$@" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("  %s: %.0f requests/s, %.0f acknowledged reports/s, p50 %.2f ms, p99 %.2f ms, acknowledged %d"
+      % (sys.argv[2], r["requests_per_s"], r["reports_per_s"], r["latency_ms"]["p50"],
+         r["latency_ms"]["p99"], r["reports_acknowledged"]))
+PY
+}
+
+if [ "$backend" = sqlite ]; then
+  db=$work/blur.db
+  start_collector "$collector" "$work/server.log" --db "$db" --metric 1:rr:1 --metric 2:rr:1
+  pids+=("$collector_pid")
+  "$sim" load --collector "http://127.0.0.1:$collector_port" --metric 1 --duration "$seconds" \
+    --batch 64 --connections 16 --json > "$work/b64.json"
+  "$sim" load --collector "http://127.0.0.1:$collector_port" --metric 2 --duration "$seconds" \
+    --batch 1 --connections 64 --json > "$work/b1.json"
+  kill "$collector_pid"; wait "$collector_pid" || true; pids=()
+  echo "SQLite, one collector, ${seconds} s each:"
+  summary "$work/b64.json" "64-report batches, 16 connections"
+  echo "    stored: $(stored "$db" 1)"
+  summary "$work/b1.json" "1-report POSTs, 64 connections"
+  echo "    stored: $(stored "$db" 2)"
+else
+  "$root/tests/support/postgres_server.sh" start "$work/pg" > /dev/null
+  db=$(cat "$work/pg/url")
+  for node in a b; do
+    start_collector "$collector" "$work/$node.log" --db "$db" --metric 1:rr:1
+    pids+=("$collector_pid")
+    eval "port_$node=$collector_port"
+  done
+  "$sim" load --collector "http://127.0.0.1:$port_a" --metric 1 --duration "$seconds" \
+    --batch 64 --connections 16 --json > "$work/a.json" &
+  load_a=$!
+  "$sim" load --collector "http://127.0.0.1:$port_b" --metric 1 --duration "$seconds" \
+    --batch 64 --connections 16 --json > "$work/b.json"
+  wait "$load_a"
+  for pid in "${pids[@]}"; do kill "$pid"; done
+  wait "${pids[@]}" || true; pids=()
+  echo "PostgreSQL, two collectors, ${seconds} s, 64-report batches, 16 connections each:"
+  summary "$work/a.json" "collector a"
+  summary "$work/b.json" "collector b"
+  /usr/bin/python3 -c 'import json,sys
+t = sum(json.load(open(f))["reports_per_s"] for f in sys.argv[1:])
+print(f"  together: {t:,.0f} acknowledged reports/s")' "$work/a.json" "$work/b.json"
+  echo "    stored: $(stored "$db" 1)"
+fi
