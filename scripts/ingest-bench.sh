@@ -17,6 +17,7 @@ collector=$root/build/host/collector/blur-collector
 sim=$root/build/host/examples/fleet-sim/blur-device-sim
 [ -x "$collector" ] && [ -x "$sim" ] || { echo "build the host preset first" >&2; exit 1; }
 work=$(mktemp -d)
+chmod 755 "$work"  # the PostgreSQL server runs as the postgres user
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
