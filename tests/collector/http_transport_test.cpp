@@ -293,7 +293,7 @@ TEST_F(TransportFixture, ThousandSimultaneousConnections) {
     files.rlim_cur = std::min<rlim_t>(files.rlim_max, 4096);
     setrlimit(RLIMIT_NOFILE, &files);
   }
-  if (files.rlim_cur < 2200) GTEST_SKIP() << "needs 2,200 descriptors, has " << files.rlim_cur;
+  ASSERT_GE(files.rlim_cur, 2200u) << "this test needs 2,200 file descriptors (ulimit -n)";
   start(2);
   std::vector<int> fds;
   for (int i = 0; i < 1000; ++i) {
@@ -321,7 +321,7 @@ TEST(TransportBacklog, AThousandConnectionsWaitInTheQueue) {
     files.rlim_cur = std::min<rlim_t>(files.rlim_max, 4096);
     setrlimit(RLIMIT_NOFILE, &files);
   }
-  if (files.rlim_cur < 1200) GTEST_SKIP() << "needs 1,200 descriptors, has " << files.rlim_cur;
+  ASSERT_GE(files.rlim_cur, 1200u) << "this test needs 1,200 file descriptors (ulimit -n)";
   Server::Options options;
   options.port = 0;
   Server server(options);

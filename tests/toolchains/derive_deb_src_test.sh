@@ -10,31 +10,31 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 mkdir -p "$dir/a/sources.list.d"
 cat > "$dir/a/sources.list.d/debian.sources" <<'SRC'
 Types: deb
-URIs: http://mirror.test/debian
+URIs: file:/srv/mirror-a/debian
 Suites: bookworm bookworm-updates
 Components: main
 
 Types: deb
-URIs: http://mirror.test/debian-security
+URIs: file:/srv/mirror-a/debian-security
 Suites: bookworm-security
 Components: main
 
 Types: deb-src
-URIs: http://other.test/debian
+URIs: file:/srv/mirror-b/debian
 Suites: sid
 Components: main
 SRC
 out=$("$script" "$dir/a")
 grep -q '^Types: deb-src$' <<<"$out" || fail "no deb-src stanza: $out"
-grep -q '^URIs: http://mirror.test/debian$' <<<"$out" || fail "main archive not mirrored: $out"
+grep -q '^URIs: file:/srv/mirror-a/debian$' <<<"$out" || fail "main archive not mirrored: $out"
 ! grep -q security <<<"$out" || fail "security archive mirrored: $out"
-! grep -q other.test <<<"$out" || fail "an existing deb-src stanza was copied: $out"
+! grep -q mirror-b <<<"$out" || fail "an existing deb-src stanza was copied: $out"
 
 mkdir -p "$dir/b/sources.list.d"
-printf 'deb [arch=amd64] http://mirror.test/debian bookworm main\n# deb http://x/debian y z\n' \
+printf 'deb [arch=amd64] file:/srv/mirror-a/debian bookworm main\n# deb file:/srv/x/debian y z\n' \
   > "$dir/b/sources.list"
 out=$("$script" "$dir/b")
-grep -qx 'deb-src \[arch=amd64\] http://mirror.test/debian bookworm main' <<<"$out" ||
+grep -qx 'deb-src \[arch=amd64\] file:/srv/mirror-a/debian bookworm main' <<<"$out" ||
   fail "one-line entry not derived: $out"
 
 mkdir -p "$dir/c/sources.list.d"
