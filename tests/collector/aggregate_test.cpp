@@ -40,30 +40,35 @@ TEST(Aggregate, HadamardSupportEqualsTheDefinition) {
   EXPECT_EQ(aggregate.support_counts(), expected);
 }
 
-// Local hashing: tallying by (a, bucket xor top(b)), and a v computed by
-// linearity, count exactly what the definition says: (a, b, y) supports v
-// iff top(a v + b) = y. The largest domain exercises every basis bit.
+// Local hashing: tallying by (a, bucket xor top(b)), and the support from
+// the Walsh-Hadamard transform of the tally, count exactly what the
+// definition says: (a, b, y) supports v iff top(a v + b) = y. The largest
+// domain exercises every basis bit; epsilon 0.5, 4 and 8 give g = 2, 16
+// and 256 (the most bucket bits).
 TEST(Aggregate, LocalHashSupportEqualsTheDefinition) {
   for (auto mechanism : {MechanismId::kOptimizedLocalHashing, MechanismId::kBinaryLocalHashing}) {
-    for (uint32_t domain : {100u, 4096u}) {
-      const MetricConfig metric{1, mechanism, 4000000, domain};
-      const auto shape = local_hash_shape(metric);
-      const uint32_t shift = shape.field_bits - shape.bucket_bits;
-      Aggregate aggregate(metric);
-      std::vector<uint64_t> expected(domain, 0);
-      std::mt19937 rng(6);
-      for (int i = 0; i < 300; ++i) {
-        IncomingReport r = scalar(metric, rng() % (1u << shape.bucket_bits));
-        r.hash_a = rng() % (1u << shape.field_bits);
-        r.hash_b = rng() % (1u << shape.field_bits);
-        aggregate.add(r);
-        for (uint32_t v = 0; v < domain; ++v) {
-          expected[v] +=
-              ((blur::gf2_multiply(r.hash_a, v, shape.field_bits) ^ r.hash_b) >> shift) == r.value;
+    for (uint32_t domain : {2u, 100u, 4096u}) {
+      for (uint32_t epsilon_micros : {500000u, 4000000u, 8000000u}) {
+        const MetricConfig metric{1, mechanism, epsilon_micros, domain};
+        const auto shape = local_hash_shape(metric);
+        const uint32_t shift = shape.field_bits - shape.bucket_bits;
+        Aggregate aggregate(metric);
+        std::vector<uint64_t> expected(domain, 0);
+        std::mt19937 rng(6);
+        for (int i = 0; i < 300; ++i) {
+          IncomingReport r = scalar(metric, rng() % (1u << shape.bucket_bits));
+          r.hash_a = rng() % (1u << shape.field_bits);
+          r.hash_b = rng() % (1u << shape.field_bits);
+          aggregate.add(r);
+          for (uint32_t v = 0; v < domain; ++v) {
+            expected[v] += ((blur::gf2_multiply(r.hash_a, v, shape.field_bits) ^ r.hash_b) >>
+                            shift) == r.value;
+          }
         }
+        EXPECT_EQ(aggregate.support_counts(), expected)
+            << blur::mechanism_name(mechanism) << " d " << domain << " eps_micros "
+            << epsilon_micros;
       }
-      EXPECT_EQ(aggregate.support_counts(), expected)
-          << blur::mechanism_name(mechanism) << " d " << domain;
     }
   }
 }
@@ -74,8 +79,7 @@ TEST(Aggregate, UnaryBitsAndScalarValues) {
   IncomingReport r = scalar(oue, 0);
   r.bits = std::string("\x81\x08", 2);  // values 0, 7, 11
   unary.add(r, 2);
-  EXPECT_EQ(unary.support_counts(),
-            (std::vector<uint64_t>{2, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2}));
+  EXPECT_EQ(unary.support_counts(), (std::vector<uint64_t>{2, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 2}));
   EXPECT_EQ(unary.reports(), 2u);
   const MetricConfig grr_metric{3, MechanismId::kGeneralizedRandomizedResponse, 1000000, 4};
   Aggregate grr(grr_metric);

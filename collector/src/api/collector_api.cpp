@@ -12,8 +12,12 @@ namespace blur::collector {
 
 namespace {
 
+ApiResponse json_answer(int status, const nlohmann::json& body) {
+  return {status, json_text(body)};
+}
+
 ApiResponse error_response(int status, std::string message) {
-  return {status, {{"error", std::move(message)}}};
+  return json_answer(status, {{"error", std::move(message)}});
 }
 
 ApiResponse error_response(const Error& error) {
@@ -60,7 +64,8 @@ Outcome<ReadRequest> read_request(const Store& store, const std::string& id_text
   }
   if (const std::string* text = find(query, "postprocess")) {
     const auto post = post_processing_from_name(*text);
-    if (!post) return invalid("parameter 'postprocess' must be none or norm-sub, not '" + *text + "'");
+    if (!post)
+      return invalid("parameter 'postprocess' must be none or norm-sub, not '" + *text + "'");
     request.post = *post;
   }
   for (const auto& [key, value] : query) {
@@ -71,9 +76,9 @@ Outcome<ReadRequest> read_request(const Store& store, const std::string& id_text
   return request;
 }
 
-void describe_range(const TimeRange& range, nlohmann::json* out) {
-  if (range.from != INT64_MIN) (*out)["from"] = format_time(range.from);
-  if (range.to != INT64_MAX) (*out)["to"] = format_time(range.to);
+void describe_range(const TimeRange& range, JsonWriter& out) {
+  if (range.from != INT64_MIN) out.member("from", format_time(range.from));
+  if (range.to != INT64_MAX) out.member("to", format_time(range.to));
 }
 
 }  // namespace
@@ -104,16 +109,14 @@ void CollectorApi::post_reports(std::string_view body, std::function<void(ApiRes
   if (committer_ == nullptr) return reply(error_response(503, "this collector is read-only"));
   committer_->submit(batch, unix_now(), [reply](const Outcome<BatchOutcome>& outcome) {
     if (!outcome) {
-      return reply(error_response(outcome.error().kind == Error::Kind::kInvalid
-                                      ? 400
-                                      : 503,
+      return reply(error_response(outcome.error().kind == Error::Kind::kInvalid ? 400 : 503,
                                   "storage failure, retry later: " + outcome.error().message));
     }
     if (outcome->conflict) {
-      return reply({409, {{"error", outcome->conflict_message},
-                          {"report_id", outcome->conflict_report_id}}});
+      return reply(json_answer(
+          409, {{"error", outcome->conflict_message}, {"report_id", outcome->conflict_report_id}}));
     }
-    reply({200, {{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}}});
+    reply(json_answer(200, {{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}}));
   });
 }
 
@@ -124,7 +127,7 @@ ApiResponse CollectorApi::metrics() const {
     entry["epsilon"] = m.epsilon_micros / 1e6;
     list.push_back(entry);
   }
-  return {200, {{"metrics", list}}};
+  return json_answer(200, {{"metrics", list}});
 }
 
 ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryParams& query) const {
@@ -133,9 +136,12 @@ ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryPara
   if (find(query, "bucket")) return error_response(400, "unknown parameter 'bucket' (see /series)");
   auto aggregate = store_.aggregate(request->metric, request->range);
   if (!aggregate) return error_response(aggregate.error());
-  nlohmann::json out = estimate_json(aggregate.value(), request->post);
-  describe_range(request->range, &out);
-  return {200, out};
+  JsonWriter out;
+  out.begin_object();
+  write_estimate(aggregate.value(), request->post, out);
+  describe_range(request->range, out);
+  out.end_object();
+  return {200, out.take()};
 }
 
 ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams& query) const {
@@ -156,20 +162,20 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
   }
   auto buckets = store_.aggregates(request->metric, request->range);
   if (!buckets) return error_response(buckets.error());
-  nlohmann::json out;
-  out["metric_id"] = request->metric.id;
-  out["bucket"] = width == 3600 ? "hour" : "day";
-  describe_range(request->range, &out);
-  out["series"] = nlohmann::json::array();
+  JsonWriter out;
+  out.begin_object()
+      .member("metric_id", request->metric.id)
+      .member("bucket", width == 3600 ? "hour" : "day");
+  describe_range(request->range, out);
+  out.key("series").begin_array();
   // Metric buckets divide a day, so each falls in exactly one period.
   std::optional<int64_t> period;
   std::optional<Aggregate> total;
   auto flush = [&] {
     if (!total) return;
-    nlohmann::json point = estimate_json(*total, request->post);
-    point["start"] = format_time(*period);
-    point["start_unix"] = *period;
-    out["series"].push_back(std::move(point));
+    out.begin_object().member("start", format_time(*period)).member("start_unix", *period);
+    write_estimate(*total, request->post, out);
+    out.end_object();
   };
   for (BucketAggregate& bucket : buckets.value()) {
     const int64_t start = bucket.bucket_start - ((bucket.bucket_start % width) + width) % width;
@@ -181,9 +187,10 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
     total->merge(bucket.aggregate);
   }
   flush();
-  return {200, out};
+  out.end_array().end_object();
+  return {200, out.take()};
 }
 
-ApiResponse CollectorApi::health() const { return {200, {{"status", "ok"}}}; }
+ApiResponse CollectorApi::health() const { return json_answer(200, {{"status", "ok"}}); }
 
 }  // namespace blur::collector

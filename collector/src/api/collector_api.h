@@ -31,9 +31,10 @@
 
 namespace blur::collector {
 
+// The status and the JSON text of the body.
 struct ApiResponse {
   int status = 200;
-  nlohmann::json body;
+  std::string body;
 };
 
 using QueryParams = std::vector<std::pair<std::string, std::string>>;

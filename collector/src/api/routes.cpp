@@ -6,8 +6,11 @@
 namespace blur::collector {
 
 namespace {
-http::Response to_http(const ApiResponse& answer) {
-  return http::json_response(answer.status, answer.body);
+http::Response to_http(ApiResponse answer) {
+  http::Response response;
+  response.status = answer.status;
+  response.body = std::move(answer.body);
+  return response;
 }
 }  // namespace
 
@@ -23,9 +26,8 @@ void add_collector_routes(http::Server& server, CollectorApi& api) {
                    reply(to_http(answer));
                  });
                });
-  server.route("GET", "/v1/metrics", {}, [&api](const http::Request&, http::Reply reply) {
-    reply(to_http(api.metrics()));
-  });
+  server.route("GET", "/v1/metrics", {},
+               [&api](const http::Request&, http::Reply reply) { reply(to_http(api.metrics())); });
   server.route("GET", R"(/v1/metrics/([^/]+)/estimate)", {},
                [&api](const http::Request& request, http::Reply reply) {
                  reply(to_http(api.estimate(request.path_params.at(0), request.query)));
@@ -34,9 +36,8 @@ void add_collector_routes(http::Server& server, CollectorApi& api) {
                [&api](const http::Request& request, http::Reply reply) {
                  reply(to_http(api.series(request.path_params.at(0), request.query)));
                });
-  server.route("GET", "/healthz", {}, [&api](const http::Request&, http::Reply reply) {
-    reply(to_http(api.health()));
-  });
+  server.route("GET", "/healthz", {},
+               [&api](const http::Request&, http::Reply reply) { reply(to_http(api.health())); });
 }
 
 }  // namespace blur::collector

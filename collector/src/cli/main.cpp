@@ -19,10 +19,10 @@
 #include <thread>
 
 #include "api/collector_api.h"
+#include "api/routes.h"
 #include "estimate/metric_estimate.h"
 #include "lm_commands.h"
 #include "metrics/metrics_file.h"
-#include "api/routes.h"
 #include "server/http_server.h"
 #include "store/store.h"
 #include "util/time_text.h"
@@ -143,14 +143,18 @@ int read_command(const std::string& db, const std::vector<uint32_t>& ids, QueryP
   if (!metrics) return report(metrics.error(), 2);
   // The offline tools answer through the same endpoint code as the server.
   CollectorApi api(**store, nullptr);
+  // One metric: its answer; several: an array of them (indented for people).
   nlohmann::json out = nlohmann::json::array();
   for (const MetricConfig& metric : metrics.value()) {
     const std::string id = std::to_string(metric.id);
     const ApiResponse answer = series ? api.series(id, query) : api.estimate(id, query);
+    auto body = nlohmann::json::parse(answer.body, nullptr, false);
     if (answer.status != 200) {
-      return report(Error{Error::Kind::kInvalid, answer.body.value("error", "failed")}, 2);
+      return report(Error{Error::Kind::kInvalid,
+                          body.is_object() ? body.value("error", "failed") : "failed"},
+                    2);
     }
-    out.push_back(answer.body);
+    out.push_back(std::move(body));
   }
   std::cout << (out.size() == 1 ? out[0] : out)
                    .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
@@ -174,7 +178,8 @@ int prune(const std::string& db, const std::vector<uint32_t>& ids, const std::st
   int64_t now = unix_now();
   if (!now_text.empty()) {
     const auto parsed = parse_time(now_text);
-    if (!parsed) return report(invalid("--now must be an RFC 3339 time, a date or Unix seconds"), 2);
+    if (!parsed)
+      return report(invalid("--now must be an RFC 3339 time, a date or Unix seconds"), 2);
     now = *parsed;
   }
   auto store = open_store(db, Store::Mode::kReadWrite);
@@ -249,8 +254,9 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--metric", serve_options.metric_specs,
                         "Register a metric ID:MECHANISM:EPSILON[:DOMAIN], e.g. 1:rr:1.0 "
                         "(repeatable)");
-  serve_cmd->add_option("--config", serve_options.config,
-                        "Register the metrics of a TOML file ([[metric]] tables)")
+  serve_cmd
+      ->add_option("--config", serve_options.config,
+                   "Register the metrics of a TOML file ([[metric]] tables)")
       ->check(CLI::ExistingFile);
   serve_cmd
       ->add_option("--tls-cert", serve_options.http.tls_certificate_file,
@@ -278,7 +284,8 @@ int main(int argc, char** argv) {
   auto add_read_options = [&](CLI::App* cmd) {
     cmd->add_option("--db", db, kDbHelp)->required();
     cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
-    cmd->add_option("--from", from, "Buckets starting at or after (RFC 3339, YYYY-MM-DD or Unix s)");
+    cmd->add_option("--from", from,
+                    "Buckets starting at or after (RFC 3339, YYYY-MM-DD or Unix s)");
     cmd->add_option("--to", to, "Buckets starting before");
     cmd->add_option("--postprocess", postprocess,
                     "Also report Norm-Sub estimates (non-negative, summing to n)")

@@ -8,46 +8,83 @@
 
 namespace blur::collector {
 
-nlohmann::json estimate_json(const Aggregate& aggregate, PostProcessing post) {
+namespace {
+
+void write_interval(JsonWriter& out, std::string_view name, double low, double high) {
+  out.key(name).begin_array().value(low).value(high).end_array();
+}
+
+}  // namespace
+
+void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter& out) {
   const MetricConfig& metric = aggregate.metric();
-  if (aggregate.numeric()) return numeric_estimate_json(metric, aggregate.summary(), post);
-  nlohmann::json out;
-  out["metric_id"] = metric.id;
-  out["mechanism"] = blur::mechanism_name(metric.mechanism);
-  out["epsilon"] = metric.epsilon_micros / 1e6;
-  out["domain_size"] = metric.domain_size;
-  out["n"] = aggregate.reports();
-  out["estimates"] = nlohmann::json::array();
-  if (aggregate.reports() == 0) return out;
+  if (aggregate.numeric()) {
+    const nlohmann::json numeric = numeric_estimate_json(metric, aggregate.summary(), post);
+    for (const auto& [name, value] : numeric.items()) out.key(name).raw(json_text(value));
+    return;
+  }
+  out.member("metric_id", metric.id)
+      .member("mechanism", blur::mechanism_name(metric.mechanism))
+      .member("epsilon", metric.epsilon_micros / 1e6)
+      .member("domain_size", metric.domain_size)
+      .member("n", aggregate.reports());
+  if (aggregate.reports() == 0) {
+    out.key("estimates").begin_array().end_array();
+    return;
+  }
   const OracleParams params = oracle_params(metric);
   const uint64_t reports = aggregate.reports();
   const double n = static_cast<double>(reports);
   const std::vector<uint64_t> counts = aggregate.support_counts();
   // Shared-collision variance (RAPPOR): needs every value's plug-in count.
-  std::vector<double> squared(metric.domain_size, 0.0);
+  std::vector<double> squared;
   double all_squared = 0;
   if (params.collision_coefficient != 0) {
+    squared.resize(metric.domain_size);
     for (uint32_t value = 0; value < metric.domain_size; ++value) {
-      const double c =
-          std::clamp(estimate_count(reports, counts[value], params).count, 0.0, n);
+      const double c = std::clamp(estimate_count(reports, counts[value], params).count, 0.0, n);
       squared[value] = c * c;
       all_squared += c * c;
     }
   }
-  std::vector<double> unbiased;
+  std::vector<CountEstimate> estimates(metric.domain_size);
+  std::vector<double> unbiased(metric.domain_size);
   for (uint32_t value = 0; value < metric.domain_size; ++value) {
-    const CountEstimate e =
-        estimate_count(reports, counts[value], params, all_squared - squared[value]);
-    unbiased.push_back(e.count);
-    out["estimates"].push_back({{"value", value},
-                                {"estimate", e.count},
-                                {"stderr", e.std_error},
-                                {"ci95", {e.ci95_low, e.ci95_high}},
-                                {"fraction", e.count / n},
-                                {"fraction_ci95", {e.ci95_low / n, e.ci95_high / n}}});
+    estimates[value] = estimate_count(reports, counts[value], params,
+                                      squared.empty() ? 0.0 : all_squared - squared[value]);
+    unbiased[value] = estimates[value].count;
   }
-  if (post == PostProcessing::kNormSub) add_norm_sub(unbiased, n, &out["estimates"], &out);
-  return out;
+  std::vector<double> consistent;
+  if (post == PostProcessing::kNormSub) {
+    out.member("postprocessing", "norm-sub");
+    consistent = norm_sub(unbiased, n);
+  }
+  out.key("estimates").begin_array();
+  for (uint32_t value = 0; value < metric.domain_size; ++value) {
+    const CountEstimate& e = estimates[value];
+    out.begin_object()
+        .member("value", value)
+        .member("estimate", e.count)
+        .member("stderr", e.std_error);
+    write_interval(out, "ci95", e.ci95_low, e.ci95_high);
+    out.member("fraction", e.count / n);
+    write_interval(out, "fraction_ci95", e.ci95_low / n, e.ci95_high / n);
+    if (!consistent.empty()) out.member("estimate_normsub", consistent[value]);
+    out.end_object();
+  }
+  out.end_array();
+}
+
+std::string estimate_text(const Aggregate& aggregate, PostProcessing post) {
+  JsonWriter out;
+  out.begin_object();
+  write_estimate(aggregate, post, out);
+  out.end_object();
+  return out.take();
+}
+
+nlohmann::json estimate_json(const Aggregate& aggregate, PostProcessing post) {
+  return nlohmann::json::parse(estimate_text(aggregate, post));
 }
 
 }  // namespace blur::collector

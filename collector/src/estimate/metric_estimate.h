@@ -22,12 +22,18 @@
 
 #include "aggregate/aggregate.h"
 #include "estimate/post_processing.h"
+#include "util/json_writer.h"
 
 namespace blur::collector {
 
 // The estimate of the reports an aggregate holds: frequencies for frequency
 // oracles, the mean (and, for discrete Laplace, the histogram) for numeric
 // mechanisms. The server, the CLI and the offline fleet all estimate with it.
+// Written straight as text (an answer of thousands of values): the members
+// go into the object `out` has open.
+void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter& out);
+std::string estimate_text(const Aggregate& aggregate, PostProcessing post = PostProcessing::kNone);
+// The same, parsed (for tools that read the estimate back).
 nlohmann::json estimate_json(const Aggregate& aggregate,
                              PostProcessing post = PostProcessing::kNone);
 

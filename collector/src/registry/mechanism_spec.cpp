@@ -6,6 +6,7 @@
 
 #include "blur/bloom_hash.h"
 #include "blur/hadamard_response.h"
+#include "blur/local_hashing.h"
 
 namespace blur::collector {
 
@@ -55,11 +56,9 @@ size_t hadamard_tally_size(const MetricConfig& metric) {
   return blur::hadamard_size(metric.domain_size);
 }
 
-// Fast Walsh-Hadamard transform: w[u] = sum_j tally[j] (-1)^popcount(u & j).
-// Report j supports v iff row v + 1 is +1 at j, so I_v = (n + w[v + 1]) / 2.
-void hadamard_support(const MetricConfig& metric, const uint64_t* tally, uint64_t reports,
-                      uint64_t* support) {
-  std::vector<int64_t> w(tally, tally + hadamard_tally_size(metric));
+// Fast Walsh-Hadamard transform in place, w.size() a power of two:
+// w[u] <- sum_j w[j] (-1)^popcount(u & j).
+void walsh_hadamard(std::vector<int64_t>& w) {
   for (size_t half = 1; half < w.size(); half <<= 1) {
     for (size_t block = 0; block < w.size(); block += 2 * half) {
       for (size_t i = block; i < block + half; ++i) {
@@ -69,6 +68,13 @@ void hadamard_support(const MetricConfig& metric, const uint64_t* tally, uint64_
       }
     }
   }
+}
+
+// Report j supports v iff row v + 1 is +1 at j, so I_v = (n + w[v + 1]) / 2.
+void hadamard_support(const MetricConfig& metric, const uint64_t* tally, uint64_t reports,
+                      uint64_t* support) {
+  std::vector<int64_t> w(tally, tally + hadamard_tally_size(metric));
+  walsh_hadamard(w);
   for (uint32_t v = 0; v < metric.domain_size; ++v) {
     support[v] = static_cast<uint64_t>((static_cast<int64_t>(reports) + w[v + 1]) / 2);
   }
@@ -93,27 +99,38 @@ void tally_local_hash(const MetricConfig& metric, const IncomingReport& report,
   tally[uint64_t{report.hash_a} << shape.bucket_bits | key] += multiplicity;
 }
 
-// For each a with reports, a v for every v by linearity over GF(2):
-// a (v) = a (v without its lowest set bit) xor a (that bit), one xor per
-// value instead of a carry-less multiplication.
+// I_v = sum over (a, y) of T[a, y] [top(a v) = y], T the tally. With
+// [x = y] = 2^-b sum_s (-1)^{s.(x xor y)} over s in {0,1}^b, and
+// s.top(a v) = u_v(s).a for the GF(2)-linear u_v(s) (bit i of u_v(s) is
+// s.top(e_i v)):
+//
+//   I_v = 2^-b sum_s W[u_v(s), s],   W = the Walsh-Hadamard transform of T
+//
+// (indices a << b | y). One transform of the 2^(k+b) tally, then 2^b terms
+// per value: O((k + b) 2^(k+b) + d (k b + 2^b)), whatever the number of
+// reports, instead of O(d) per distinct a. Exact: integer sums.
 void local_hash_support(const MetricConfig& metric, const uint64_t* tally, uint64_t,
                         uint64_t* support) {
   const auto shape = local_hash_shape(metric);
-  const uint32_t shift = shape.field_bits - shape.bucket_bits;
-  const uint32_t keys = 1u << shape.bucket_bits;
-  std::fill(support, support + metric.domain_size, 0);
-  std::vector<uint32_t> product(metric.domain_size, 0);
-  uint32_t basis[32];
-  for (uint32_t a = 0; a < (1u << shape.field_bits); ++a) {
-    const uint64_t* row = tally + (size_t{a} << shape.bucket_bits);
-    if (std::all_of(row, row + keys, [](uint64_t c) { return c == 0; })) continue;
-    for (uint32_t bit = 0; bit < shape.field_bits; ++bit) {
-      basis[bit] = blur::gf2_multiply(a, 1u << bit, shape.field_bits);
+  const uint32_t k = shape.field_bits, b = shape.bucket_bits, shift = k - b;
+  std::vector<int64_t> w(tally, tally + (size_t{1} << (k + b)));
+  walsh_hadamard(w);
+  for (uint32_t v = 0; v < metric.domain_size; ++v) {
+    // u_j = u_v(e_j): bit i is bit shift + j of e_i v.
+    uint32_t u_basis[blur::LocalHashing::kMaxBucketBits] = {};
+    for (uint32_t i = 0; i < k; ++i) {
+      const uint32_t top = blur::gf2_multiply(v, 1u << i, k) >> shift;
+      for (uint32_t j = 0; j < b; ++j) u_basis[j] |= ((top >> j) & 1u) << i;
     }
-    for (uint32_t v = 1; v < metric.domain_size; ++v) {
-      product[v] = product[v & (v - 1)] ^ basis[__builtin_ctz(v)];
+    int64_t sum = w[0];  // s = 0: u = 0
+    uint32_t u = 0;
+    for (uint32_t s = 1; s < (1u << b); ++s) {
+      // Gray code: s and its predecessor differ in one bit.
+      const uint32_t gray = s ^ (s >> 1);
+      u ^= u_basis[__builtin_ctz(s)];
+      sum += w[(size_t{u} << b) | gray];
     }
-    for (uint32_t v = 0; v < metric.domain_size; ++v) support[v] += row[product[v] >> shift];
+    support[v] = static_cast<uint64_t>(sum >> b);
   }
 }
 
@@ -142,8 +159,7 @@ void tally_bloom(const MetricConfig& metric, const IncomingReport& report, uint6
   }
 }
 
-void bloom_support(const MetricConfig& metric, const uint64_t* tally, uint64_t,
-                   uint64_t* support) {
+void bloom_support(const MetricConfig& metric, const uint64_t* tally, uint64_t, uint64_t* support) {
   const blur::RapporShape& shape = metric.rappor;
   std::fill(support, support + metric.domain_size, 0);
   for (uint32_t cohort = 0; cohort < shape.cohort_count; ++cohort) {
@@ -169,9 +185,13 @@ void bloom_support(const MetricConfig& metric, const uint64_t* tally, uint64_t,
 
 constexpr uint32_t kMaxRapporCandidates = 1u << 16;
 
-constexpr MechanismSpec kBinaryRandomizedResponseSpec{
-    MechanismId::kBinaryRandomizedResponse, false, 2, per_value_size, tally_value,
-    support_is_tally, randomized_response};
+constexpr MechanismSpec kBinaryRandomizedResponseSpec{MechanismId::kBinaryRandomizedResponse,
+                                                      false,
+                                                      2,
+                                                      per_value_size,
+                                                      tally_value,
+                                                      support_is_tally,
+                                                      randomized_response};
 constexpr MechanismSpec kGeneralizedRandomizedResponseSpec{
     MechanismId::kGeneralizedRandomizedResponse,
     false,
@@ -196,20 +216,27 @@ constexpr MechanismSpec kOptimizedUnaryEncodingSpec{
     tally_bits,
     support_is_tally,
     optimized_unary};
-constexpr MechanismSpec kDiscreteLaplaceSpec{
-    MechanismId::kDiscreteLaplace,        true, mechanism_max_domain(MechanismId::kDiscreteLaplace),
-    nullptr, nullptr, nullptr, nullptr};
-constexpr MechanismSpec kOneBitMeanSpec{
-    MechanismId::kOneBitMean, true, mechanism_max_domain(MechanismId::kOneBitMean),
-    nullptr, nullptr, nullptr, nullptr};
-constexpr MechanismSpec kHadamardResponseSpec{
-    MechanismId::kHadamardResponse,
-    false,
-    mechanism_max_domain(MechanismId::kHadamardResponse),
-    hadamard_tally_size,
-    tally_value,
-    hadamard_support,
-    hadamard};
+constexpr MechanismSpec kDiscreteLaplaceSpec{MechanismId::kDiscreteLaplace,
+                                             true,
+                                             mechanism_max_domain(MechanismId::kDiscreteLaplace),
+                                             nullptr,
+                                             nullptr,
+                                             nullptr,
+                                             nullptr};
+constexpr MechanismSpec kOneBitMeanSpec{MechanismId::kOneBitMean,
+                                        true,
+                                        mechanism_max_domain(MechanismId::kOneBitMean),
+                                        nullptr,
+                                        nullptr,
+                                        nullptr,
+                                        nullptr};
+constexpr MechanismSpec kHadamardResponseSpec{MechanismId::kHadamardResponse,
+                                              false,
+                                              mechanism_max_domain(MechanismId::kHadamardResponse),
+                                              hadamard_tally_size,
+                                              tally_value,
+                                              hadamard_support,
+                                              hadamard};
 constexpr MechanismSpec kOptimizedLocalHashingSpec{
     MechanismId::kOptimizedLocalHashing,
     false,
@@ -226,14 +253,14 @@ constexpr MechanismSpec kBinaryLocalHashingSpec{
     tally_local_hash,
     local_hash_support,
     local_hash};
-constexpr MechanismSpec kRapporSpec{MechanismId::kRappor,
-                                    false,
-                                    std::min(kMaxRapporCandidates,
-                                             mechanism_max_domain(MechanismId::kRappor)),
-                                    bloom_tally_size,
-                                    tally_bloom,
-                                    bloom_support,
-                                    rappor_params};
+constexpr MechanismSpec kRapporSpec{
+    MechanismId::kRappor,
+    false,
+    std::min(kMaxRapporCandidates, mechanism_max_domain(MechanismId::kRappor)),
+    bloom_tally_size,
+    tally_bloom,
+    bloom_support,
+    rappor_params};
 
 }  // namespace
 
@@ -241,8 +268,8 @@ constexpr MechanismSpec kRapporSpec{MechanismId::kRappor,
 const MechanismSpec& mechanism_spec(MechanismId id) {
   switch (id) {
 #define BLUR_X(number, Cpp, name, C, PROTO, Payload, max_domain) \
-  case MechanismId::k##Cpp:                                     \
-    static_assert(k##Cpp##Spec.id == MechanismId::k##Cpp);      \
+  case MechanismId::k##Cpp:                                      \
+    static_assert(k##Cpp##Spec.id == MechanismId::k##Cpp);       \
     return k##Cpp##Spec;
     BLUR_MECHANISM_TABLE(BLUR_X)
 #undef BLUR_X

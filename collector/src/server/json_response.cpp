@@ -2,15 +2,6 @@
 
 namespace blur::collector::http {
 
-std::string json_text(const nlohmann::json& value) noexcept {
-  try {
-    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  } catch (...) {
-    // Out of memory, or a bug: still valid JSON.
-    return R"({"error":"the answer could not be encoded"})";
-  }
-}
-
 Response json_response(int status, const nlohmann::json& body) {
   Response response;
   response.status = status;

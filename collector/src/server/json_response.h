@@ -1,6 +1,7 @@
-// Every JSON body the collector sends goes through json_text(): it never
-// throws, and bytes that are not UTF-8 (untrusted text put into a message)
-// come out as U+FFFD instead of making nlohmann's dump() throw.
+// Every JSON body the collector sends is written by util/json_writer.h:
+// json_text() never throws, and bytes that are not UTF-8 (untrusted text put
+// into a message) come out as U+FFFD instead of making nlohmann's dump()
+// throw.
 #ifndef BLUR_COLLECTOR_SERVER_JSON_RESPONSE_H
 #define BLUR_COLLECTOR_SERVER_JSON_RESPONSE_H
 
@@ -8,10 +9,10 @@
 #include <string>
 
 #include "server/http_server.h"
+#include "util/json_writer.h"
 
 namespace blur::collector::http {
 
-std::string json_text(const nlohmann::json& value) noexcept;
 Response json_response(int status, const nlohmann::json& body);
 // {"error": message}
 Response error_response(int status, const std::string& message);

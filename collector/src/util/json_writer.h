@@ -1,0 +1,62 @@
+// JSON text written straight into a string, for the large answers (an
+// estimate of 4096 values, a 30-day series of them): no tree of nodes, no
+// allocation per value. Strings are escaped and bytes that are not UTF-8
+// come out as U+FFFD, so untrusted text never breaks the document; numbers
+// are written in their shortest round-trip form (non-finite ones as null,
+// as nlohmann's dump does).
+//
+// json_text() is the one way a nlohmann value becomes text: it never throws.
+#ifndef BLUR_COLLECTOR_UTIL_JSON_WRITER_H
+#define BLUR_COLLECTOR_UTIL_JSON_WRITER_H
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blur::collector {
+
+std::string json_text(const nlohmann::json& value) noexcept;
+
+class JsonWriter {
+ public:
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  // The name of the next member of the current object.
+  JsonWriter& key(std::string_view name);
+
+  JsonWriter& value(double number);
+  JsonWriter& value(int64_t number);
+  JsonWriter& value(uint64_t number);
+  JsonWriter& value(uint32_t number) { return value(uint64_t{number}); }
+  JsonWriter& value(bool flag);
+  JsonWriter& value(std::string_view text);
+  JsonWriter& value(const char* text) { return value(std::string_view(text)); }
+  // An already encoded JSON value, written as it is.
+  JsonWriter& raw(std::string_view json);
+
+  // key(name).value(v)
+  template <typename T>
+  JsonWriter& member(std::string_view name, const T& v) {
+    key(name);
+    return value(v);
+  }
+
+  const std::string& text() const { return out_; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  void separate();
+
+  std::string out_;
+  // Per open container: whether the next element needs a comma.
+  std::vector<bool> needs_comma_;
+  bool after_key_ = false;
+};
+
+}  // namespace blur::collector
+
+#endif  // BLUR_COLLECTOR_UTIL_JSON_WRITER_H
