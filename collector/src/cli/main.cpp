@@ -108,7 +108,11 @@ int serve(const ServeOptions& o) {
   server.run();  // returns once stop() has finished
   waiter.join();
   committer.stop();  // every batch still queued is committed (and answered) before exit
-  std::printf("blur-collector: stopped\n");
+  const GroupCommitter::Stats stats = committer.stats();
+  std::printf("blur-collector: stopped; stored %llu reports of %llu batches in %llu commits\n",
+              static_cast<unsigned long long>(stats.reports),
+              static_cast<unsigned long long>(stats.batches),
+              static_cast<unsigned long long>(stats.commits));
   return 0;
 }
 
