@@ -20,6 +20,7 @@
 
 #include "api/collector_api.h"
 #include "api/routes.h"
+#include "dashboard/dashboard_routes.h"
 #include "estimate/metric_estimate.h"
 #include "lm_commands.h"
 #include "metrics/metrics_file.h"
@@ -84,6 +85,7 @@ int serve(const ServeOptions& o) {
   CollectorApi api(**store, &committer);
   http::Server server(o.http);
   add_collector_routes(server, api);
+  add_dashboard_routes(server);
   std::string error;
   if (!server.start(&error)) {
     std::fprintf(stderr, "blur-collector: %s\n", error.c_str());
@@ -154,9 +156,9 @@ int read_command(const std::string& db, const std::vector<uint32_t>& ids, QueryP
     const ApiResponse answer = series ? api.series(id, query) : api.estimate(id, query);
     auto body = nlohmann::json::parse(answer.body, nullptr, false);
     if (answer.status != 200) {
-      return report(Error{Error::Kind::kInvalid,
-                          body.is_object() ? body.value("error", "failed") : "failed"},
-                    2);
+      return report(
+          Error{Error::Kind::kInvalid, body.is_object() ? body.value("error", "failed") : "failed"},
+          2);
     }
     out.push_back(std::move(body));
   }
