@@ -43,9 +43,9 @@ const BlurCharts = (() => {
     },
   };
 
-  // The y range that shows every bar and whisker end (and zero).
-  function yRange(values, intervals) {
-    const ends = values.concat(...intervals.filter(Boolean), [0]);
+  // The y range that shows every point and whisker end (and `also`).
+  function yRange(values, intervals, also) {
+    const ends = values.concat(...intervals.filter(Boolean), also);
     return { suggestedMin: Math.min(...ends), suggestedMax: Math.max(...ends) };
   }
 
@@ -69,7 +69,7 @@ const BlurCharts = (() => {
   // labels[i], values[i], intervals[i] = [lo, hi] or null (no whisker).
   function bars(canvasId, { labels, values, intervals, label, xTitle, yTitle }) {
     const options = baseOptions(yTitle, xTitle);
-    Object.assign(options.scales.y, yRange(values, intervals));
+    Object.assign(options.scales.y, yRange(values, intervals, [0]));
     options.plugins = { legend: { display: false } };
     return draw(canvasId, {
       type: "bar",
@@ -86,7 +86,8 @@ const BlurCharts = (() => {
   // single bucket has no band to draw, so its interval is a whisker.
   function band(canvasId, { labels, values, intervals, label, xTitle, yTitle }) {
     const options = baseOptions(yTitle, xTitle);
-    Object.assign(options.scales.y, yRange(values, intervals));
+    Object.assign(options.scales.y, yRange(values, intervals, []));
+    options.scales.x.offset = true; // a lone bucket in the middle, not on the axis
     options.plugins = {
       legend: { labels: { filter: (item) => item.text !== "" } },
     };
