@@ -302,6 +302,15 @@
       $("numeric-current").hidden = !numeric;
       $("value-label").hidden = numeric;
       const plotted = { metric_id: metric.metric_id, mechanism: metric.mechanism, n: estimate.n };
+      if (estimate.n === 0) {
+        showMessage("No reports for metric " + metric.metric_id + " yet.");
+        $("frequency-current").hidden = $("numeric-current").hidden = true;
+        $("series-block").hidden = true;
+        publish(plotted);
+        setState("ready");
+        return;
+      }
+      $("series-block").hidden = false;
       if (numeric) {
         Object.assign(plotted, renderNumeric(metric, estimate));
         plotted.series = renderSeries(series, true, null, current.bucket);

@@ -1,6 +1,6 @@
 """The collector's dashboard in a real headless Chromium (devtools_client.py),
 against a running collector whose metrics 1 (grr, 8 values), 2 (laplace)
-and 3 (olh, 1024 values) have reports.
+and 3 (olh, 1024 values) have reports, and metric 4 (rr) none.
 
 Checks, per view opened through the address fragment:
   - the page reaches data-state "ready" with no console error or warning,
@@ -177,6 +177,17 @@ def check_large_domain(browser):
     print(f"{view}: the page shows the 40 largest estimates and says so")
 
 
+def check_empty(browser):
+    view = "metric without reports"
+    state, plotted = open_view(browser, "metric=4")
+    assert state == "ready", view
+    assert_clean(browser, view)
+    assert plotted == {"metric_id": 4, "mechanism": "rr", "n": 0}, plotted
+    message = browser.evaluate("document.getElementById('message').textContent")
+    assert message == "No reports for metric 4 yet.", message
+    print(f"{view}: the page says so")
+
+
 def check_unauthorized(browser):
     """The API answers 401 (as a collector with readers' tokens will): the page
     asks for a reader token, and the server's text stays text."""
@@ -211,6 +222,7 @@ try:
     check_frequency(browser)
     check_numeric(browser)
     check_large_domain(browser)
+    check_empty(browser)
     check_unauthorized(browser)
 finally:
     browser.close()

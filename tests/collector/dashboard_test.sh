@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The collector's web dashboard, end to end: blur-collector serve (SQLite)
 # <- blur-device-sim fleets (a frequency metric over 8 values, a numeric
-# one, a frequency metric over 1024 values), then
+# one, a frequency metric over 1024 values; a fourth metric has none), then
 #   - the dashboard's routes: the page, its files built into the binary
 #     (Chart.js byte for byte Debian's), Cache-Control and ETag/304, 404;
 #   - a real headless Chromium on the page (dashboard_browser_check.py):
@@ -28,7 +28,7 @@ work=$(mktemp -d)
 trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 . "$here/../../scripts/lib/collector.sh"
 start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 1:grr:1:8 \
-  --metric 2:laplace:2:21 --metric 3:olh:2:1024
+  --metric 2:laplace:2:21 --metric 3:olh:2:1024 --metric 4:rr:1
 base="http://127.0.0.1:$collector_port"
 
 "$device_sim" fleet --collector "$base" --mechanism grr --domain 8 --epsilon 1 --devices 3000 \
