@@ -93,6 +93,10 @@ int http_status(const Error& error) {
       return 409;
     case Error::Kind::kUnavailable:
       return 503;
+    case Error::Kind::kUnauthenticated:
+      return 401;
+    case Error::Kind::kForbidden:
+      return 403;
   }
   return 500;
 }

@@ -12,10 +12,12 @@ namespace blur::collector {
 
 struct Error {
   enum class Kind {
-    kInvalid,      // the input is wrong; retrying the same request cannot help (400)
-    kNotFound,     // no such metric (404)
-    kConflict,     // contradicts what is stored (409)
-    kUnavailable,  // storage failed or is unreachable; retry later (503)
+    kInvalid,          // the input is wrong; retrying the same request cannot help (400)
+    kNotFound,         // no such metric (404)
+    kConflict,         // contradicts what is stored (409)
+    kUnavailable,      // storage failed or is unreachable; retry later (503)
+    kUnauthenticated,  // no or no valid credentials (401)
+    kForbidden,        // valid credentials, not allowed this (403)
   };
   Kind kind = Kind::kUnavailable;
   std::string message;
@@ -29,7 +31,7 @@ inline Error unavailable(std::string message) {
 template <typename T>
 class [[nodiscard]] Outcome {
  public:
-  Outcome(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Outcome(T value) : value_(std::move(value)) {}      // NOLINT: implicit by design
   Outcome(Error error) : error_(std::move(error)) {}  // NOLINT
   bool ok() const { return value_.has_value(); }
   explicit operator bool() const { return ok(); }
