@@ -14,6 +14,7 @@
 //   GET  /v1/metrics/{id}/estimate?from=&to=&postprocess=none|norm-sub
 //   GET  /v1/metrics/{id}/series?bucket=hour|day&from=&to=&postprocess=
 //   GET  /healthz
+//   (GET /readyz and GET /metrics: api/operator_routes.h)
 //
 // from/to: RFC 3339, a date or Unix seconds; the estimate covers the buckets
 // that start in [from, to) (default: all). A bad parameter is a 400 naming it.
