@@ -20,6 +20,10 @@ packages=(
   # collector
   libsqlite3-dev libcpp-httplib-dev libssl-dev nlohmann-json3-dev libcli11-dev curl
   libboost1.74-dev libtomlplusplus-dev
+  # collector dashboard: Chart.js built into the binary; its test drives a
+  # headless Chromium over the DevTools protocol (fonts for its screenshots:
+  # setup installs without recommends)
+  libjs-chart.js chromium python3-websocket fonts-dejavu-core
   # collector on PostgreSQL: the client library, and the server the tests start
   libpq-dev postgresql
   # ingest benchmarks: a load generator from outside the project

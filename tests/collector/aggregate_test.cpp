@@ -130,10 +130,21 @@ TEST(Aggregate, CorruptBytesAreRefused) {
     Aggregate aggregate(metric);
     for (int i = 0; i < 50; ++i) aggregate.add(blur_test::random_report(metric, rng));
     const std::string bytes = aggregate.serialize();
+    // Adding refused bytes to an aggregate leaves it as it was, even when
+    // the bytes go bad only after most of the tally was read.
+    Aggregate target(metric);
+    for (int i = 0; i < 20; ++i) target.add(blur_test::random_report(metric, rng));
+    const std::string before = target.serialize();
     for (size_t cut = 0; cut < bytes.size(); ++cut) {
       EXPECT_FALSE(Aggregate::deserialize(metric, bytes.substr(0, cut))) << "cut at " << cut;
+      EXPECT_FALSE(target.add_serialized(bytes.substr(0, cut)));
+      ASSERT_EQ(target.serialize(), before) << "changed by a refused cut at " << cut;
     }
     EXPECT_FALSE(Aggregate::deserialize(metric, bytes + '\0'));
+    EXPECT_FALSE(target.add_serialized(bytes + '\0'));
+    EXPECT_EQ(target.serialize(), before);
+    ASSERT_TRUE(target.add_serialized(bytes));
+    EXPECT_EQ(target.reports(), 70u);
     std::string other = bytes;
     other[1] = static_cast<char>(other[1] ^ 0x40);  // another mechanism id
     EXPECT_FALSE(Aggregate::deserialize(metric, other));

@@ -19,9 +19,9 @@ bool Aggregate::numeric() const { return spec_->numeric; }
 void Aggregate::add(const IncomingReport& report, uint64_t multiplicity) {
   reports_ += multiplicity;
   if (spec_->numeric) {
-    summary_.add(report.payload == PayloadKind::kNumber ? report.number
-                                                         : static_cast<int64_t>(report.value),
-                 multiplicity);
+    summary_.add(
+        report.payload == PayloadKind::kNumber ? report.number : static_cast<int64_t>(report.value),
+        multiplicity);
   } else {
     spec_->tally(metric_, report, multiplicity, tally_.data());
   }
@@ -29,7 +29,8 @@ void Aggregate::add(const IncomingReport& report, uint64_t multiplicity) {
 
 void Aggregate::merge(const Aggregate& other) {
   reports_ += other.reports_;
-  for (size_t i = 0; i < tally_.size() && i < other.tally_.size(); ++i) tally_[i] += other.tally_[i];
+  for (size_t i = 0; i < tally_.size() && i < other.tally_.size(); ++i)
+    tally_[i] += other.tally_[i];
   for (const auto& [value, count] : other.summary_.histogram()) summary_.add(value, count);
 }
 
@@ -74,21 +75,30 @@ std::string Aggregate::serialize() const {
 }
 
 Outcome<Aggregate> Aggregate::deserialize(const MetricConfig& metric, std::string_view bytes) {
+  Aggregate aggregate(metric);
+  if (auto added = aggregate.add_serialized(bytes); !added) return added.error();
+  return aggregate;
+}
+
+// One pass: the tally is added to in place as it is read; if the bytes turn
+// out bad part-way, a second reading of them takes back what was added.
+Fallible Aggregate::add_serialized(std::string_view bytes) {
   auto bad = [&](const char* what) {
-    return invalid("stored aggregate of " + describe(metric) + " is corrupt: " + what);
+    return invalid("stored aggregate of " + describe(metric_) + " is corrupt: " + what);
   };
   if (bytes.size() < 2) return bad("truncated header");
   if (static_cast<uint8_t>(bytes[0]) != kFormatVersion) return bad("unknown format version");
-  if (static_cast<uint8_t>(bytes[1]) != static_cast<uint8_t>(metric.mechanism)) {
+  if (static_cast<uint8_t>(bytes[1]) != static_cast<uint8_t>(metric_.mechanism)) {
     return bad("another mechanism's aggregate");
   }
-  Aggregate aggregate(metric);
   VarintReader reader(bytes.substr(2));
   uint64_t reports = 0;
   if (!reader.next(&reports)) return bad("truncated report count");
-  if (aggregate.numeric()) {
+  if (reports_ + reports < reports_) return bad("report count overflows");
+  if (numeric()) {
     uint64_t entries = 0;
     if (!reader.next(&entries) || entries > bytes.size()) return bad("bad histogram size");
+    std::vector<std::pair<int64_t, uint64_t>> histogram;
     uint64_t total = 0;
     uint64_t value = 0;  // two's complement arithmetic: deltas wrap like the writer's
     for (uint64_t i = 0; i < entries; ++i) {
@@ -98,29 +108,63 @@ Outcome<Aggregate> Aggregate::deserialize(const MetricConfig& metric, std::strin
       value += static_cast<uint64_t>(unzigzag(delta));
       if (total + count < total) return bad("histogram count overflows");
       total += count;
-      aggregate.summary_.add(static_cast<int64_t>(value), count);
+      histogram.emplace_back(static_cast<int64_t>(value), count);
     }
     if (total != reports) return bad("histogram does not add up to the report count");
-  } else {
-    uint64_t length = 0;
-    if (!reader.next(&length) || length != aggregate.tally_.size()) {
-      return bad("tally length does not match the metric's shape");
+    if (!reader.done()) return bad("trailing bytes");
+    for (const auto& [v, count] : histogram) summary_.add(v, count);
+    reports_ += reports;
+    return done();
+  }
+  uint64_t length = 0;
+  if (!reader.next(&length) || length != tally_.size()) {
+    return bad("tally length does not match the metric's shape");
+  }
+  size_t i = 0;
+  const char* problem = nullptr;
+  while (i < length) {
+    uint64_t count = 0;
+    if (!reader.next(&count)) {
+      problem = "truncated tally";
+      break;
     }
-    for (size_t i = 0; i < length;) {
+    if (count != 0) {
+      if (tally_[i] + count < count) {
+        problem = "tally count overflows";
+        break;
+      }
+      tally_[i++] += count;
+      continue;
+    }
+    uint64_t run = 0;
+    if (!reader.next(&run) || run == 0 || run > length - i) {
+      problem = "bad run of zeros";
+      break;
+    }
+    i += run;
+  }
+  if (problem == nullptr && !reader.done()) problem = "trailing bytes";
+  if (problem != nullptr) {
+    // Undo: read the same bytes again up to where the first pass stopped.
+    VarintReader again(bytes.substr(2));
+    uint64_t skip = 0;
+    again.next(&skip);
+    again.next(&skip);
+    for (size_t j = 0; j < i;) {
       uint64_t count = 0;
-      if (!reader.next(&count)) return bad("truncated tally");
+      again.next(&count);
       if (count != 0) {
-        aggregate.tally_[i++] = count;
+        tally_[j++] -= count;
         continue;
       }
       uint64_t run = 0;
-      if (!reader.next(&run) || run == 0 || run > length - i) return bad("bad run of zeros");
-      i += run;
+      again.next(&run);
+      j += run;
     }
+    return bad(problem);
   }
-  if (!reader.done()) return bad("trailing bytes");
-  aggregate.reports_ = reports;
-  return aggregate;
+  reports_ += reports;
+  return done();
 }
 
 }  // namespace blur::collector

@@ -39,6 +39,9 @@ class Aggregate {
   // Untrusted bytes (a database row): kInvalid unless they are exactly an
   // aggregate of this metric's shape.
   static Outcome<Aggregate> deserialize(const MetricConfig& metric, std::string_view bytes);
+  // merge(deserialize(bytes)) without the intermediate aggregate (what an
+  // estimate over many stored rows does); on kInvalid nothing is changed.
+  Fallible add_serialized(std::string_view bytes);
 
   const MetricConfig& metric() const { return metric_; }
   uint64_t reports() const { return reports_; }

@@ -22,6 +22,7 @@
 #include "api/collector_api.h"
 #include "api/routes.h"
 #include "cli/observability.h"
+#include "dashboard/dashboard_routes.h"
 #include "estimate/metric_estimate.h"
 #include "lm_commands.h"
 #include "metrics/metrics_file.h"
@@ -93,7 +94,8 @@ int serve(const ServeOptions& o) {
   (*observability)->attach(&http_options);
   http::Server server(http_options);
   add_collector_routes(server, api);
-  (*observability)->add_routes(server);
+  add_dashboard_routes(server);
+  (*observability)->add_routes(server);  // after every route: each gets its histograms
   std::string error;
   if (!server.start(&error)) {
     std::fprintf(stderr, "blur-collector: %s\n", error.c_str());
@@ -120,7 +122,11 @@ int serve(const ServeOptions& o) {
   waiter.join();
   (*observability)->stop();  // answers the readiness checks still waiting
   committer.stop();  // every batch still queued is committed (and answered) before exit
-  std::printf("blur-collector: stopped\n");
+  const GroupCommitter::Stats stats = committer.stats();
+  std::printf("blur-collector: stopped; stored %llu reports of %llu batches in %llu commits\n",
+              static_cast<unsigned long long>(stats.reports),
+              static_cast<unsigned long long>(stats.batches),
+              static_cast<unsigned long long>(stats.commits));
   return 0;
 }
 
@@ -162,9 +168,9 @@ int read_command(const std::string& db, const std::vector<uint32_t>& ids, QueryP
     const ApiResponse answer = series ? api.series(id, query) : api.estimate(id, query);
     auto body = nlohmann::json::parse(answer.body, nullptr, false);
     if (answer.status != 200) {
-      return report(Error{Error::Kind::kInvalid,
-                          body.is_object() ? body.value("error", "failed") : "failed"},
-                    2);
+      return report(
+          Error{Error::Kind::kInvalid, body.is_object() ? body.value("error", "failed") : "failed"},
+          2);
     }
     out.push_back(std::move(body));
   }

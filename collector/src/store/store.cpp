@@ -145,10 +145,11 @@ Fallible Store::register_metric(const MetricConfig& metric) {
     const auto stored = this->metric(metric.id);
     if (!stored) return unavailable("metric " + std::to_string(metric.id) + " vanished");
     if (*stored != metric) {
-      return Error{Error::Kind::kConflict,
-                   "metric " + std::to_string(metric.id) + " is already registered with another "
-                   "configuration (" + first_difference(*stored, metric) +
-                   "); a changed metric needs a new metric id"};
+      return Error{Error::Kind::kConflict, "metric " + std::to_string(metric.id) +
+                                               " is already registered with another "
+                                               "configuration (" +
+                                               first_difference(*stored, metric) +
+                                               "); a changed metric needs a new metric id"};
     }
     return done();
   }
@@ -247,14 +248,13 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
         outcome.conflict_message =
             "report id " + std::to_string(rows[i].report_id) + " of this device is already " +
             "stored with other content (" +
-            (!found ? std::string("vanished")
-             : found->metric_id != rows[i].metric_id
-                 ? "metric " + std::to_string(found->metric_id)
-                 : found->epsilon_micros != rows[i].epsilon_micros
-                     ? "epsilon_micros " + std::to_string(found->epsilon_micros)
-                     : found->device_minute != rows[i].device_minute
-                           ? "observed_minute " + std::to_string(found->device_minute)
-                           : std::string("another payload")) +
+            (!found                                  ? std::string("vanished")
+             : found->metric_id != rows[i].metric_id ? "metric " + std::to_string(found->metric_id)
+             : found->epsilon_micros != rows[i].epsilon_micros
+                 ? "epsilon_micros " + std::to_string(found->epsilon_micros)
+             : found->device_minute != rows[i].device_minute
+                 ? "observed_minute " + std::to_string(found->device_minute)
+                 : std::string("another payload")) +
             "): report ids must never be reused; nothing of this batch was stored";
       }
     }
@@ -328,22 +328,28 @@ Outcome<std::vector<BucketAggregate>> Store::aggregates(const MetricConfig& metr
   }
   std::vector<BucketAggregate> buckets;
   for (const AggregateRow& row : rows.value()) {
-    auto aggregate = Aggregate::deserialize(metric, row.stats);
-    if (!aggregate) return aggregate.error();
     if (buckets.empty() || buckets.back().bucket_start != row.bucket_start) {
-      buckets.push_back({row.bucket_start, std::move(aggregate).value()});
-    } else {
-      buckets.back().aggregate.merge(aggregate.value());
+      buckets.push_back({row.bucket_start, Aggregate(metric)});
+    }
+    if (auto added = buckets.back().aggregate.add_serialized(row.stats); !added) {
+      return added.error();
     }
   }
   return buckets;
 }
 
 Outcome<Aggregate> Store::aggregate(const MetricConfig& metric, TimeRange range) const {
-  auto buckets = aggregates(metric, range);
-  if (!buckets) return buckets.error();
+  auto r = reader();
+  if (!r) return r.error();
+  auto rows = (*r)->load_aggregates(metric.id, range.from, range.to);
+  if (!rows) {
+    r->discard();
+    return rows.error();
+  }
   Aggregate total(metric);
-  for (const BucketAggregate& bucket : buckets.value()) total.merge(bucket.aggregate);
+  for (const AggregateRow& row : rows.value()) {
+    if (auto added = total.add_serialized(row.stats); !added) return added.error();
+  }
   return total;
 }
 
@@ -425,20 +431,21 @@ Fallible Store::reaggregate(const MetricConfig& metric) {
   };
   std::map<int64_t, Aggregate> buckets;
   bool corrupt = false;
-  auto scanned = writer_->scan_reports(
-      metric.id, INT64_MIN, INT64_MAX, [&](const ReportRow& row) {
-        IncomingReport report;
-        if (!unflatten_payload(metric, row.payload, &report)) {
-          corrupt = true;
-          return false;
-        }
-        auto bucket = buckets.find(row.bucket_start);
-        if (bucket == buckets.end()) bucket = buckets.emplace(row.bucket_start, Aggregate(metric)).first;
-        bucket->second.add(report);
-        return true;
-      });
+  auto scanned = writer_->scan_reports(metric.id, INT64_MIN, INT64_MAX, [&](const ReportRow& row) {
+    IncomingReport report;
+    if (!unflatten_payload(metric, row.payload, &report)) {
+      corrupt = true;
+      return false;
+    }
+    auto bucket = buckets.find(row.bucket_start);
+    if (bucket == buckets.end())
+      bucket = buckets.emplace(row.bucket_start, Aggregate(metric)).first;
+    bucket->second.add(report);
+    return true;
+  });
   if (!scanned) return fail(scanned.error());
-  if (corrupt) return fail(invalid("a stored report of " + collector::describe(metric) + " is corrupt"));
+  if (corrupt)
+    return fail(invalid("a stored report of " + collector::describe(metric) + " is corrupt"));
   if (auto status = writer_->delete_aggregates(metric.id); !status) return fail(status.error());
   for (const auto& [bucket_start, aggregate] : buckets) {
     if (auto status = writer_->upsert_aggregate(AggregateRow{

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The collector's web dashboard, end to end: blur-collector serve (SQLite)
+# <- blur-device-sim fleets (a frequency metric over 8 values, a numeric
+# one, a frequency metric over 1024 values; a fourth metric has none), then
+#   - the dashboard's routes: the page, its files built into the binary
+#     (Chart.js byte for byte Debian's), Cache-Control and ETag/304, 404;
+#   - a real headless Chromium on the page (dashboard_browser_check.py):
+#     no console errors, the bearer token on every API call, the plotted
+#     data equal to the JSON API's, a 401 shown as a token request;
+#     screenshots into ARTIFACTS_DIR.
+# Fails (never skips) when Chromium is missing or cannot start.
+#
+#   dashboard_test.sh BLUR_COLLECTOR BLUR_DEVICE_SIM ARTIFACTS_DIR
+set -euo pipefail
+collector=$1
+device_sim=$2
+artifacts=$3
+here=$(cd "$(dirname "$0")" && pwd)
+chart_js=/usr/share/javascript/chart.js/chart.min.js
+
+chromium=$(command -v chromium || true)
+if [ -z "$chromium" ]; then
+  echo "FAIL: chromium is not installed (toolchains/setup.sh installs Debian's chromium)" >&2
+  exit 1
+fi
+
+work=$(mktemp -d)
+trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+. "$here/../../scripts/lib/collector.sh"
+start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 1:grr:1:8 \
+  --metric 2:laplace:2:21 --metric 3:olh:2:1024 --metric 4:rr:1
+base="http://127.0.0.1:$collector_port"
+
+"$device_sim" fleet --collector "$base" --mechanism grr --domain 8 --epsilon 1 --devices 3000 \
+  --metric 1 --seed 41 --threads 2 > /dev/null 2>&1
+"$device_sim" fleet --collector "$base" --mechanism laplace --domain 21 --epsilon 2 \
+  --devices 2000 --metric 2 --seed 42 --threads 2 > /dev/null 2>&1
+"$device_sim" fleet --collector "$base" --mechanism olh --domain 1024 --epsilon 2 \
+  --devices 2000 --metric 3 --seed 43 --threads 2 > /dev/null 2>&1
+
+# The routes. header NAME FILE: the header's value in a saved answer.
+header() { tr -d '\r' < "$2" | sed -n "s/^$1: //Ip" | head -1; }
+curl -sS -D "$work/index.head" -o "$work/index.html" "$base/"
+grep -q '^HTTP/1.1 200' "$work/index.head"
+[ "$(header Content-Type "$work/index.head")" = "text/html; charset=utf-8" ]
+[ "$(header Cache-Control "$work/index.head")" = "no-cache" ]
+grep -q "default-src 'none'" <(header Content-Security-Policy "$work/index.head")
+grep -q '<script src="/static/dashboard.js">' "$work/index.html"
+curl -sS -D "$work/chart.head" -o "$work/chart.js" "$base/static/chart.js"
+[ "$(header Content-Type "$work/chart.head")" = "text/javascript; charset=utf-8" ]
+cmp "$work/chart.js" "$chart_js"
+for name in api.js charts.js dashboard.js; do
+  cmp <(curl -sS "$base/static/$name") "$here/../../collector/web/$name"
+done
+[ "$(curl -sS -o /dev/null -w '%{http_code} %{content_type}' "$base/static/dashboard.css")" = \
+  "200 text/css; charset=utf-8" ]
+etag=$(header ETag "$work/chart.head")
+[ "$(curl -sS -o /dev/null -w '%{http_code}' -H "If-None-Match: $etag" "$base/static/chart.js")" \
+  = 304 ]
+[ "$(curl -sS -o /dev/null -w '%{http_code}' -H 'If-None-Match: "other"' \
+  "$base/static/chart.js")" = 200 ]
+[ "$(curl -sS -o "$work/missing" -w '%{http_code}' "$base/static/missing.js")" = 404 ]
+grep -q '"error"' "$work/missing"
+echo "routes: page, files (Chart.js as Debian ships it), Cache-Control, ETag/304 and 404"
+
+/usr/bin/python3 "$here/dashboard_browser_check.py" "$chromium" "$base" "$artifacts"
+for png in dashboard.png dashboard-numeric.png; do
+  [ -s "$artifacts/$png" ] && head -c 8 "$artifacts/$png" | grep -q PNG
+done
