@@ -280,7 +280,8 @@ TEST(RequestLog, LinesAreJsonWithUntrustedTextEscaped) {
 
   record.reports.reset();
   record.refusal = "malformed";
-  record.method = std::string(1000, 'M');
+  const std::string long_method(1000, 'M');
+  record.method = long_method;
   const auto refused = nlohmann::json::parse(request_log_line(record));
   EXPECT_EQ(refused["refusal"], "malformed");
   EXPECT_FALSE(refused.contains("reports"));
