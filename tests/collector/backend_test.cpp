@@ -281,6 +281,34 @@ TEST_P(BackendTest, RegisterNodeGivesDistinctIds) {
   EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());
 }
 
+TEST_P(BackendTest, PingAnswersOnceTheSchemaExists) {
+  auto c = connect();
+  EXPECT_FALSE(c->ping());  // reads a table of ours, not just the engine
+  ASSERT_OK(c->ensure_schema());
+  EXPECT_OK(c->ping());
+}
+
+TEST_P(BackendTest, SizeGrowsWithCommittedReports) {
+  auto c = connect_with_schema();
+  const uint64_t before = VALUE(c->size_bytes());
+  EXPECT_GT(before, 0u);
+  // 2 MB of incompressible payloads (PostgreSQL would compress repeated bytes).
+  std::vector<ReportRow> rows;
+  uint64_t state = 88172645463325252ull;
+  for (uint64_t i = 0; i < 2000; ++i) {
+    std::string payload(1000, '\0');
+    for (char& byte : payload) {
+      state ^= state << 13, state ^= state >> 7, state ^= state << 17;  // xorshift64
+      byte = static_cast<char>(state);
+    }
+    rows.push_back(report(i, i, 1, 0, payload));
+  }
+  ASSERT_OK(c->begin());
+  ASSERT_OK(c->insert_reports(rows));
+  ASSERT_OK(c->commit());
+  EXPECT_GE(VALUE(c->size_bytes()), before + 2000u * 1000u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, BackendTest, testing::ValuesIn(blur_test::backend_names()),
                          [](const testing::TestParamInfo<std::string>& param) {
                            return param.param;

@@ -222,6 +222,8 @@ class BackendTest : public testing::TestWithParam<std::string> {
       return no();
     }
     Fallible delete_aggregates(uint32_t) override { return no(); }
+    Fallible ping() override { return no(); }
+    Outcome<uint64_t> size_bytes() override { return no(); }
   };
 
   std::unique_ptr<Backend> backend_;

@@ -45,9 +45,15 @@ TEST(BatchValidator, NamesTheFirstInconsistency) {
   for (const Case& c : cases) {
     Batch batch = valid_batch();
     c.mutate(batch);
-    const std::string error = validate_batch(batch, lookup);
+    bool unknown_metric = true;
+    const std::string error = validate_batch(batch, lookup, &unknown_metric);
     EXPECT_NE(error.find(c.expected), std::string::npos) << "got: " << error;
+    // Only the unknown metric is told apart (it is counted apart).
+    EXPECT_EQ(unknown_metric, error.find("unknown metric") != std::string::npos) << error;
   }
+  bool unknown_metric = true;
+  EXPECT_EQ(validate_batch(valid_batch(), lookup, &unknown_metric), "");
+  EXPECT_FALSE(unknown_metric);
 }
 
 TEST(BatchValidator, BitVectorsMustFitTheDomainExactly) {

@@ -16,12 +16,14 @@ ApiResponse json_answer(int status, const nlohmann::json& body) {
   return {status, json_text(body)};
 }
 
-ApiResponse error_response(int status, std::string message) {
-  return json_answer(status, {{"error", std::move(message)}});
+ApiResponse error_response(int status, std::string message, observe::Reason refusal) {
+  ApiResponse answer = json_answer(status, {{"error", std::move(message)}});
+  answer.refusal = refusal;
+  return answer;
 }
 
 ApiResponse error_response(const Error& error) {
-  return error_response(http_status(error), error.message);
+  return error_response(http_status(error), error.message, refusal_reason(error));
 }
 
 const std::string* find(const QueryParams& query, std::string_view name) {
@@ -101,27 +103,62 @@ int http_status(const Error& error) {
   return 500;
 }
 
+observe::Reason refusal_reason(const Error& error) {
+  switch (error.kind) {
+    case Error::Kind::kInvalid:
+      return observe::Reason::kMalformed;
+    case Error::Kind::kNotFound:  // the API's only missing thing is a metric
+      return observe::Reason::kUnknownMetric;
+    case Error::Kind::kConflict:
+      return observe::Reason::kConflict;
+    case Error::Kind::kUnavailable:
+      return observe::Reason::kUnavailable;
+  }
+  return observe::Reason::kOther;
+}
+
 void CollectorApi::post_reports(std::string_view body, std::function<void(ApiResponse)> reply) {
   auto batch = std::make_shared<Batch>();
   std::string error;
   if (!decode_batch(reinterpret_cast<const uint8_t*>(body.data()), body.size(), batch.get(),
                     &error)) {
-    return reply(error_response(400, error));
+    return reply(error_response(400, error, observe::Reason::kMalformed));
   }
-  error = validate_batch(*batch, [this](uint32_t id) { return store_.metric(id); });
-  if (!error.empty()) return reply(error_response(400, error));
-  if (committer_ == nullptr) return reply(error_response(503, "this collector is read-only"));
-  committer_->submit(batch, unix_now(), [reply](const Outcome<BatchOutcome>& outcome) {
-    if (!outcome) {
-      return reply(error_response(outcome.error().kind == Error::Kind::kInvalid ? 400 : 503,
-                                  "storage failure, retry later: " + outcome.error().message));
-    }
-    if (outcome->conflict) {
-      return reply(json_answer(
-          409, {{"error", outcome->conflict_message}, {"report_id", outcome->conflict_report_id}}));
-    }
-    reply(json_answer(200, {{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}}));
-  });
+  bool unknown_metric = false;
+  error = validate_batch(
+      *batch, [this](uint32_t id) { return store_.metric(id); }, &unknown_metric);
+  if (!error.empty()) {
+    return reply(error_response(
+        400, error,
+        unknown_metric ? observe::Reason::kUnknownMetric : observe::Reason::kMalformed));
+  }
+  if (committer_ == nullptr) {
+    return reply(error_response(503, "this collector is read-only", observe::Reason::kUnavailable));
+  }
+  committer_->submit(
+      batch, unix_now(), [metrics = metrics_, reply](const Outcome<BatchOutcome>& outcome) {
+        if (!outcome) {
+          const bool invalid = outcome.error().kind == Error::Kind::kInvalid;
+          return reply(error_response(
+              invalid ? 400 : 503, "storage failure, retry later: " + outcome.error().message,
+              invalid ? observe::Reason::kMalformed : observe::Reason::kUnavailable));
+        }
+        if (outcome->conflict) {
+          if (metrics != nullptr) metrics->batches_conflicting.add();
+          ApiResponse answer = json_answer(409, {{"error", outcome->conflict_message},
+                                                 {"report_id", outcome->conflict_report_id}});
+          answer.refusal = observe::Reason::kConflict;
+          return reply(std::move(answer));
+        }
+        if (metrics != nullptr) {
+          metrics->reports_accepted.add(outcome->inserted);
+          metrics->reports_duplicate.add(outcome->duplicates);
+        }
+        ApiResponse answer = json_answer(
+            200, {{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}});
+        answer.reports = outcome->inserted;
+        reply(std::move(answer));
+      });
 }
 
 ApiResponse CollectorApi::metrics() const {
@@ -137,7 +174,9 @@ ApiResponse CollectorApi::metrics() const {
 ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryParams& query) const {
   auto request = read_request(store_, metric_id, query);
   if (!request) return error_response(request.error());
-  if (find(query, "bucket")) return error_response(400, "unknown parameter 'bucket' (see /series)");
+  if (find(query, "bucket")) {
+    return error_response(invalid("unknown parameter 'bucket' (see /series)"));
+  }
   auto aggregate = store_.aggregate(request->metric, request->range);
   if (!aggregate) return error_response(aggregate.error());
   JsonWriter out;
@@ -156,13 +195,14 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
     if (*bucket == "hour") {
       width = 3600;
     } else if (*bucket != "day") {
-      return error_response(400, "parameter 'bucket' must be hour or day, not '" + *bucket + "'");
+      return error_response(
+          invalid("parameter 'bucket' must be hour or day, not '" + *bucket + "'"));
     }
   }
   if (width < request->metric.bucket_seconds) {
-    return error_response(400, "parameter 'bucket': hour is finer than the " +
-                                   std::to_string(request->metric.bucket_seconds) +
-                                   "-second buckets of " + describe(request->metric));
+    return error_response(invalid("parameter 'bucket': hour is finer than the " +
+                                  std::to_string(request->metric.bucket_seconds) +
+                                  "-second buckets of " + describe(request->metric)));
   }
   auto buckets = store_.aggregates(request->metric, request->range);
   if (!buckets) return error_response(buckets.error());

@@ -14,6 +14,7 @@
 //   GET  /v1/metrics/{id}/estimate?from=&to=&postprocess=none|norm-sub
 //   GET  /v1/metrics/{id}/series?bucket=hour|day&from=&to=&postprocess=
 //   GET  /healthz
+//   (GET /readyz and GET /metrics: api/operator_routes.h)
 //
 // from/to: RFC 3339, a date or Unix seconds; the estimate covers the buckets
 // that start in [from, to) (default: all). A bad parameter is a 400 naming it.
@@ -22,19 +23,27 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ingest/group_commit.h"
+#include "observe/collector_metrics.h"
 #include "store/store.h"
 
 namespace blur::collector {
 
 // The status and the JSON text of the body.
 struct ApiResponse {
+  ApiResponse() = default;
+  ApiResponse(int status_code, std::string json) : status(status_code), body(std::move(json)) {}
   int status = 200;
   std::string body;
+  // Not sent: for logs and metrics. Why it was refused (if it was), and
+  // the reports a POST stored.
+  std::optional<observe::Reason> refusal;
+  std::optional<uint64_t> reports;
 };
 
 using QueryParams = std::vector<std::pair<std::string, std::string>>;
@@ -42,8 +51,11 @@ using QueryParams = std::vector<std::pair<std::string, std::string>>;
 class CollectorApi {
  public:
   // `committer` may be null for a read-only API (offline tools): POSTs then
-  // answer 503.
-  CollectorApi(Store& store, GroupCommitter* committer) : store_(store), committer_(committer) {}
+  // answer 503. `metrics`, if given, counts the reports stored, resent and
+  // conflicting (when the commit's outcome is known, answered or not).
+  CollectorApi(Store& store, GroupCommitter* committer,
+               observe::CollectorMetrics* metrics = nullptr)
+      : store_(store), committer_(committer), metrics_(metrics) {}
 
   // Answers through `reply` (once, possibly from the committer's thread).
   void post_reports(std::string_view body, std::function<void(ApiResponse)> reply);
@@ -55,10 +67,13 @@ class CollectorApi {
  private:
   Store& store_;
   GroupCommitter* committer_;
+  observe::CollectorMetrics* metrics_;
 };
 
 // The HTTP status for an error kind (400, 404, 409, 503).
 int http_status(const Error& error);
+// The refusal reason for an error kind.
+observe::Reason refusal_reason(const Error& error);
 
 }  // namespace blur::collector
 

@@ -10,6 +10,8 @@ http::Response to_http(ApiResponse answer) {
   http::Response response;
   response.status = answer.status;
   response.body = std::move(answer.body);
+  if (answer.refusal) response.refusal = observe::reason_name(*answer.refusal);
+  if (answer.reports) response.counts.emplace_back("reports", *answer.reports);
   return response;
 }
 }  // namespace
@@ -28,14 +30,18 @@ void add_collector_routes(http::Server& server, CollectorApi& api) {
                });
   server.route("GET", "/v1/metrics", {},
                [&api](const http::Request&, http::Reply reply) { reply(to_http(api.metrics())); });
-  server.route("GET", R"(/v1/metrics/([^/]+)/estimate)", {},
-               [&api](const http::Request& request, http::Reply reply) {
-                 reply(to_http(api.estimate(request.path_params.at(0), request.query)));
-               });
-  server.route("GET", R"(/v1/metrics/([^/]+)/series)", {},
-               [&api](const http::Request& request, http::Reply reply) {
-                 reply(to_http(api.series(request.path_params.at(0), request.query)));
-               });
+  server.route(
+      "GET", R"(/v1/metrics/([^/]+)/estimate)", {},
+      [&api](const http::Request& request, http::Reply reply) {
+        reply(to_http(api.estimate(request.path_params.at(0), request.query)));
+      },
+      "/v1/metrics/{id}/estimate");
+  server.route(
+      "GET", R"(/v1/metrics/([^/]+)/series)", {},
+      [&api](const http::Request& request, http::Reply reply) {
+        reply(to_http(api.series(request.path_params.at(0), request.query)));
+      },
+      "/v1/metrics/{id}/series");
   server.route("GET", "/healthz", {},
                [&api](const http::Request&, http::Reply reply) { reply(to_http(api.health())); });
 }

@@ -3,6 +3,7 @@
 //   blur-collector serve --db blur.db [--metric 1:rr:1.0 ...] [--config metrics.toml]
 //                        [--address 127.0.0.1] [--port 8080] [--threads 4]
 //                        [--tls-cert C --tls-key K] [--shutdown-timeout 10]
+//                        [--metrics-address HOST:PORT] [--log-file F] [--log-requests false]
 //   blur-collector estimate --db blur.db [--metric 1] [--from T] [--to T] [--postprocess norm-sub]
 //   blur-collector series --db blur.db --metric 1 [--bucket hour|day] [--from T] [--to T]
 //   blur-collector metrics --db blur.db
@@ -20,6 +21,7 @@
 
 #include "api/collector_api.h"
 #include "api/routes.h"
+#include "cli/observability.h"
 #include "dashboard/dashboard_routes.h"
 #include "estimate/metric_estimate.h"
 #include "lm_commands.h"
@@ -47,6 +49,7 @@ struct ServeOptions {
   std::string config;
   http::Server::Options http;
   double shutdown_timeout_seconds = 10;
+  ObservabilityOptions observability;
 };
 
 int serve(const ServeOptions& o) {
@@ -81,16 +84,24 @@ int serve(const ServeOptions& o) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  GroupCommitter committer(**store);
-  CollectorApi api(**store, &committer);
-  http::Server server(o.http);
+  auto observability = Observability::create(o.observability, **store);
+  if (!observability) return report(observability.error(), 2);
+  GroupCommitter::Options commit_options;
+  (*observability)->attach(&commit_options);
+  GroupCommitter committer(**store, commit_options);
+  CollectorApi api(**store, &committer, &(*observability)->metrics());
+  http::Server::Options http_options = o.http;
+  (*observability)->attach(&http_options);
+  http::Server server(http_options);
   add_collector_routes(server, api);
   add_dashboard_routes(server);
+  (*observability)->add_routes(server);  // after every route: each gets its histograms
   std::string error;
   if (!server.start(&error)) {
     std::fprintf(stderr, "blur-collector: %s\n", error.c_str());
     return 1;
   }
+  if (auto started = (*observability)->start(); !started) return report(started.error());
   std::printf("blur-collector: listening on %s://%s:%d (database %s, %zu metrics)\n",
               o.http.tls_certificate_file.empty() ? "http" : "https", o.http.address.c_str(),
               server.port(), (*store)->describe().c_str(), (*store)->metrics().size());
@@ -109,6 +120,7 @@ int serve(const ServeOptions& o) {
   });
   server.run();  // returns once stop() has finished
   waiter.join();
+  (*observability)->stop();  // answers the readiness checks still waiting
   committer.stop();  // every batch still queued is committed (and answered) before exit
   const GroupCommitter::Stats stats = committer.stats();
   std::printf("blur-collector: stopped; stored %llu reports of %llu batches in %llu commits\n",
@@ -283,6 +295,7 @@ int main(int argc, char** argv) {
                    "closing every connection")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
+  add_observability_options(*serve_cmd, serve_options.observability);
 
   std::string db = "blur.db";
   std::vector<uint32_t> metric_ids;

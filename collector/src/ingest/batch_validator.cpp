@@ -4,7 +4,8 @@
 
 namespace blur::collector {
 
-std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
+std::string validate_batch(const Batch& batch, const MetricLookup& lookup, bool* unknown_metric) {
+  if (unknown_metric != nullptr) *unknown_metric = false;
   if (batch.reports.empty()) return "batch has no reports";
   std::unordered_set<uint64_t> ids;
   for (size_t i = 0; i < batch.reports.size(); ++i) {
@@ -13,7 +14,10 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup) {
         "report " + std::to_string(i) + " (id " + std::to_string(r.report_id) + "): ";
     if (!ids.insert(r.report_id).second) return where + "report id repeats within the batch";
     const auto metric = lookup(r.metric_id);
-    if (!metric) return where + "unknown metric " + std::to_string(r.metric_id);
+    if (!metric) {
+      if (unknown_metric != nullptr) *unknown_metric = true;
+      return where + "unknown metric " + std::to_string(r.metric_id);
+    }
     if (r.mechanism != static_cast<uint32_t>(metric->mechanism)) {
       return where + "mechanism " + std::to_string(r.mechanism) + " does not match " +
              describe(*metric);

@@ -17,8 +17,11 @@ namespace blur::collector {
 using MetricLookup = std::function<std::optional<MetricConfig>(uint32_t metric_id)>;
 
 // Empty string if valid, else a message naming the first problem and the
-// report's position ("report 3 (id 17): ...").
-std::string validate_batch(const Batch& batch, const MetricLookup& lookup);
+// report's position ("report 3 (id 17): ..."). If `unknown_metric` is given,
+// it is set to whether that problem is a metric nobody registered (a
+// configuration mismatch, counted apart from malformed batches).
+std::string validate_batch(const Batch& batch, const MetricLookup& lookup,
+                           bool* unknown_metric = nullptr);
 
 }  // namespace blur::collector
 

@@ -64,13 +64,21 @@ void GroupCommitter::run() {
         it = queue_.erase(it);
       }
     }
-    for (const Pending& pending : group) batches.push_back({pending.batch.get(), pending.received_at});
+    size_t group_reports = 0;
+    for (const Pending& pending : group) {
+      batches.push_back({pending.batch.get(), pending.received_at});
+      group_reports += pending.batch->reports.size();
+    }
+    const auto started = std::chrono::steady_clock::now();
     const Outcome<std::vector<BatchOutcome>> outcomes = store_.insert(batches);
+    if (options_.on_commit) {
+      options_.on_commit(std::chrono::steady_clock::now() - started, group_reports, outcomes.ok());
+    }
     if (outcomes) {
       std::lock_guard<std::mutex> lock(mutex_);
       ++stats_.commits;
       stats_.batches += group.size();
-      for (const Pending& pending : group) stats_.reports += pending.batch->reports.size();
+      stats_.reports += group_reports;
     }
     for (size_t i = 0; i < group.size(); ++i) {
       if (outcomes) {

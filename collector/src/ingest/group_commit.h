@@ -9,6 +9,7 @@
 #ifndef BLUR_COLLECTOR_INGEST_GROUP_COMMIT_H
 #define BLUR_COLLECTOR_INGEST_GROUP_COMMIT_H
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -27,6 +28,10 @@ class GroupCommitter {
   struct Options {
     size_t max_batches = 1024;   // per transaction
     size_t max_reports = 32768;  // per transaction
+    // Optional, for metrics: after each transaction, on the writer thread,
+    // its duration, the reports it held and whether it committed.
+    std::function<void(std::chrono::nanoseconds duration, size_t reports, bool committed)>
+        on_commit;
   };
   using Callback = std::function<void(const Outcome<BatchOutcome>&)>;
 

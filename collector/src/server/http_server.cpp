@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <random>
 #include <thread>
 
 #include "server/http_server_impl.h"
@@ -84,9 +85,22 @@ void Server::Impl::remove_session(SessionBase* session) {
   sessions.erase(session);
 }
 
-std::size_t Server::Impl::session_count() {
+std::size_t Server::Impl::session_count() const {
   std::lock_guard<std::mutex> lock(mutex);
   return sessions.size();
+}
+
+// Per thread: a splitmix64 sequence from a random seed. No lock, no
+// syscall per request; the ids need to be unique, not secret.
+uint64_t Server::Impl::next_request_id() {
+  thread_local uint64_t state = [] {
+    std::random_device device;
+    return (uint64_t{device()} << 32) ^ device();
+  }();
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
 }
 
 void Server::Impl::accept() {
@@ -208,9 +222,10 @@ Server::~Server() {
   impl_->run_finished.wait(lock, [this] { return impl_->running_threads == 0; });
 }
 
-void Server::route(std::string method, std::string path_regex, RouteLimits limits,
-                   Handler handler) {
+void Server::route(std::string method, std::string path_regex, RouteLimits limits, Handler handler,
+                   std::string name) {
   Route route;
+  route.name = name.empty() ? path_regex : std::move(name);
   route.method = std::move(method);
   route.literal = !has_regex_syntax(path_regex);
   if (!route.literal) route.pattern = std::regex(path_regex);
@@ -275,6 +290,18 @@ bool Server::start(std::string* error) {
 }
 
 int Server::port() const { return impl_->port; }
+
+std::size_t Server::open_connections() const { return impl_->session_count(); }
+
+std::vector<std::string> Server::route_names() const {
+  std::vector<std::string> names;
+  for (const Route& route : impl_->routes) {
+    if (std::find(names.begin(), names.end(), route.name) == names.end()) {
+      names.push_back(route.name);
+    }
+  }
+  return names;
+}
 
 void Server::run() {
   Impl& impl = *impl_;

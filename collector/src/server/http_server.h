@@ -13,11 +13,16 @@
 // and a descriptor, never a worker.
 //
 // Every error answer has a JSON body {"error": "..."} (server/json_response.h).
+//
+// Every answer carries an "X-Request-Id" header (a random 64-bit number in
+// hex) and, when Options::on_complete is set, is reported to it: one call
+// per answered request, with the route's name, never its raw path.
 #ifndef BLUR_COLLECTOR_SERVER_HTTP_SERVER_H
 #define BLUR_COLLECTOR_SERVER_HTTP_SERVER_H
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -49,7 +54,28 @@ struct Response {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  // Not sent: facts for Options::on_complete (logs, metrics). Why the request
+  // was refused, as a short token (empty: it was not); the server's own
+  // refusals use "malformed", "too_large", "bad_content_type", "not_found",
+  // "method_not_allowed" and "internal".
+  std::string refusal;
+  // Numbers about the request, e.g. {"reports", 12}.
+  std::vector<std::pair<std::string, uint64_t>> counts;
 };
+
+// What Options::on_complete hears of each answered request.
+struct Completion {
+  std::string_view method;  // as sent: untrusted bytes
+  std::string_view route;   // the route's name; empty if no route matched
+  int status = 0;
+  // From the request's first byte to its answer being ready to send.
+  std::chrono::nanoseconds latency{0};
+  std::string_view request_id;         // as sent in X-Request-Id: 16 hex digits
+  const Response* response = nullptr;  // its refusal and counts
+};
+// Runs on the connection's I/O thread before the answer is written; it must
+// be quick and thread-safe. An exception it throws is ignored.
+using CompletionHook = std::function<void(const Completion&)>;
 
 // Answers one request. Call it exactly once, from any thread (the answer is
 // posted to the connection's strand); later calls are ignored. If the last
@@ -89,6 +115,7 @@ class Server {
     // A keep-alive connection waiting for its next request.
     std::chrono::milliseconds idle_timeout{60000};
     std::size_t max_header_bytes = 16 * 1024;  // larger: 431
+    CompletionHook on_complete;                // optional
   };
 
   explicit Server(Options options);
@@ -97,13 +124,18 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   // Before start(). Routes are tried in order; `path_regex` must match the
-  // whole raw path, and its captures become Request::path_params.
-  void route(std::string method, std::string path_regex, RouteLimits limits, Handler handler);
+  // whole raw path, and its captures become Request::path_params. `name`
+  // stands for the route in logs and metrics (default: `path_regex`).
+  void route(std::string method, std::string path_regex, RouteLimits limits, Handler handler,
+             std::string name = "");
+  // The names of the routes, in order, each once.
+  std::vector<std::string> route_names() const;
 
   // Loads the TLS files, binds and listens (backlog SOMAXCONN). False with
   // `error` set if any of it fails.
   bool start(std::string* error);
   int port() const;  // the bound port, after start()
+  std::size_t open_connections() const;
 
   // Runs the I/O threads (this one included) until stop() has finished.
   void run();

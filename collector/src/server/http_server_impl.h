@@ -26,6 +26,7 @@ namespace blur::collector::http {
 namespace net = boost::asio;
 
 struct Route {
+  std::string name;
   std::string method;
   std::string pattern_text;
   bool literal = false;  // no regex syntax: compared as a string (faster)
@@ -68,7 +69,9 @@ struct Server::Impl {
                         std::vector<std::string>* params, std::string* allow) const;
   void add_session(const std::shared_ptr<SessionBase>& session);
   void remove_session(SessionBase* session);
-  std::size_t session_count();
+  std::size_t session_count() const;
+  // A fresh X-Request-Id value.
+  static uint64_t next_request_id();
 
   void accept();
   void start_session(net::ip::tcp::socket socket);
@@ -82,7 +85,7 @@ struct Server::Impl {
   std::atomic<bool> stopping{false};
   std::atomic<bool> started{false};
 
-  std::mutex mutex;  // guards sessions and the run() bookkeeping below
+  mutable std::mutex mutex;  // guards sessions and the run() bookkeeping below
   std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions;
   int running_threads = 0;
   std::condition_variable run_finished;

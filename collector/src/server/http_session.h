@@ -53,6 +53,12 @@ inline std::int64_t ticks_from_now(std::chrono::milliseconds duration) {
   return (std::chrono::steady_clock::now() + duration).time_since_epoch().count();
 }
 
+inline Response internal_error(const std::string& message) {
+  Response response = error_response(500, message);
+  response.refusal = "internal";
+  return response;
+}
+
 // Holds one request's Reply. Whichever comes first, the Reply's call or
 // the destruction of its last copy, answers; the other does nothing.
 class ReplyState {
@@ -61,7 +67,7 @@ class ReplyState {
   ReplyState(const ReplyState&) = delete;
   ReplyState& operator=(const ReplyState&) = delete;
   ~ReplyState() {
-    if (!done_.load()) send(error_response(500, "the request was dropped without an answer"));
+    if (!done_.load()) send(internal_error("the request was dropped without an answer"));
   }
   void send(Response response) noexcept {
     if (done_.exchange(true)) return;  // exactly once
@@ -157,6 +163,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void start_request(bool idle) {
     if (stopping_ || server_.stopping) return close_now();
     request_ = Request{};
+    started_.reset();
     body_unread_ = false;
     keep_alive_ = false;
     version_ = 11;
@@ -204,6 +211,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void parse_header() {
     if (buffer_.size() > 0) {
+      if (!started_) started_ = std::chrono::steady_clock::now();
       beast::error_code ec;
       const std::size_t used = header_parser_->put(buffer_.data(), ec);
       buffer_.consume(used);
@@ -218,8 +226,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     body_unread_ = true;
     if (ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow) {
       if (state_ != State::kBody) {
-        return refuse(431, "the request header exceeds " +
-                               std::to_string(options().max_header_bytes) + " bytes");
+        return refuse(
+            431,
+            "the request header exceeds " + std::to_string(options().max_header_bytes) + " bytes",
+            "too_large");
       }
     }
     if (ec == bhttp::error::body_limit) return refuse_body_too_large();
@@ -227,7 +237,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
       // A framing error (bad Content-Length, bad chunk, bad method, ...):
       // Beast's message is fixed text, none of the request's bytes.
-      return refuse(400, "malformed HTTP request: " + ec.message());
+      return refuse(400, "malformed HTTP request: " + ec.message(), "malformed");
     }
     close_now();  // end of stream, reset, or closed (deadline, stop())
   }
@@ -246,9 +256,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
     Target target;
     std::string error;
-    if (!parse_target(std_view(header.target()), &target, &error)) return refuse(400, error);
+    if (!parse_target(std_view(header.target()), &target, &error)) {
+      return refuse(400, error, "malformed");
+    }
     if (target.path.size() > kMaxPathBytes) {
-      return refuse(414, "the request path exceeds " + std::to_string(kMaxPathBytes) + " bytes");
+      return refuse(414, "the request path exceeds " + std::to_string(kMaxPathBytes) + " bytes",
+                    "too_large");
     }
     request_.path = std::move(target.path);
     request_.query = std::move(target.query);
@@ -260,12 +273,15 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       match = server_.find_route(request_.method, request_.path, &route, &request_.path_params,
                                  &allow);
     } catch (const std::exception&) {  // std::regex_error: too complex to match
-      return refuse(400, "the request path cannot be matched");
+      return refuse(400, "the request path cannot be matched", "malformed");
     }
-    if (match == Server::Impl::RouteMatch::kNoPath) return refuse(404, "no such resource");
+    if (match == Server::Impl::RouteMatch::kNoPath) {
+      return refuse(404, "no such resource", "not_found");
+    }
     if (match == Server::Impl::RouteMatch::kWrongMethod) {
       Response response = error_response(405, "method not allowed; allowed: " + allow);
       response.headers.emplace_back("Allow", allow);
+      response.refusal = "method_not_allowed";
       return answer(std::move(response));
     }
     route_ = route;
@@ -279,7 +295,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         accepted = accepted || type == t;
         names += (names.empty() ? "" : ", ") + t;
       }
-      if (!accepted) return refuse(415, "Content-Type must be " + names);
+      if (!accepted) return refuse(415, "Content-Type must be " + names, "bad_content_type");
     }
     if (header_parser_->is_done()) return handle();  // no body
 
@@ -334,12 +350,19 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (header_parser_) length = header_parser_->content_length();
     if (body_parser_) length = body_parser_->content_length();
     if (length) size = " of " + std::to_string(*length) + " bytes";
-    refuse(400, "body" + size + " exceeds " + route_->limits.body_limit_name + " (" +
-                    std::to_string(route_->limits.max_body_bytes) + " bytes)");
+    refuse(400,
+           "body" + size + " exceeds " + route_->limits.body_limit_name + " (" +
+               std::to_string(route_->limits.max_body_bytes) + " bytes)",
+           "too_large");
   }
 
   // An answer before (or instead of) the handler.
-  void refuse(int status, const std::string& message) { answer(error_response(status, message)); }
+  // `reason`: the Response::refusal token.
+  void refuse(int status, const std::string& message, const char* reason) {
+    Response response = error_response(status, message);
+    response.refusal = reason;
+    answer(std::move(response));
+  }
   void answer(Response response) {
     state_ = State::kHandling;
     write_answer(std::move(response));
@@ -357,14 +380,14 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     } catch (const std::exception& e) {
       log_line("blur-collector: the handler of " + printable(request_.method) + " " +
                printable(request_.path) + " threw: " + printable(e.what()));
-      if (reply_state) reply_state->send(error_response(500, "internal error"));
+      if (reply_state) reply_state->send(internal_error("internal error"));
     } catch (...) {
       log_line("blur-collector: the handler of " + printable(request_.method) + " " +
                printable(request_.path) + " threw");
-      if (reply_state) reply_state->send(error_response(500, "internal error"));
+      if (reply_state) reply_state->send(internal_error("internal error"));
     }
     if (!reply_state) {  // not even the reply could be made (out of memory)
-      write_answer(error_response(500, "internal error"));
+      write_answer(internal_error("internal error"));
     }
   }
 
@@ -376,8 +399,11 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (state_ != State::kHandling) return;  // closed meanwhile (stop deadline)
     state_ = State::kWriting;
     if (response.status < 100 || response.status > 599) {
-      response = error_response(500, "the handler gave an invalid status");
+      response = internal_error("the handler gave an invalid status");
     }
+    const std::string request_id = request_id_text(Server::Impl::next_request_id());
+    response.headers.emplace_back("X-Request-Id", request_id);
+    report_completion(response, request_id);
     keep_alive_ = keep_alive_ && !body_unread_ && !stopping_ && !server_.stopping;
     response_ = {};
     response_.version(version_);
@@ -402,6 +428,29 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
                          if (self->keep_alive_) return self->start_request(true);
                          self->close_after_answer();
                        });
+  }
+
+  static std::string request_id_text(uint64_t id) {
+    static const char kHex[] = "0123456789abcdef";
+    std::string text(16, '0');
+    for (int i = 15; i >= 0; --i, id >>= 4) text[static_cast<std::size_t>(i)] = kHex[id & 15];
+    return text;
+  }
+
+  void report_completion(const Response& response, std::string_view request_id) noexcept {
+    if (!options().on_complete) return;
+    const auto now = std::chrono::steady_clock::now();
+    Completion completion;
+    completion.method = request_.method;
+    completion.route = route_ != nullptr ? std::string_view(route_->name) : std::string_view();
+    completion.status = response.status;
+    completion.latency = now - started_.value_or(now);
+    completion.request_id = request_id;
+    completion.response = &response;
+    try {
+      options().on_complete(completion);
+    } catch (...) {  // a log line or a metric lost; the answer goes out
+    }
   }
 
   void close_after_answer() {
@@ -455,6 +504,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   unsigned version_ = 11;
   const Route* route_ = nullptr;
   Request request_;
+  // The request's first byte arrived (for Completion::latency).
+  std::optional<std::chrono::steady_clock::time_point> started_;
   std::optional<bhttp::request_parser<bhttp::empty_body>> header_parser_;
   std::optional<bhttp::request_parser<bhttp::string_body>> body_parser_;
   bhttp::response<bhttp::empty_body> continue_;

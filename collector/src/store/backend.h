@@ -100,6 +100,11 @@ class Connection {
   virtual Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
                                                              int64_t to) = 0;
   virtual Fallible delete_aggregates(uint32_t metric_id) = 0;
+
+  // For the operator (readiness, metrics): a trivial query that reads the
+  // database, and the space the database takes on disk, in bytes.
+  virtual Fallible ping() = 0;
+  virtual Outcome<uint64_t> size_bytes() = 0;
 };
 
 // A database: opens sessions on it.

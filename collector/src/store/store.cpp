@@ -383,6 +383,22 @@ Outcome<uint64_t> Store::report_count(std::optional<uint32_t> metric_id) const {
   return count;
 }
 
+Fallible Store::ping() const {
+  auto r = reader();
+  if (!r) return r.error();
+  auto answered = (*r)->ping();
+  if (!answered) r->discard();
+  return answered;
+}
+
+Outcome<uint64_t> Store::size_bytes() const {
+  auto r = reader();
+  if (!r) return r.error();
+  auto size = (*r)->size_bytes();
+  if (!size) r->discard();
+  return size;
+}
+
 // ---- maintenance ---------------------------------------------------------------
 
 Outcome<uint64_t> Store::prune(const MetricConfig& metric, int64_t now) {

@@ -108,6 +108,12 @@ class Store {
 
   Outcome<uint64_t> report_count(std::optional<uint32_t> metric_id = std::nullopt) const;
 
+  // For readiness: a trivial query on a reader connection.
+  Fallible ping() const;
+  // The database's size on disk in bytes (SQLite: the file and its WAL;
+  // PostgreSQL: pg_database_size of the whole database).
+  Outcome<uint64_t> size_bytes() const;
+
  private:
   explicit Store(std::unique_ptr<store::Database> database);
   Fallible load_metrics();

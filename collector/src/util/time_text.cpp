@@ -106,6 +106,15 @@ std::string format_time(int64_t t) {
   return text;
 }
 
+std::string format_time_millis(int64_t unix_millis) {
+  const int64_t millis = ((unix_millis % 1000) + 1000) % 1000;
+  std::string text = format_time((unix_millis - millis) / 1000);
+  char fraction[8];
+  std::snprintf(fraction, sizeof fraction, ".%03lld", static_cast<long long>(millis));
+  text.insert(text.size() - 1, fraction);  // before the 'Z'
+  return text;
+}
+
 int64_t unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())

@@ -17,6 +17,9 @@ std::optional<int64_t> parse_time(std::string_view text);
 // "2026-11-23T10:00:00Z"
 std::string format_time(int64_t unix_seconds);
 
+// "2026-11-23T10:00:00.123Z": milliseconds since the epoch, for logs.
+std::string format_time_millis(int64_t unix_millis);
+
 // Seconds since the epoch now (system clock).
 int64_t unix_now();
 

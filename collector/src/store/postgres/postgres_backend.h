@@ -60,6 +60,8 @@ class PostgresConnection : public Connection {
   Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
                                                      int64_t to) override;
   Fallible delete_aggregates(uint32_t metric_id) override;
+  Fallible ping() override;
+  Outcome<uint64_t> size_bytes() override;
 
  private:
   // Before each operation: reconnects a broken connection between

@@ -202,4 +202,18 @@ Outcome<uint64_t> PostgresConnection::count_reports(std::optional<uint32_t> metr
   return static_cast<uint64_t>(pg::field_int64(result->get(), 0, 0));
 }
 
+Fallible PostgresConnection::ping() {
+  if (auto ok = usable(); !ok) return ok.error();
+  auto result = session_->run(pg::sql::kPing, Params());
+  if (!result) return result.error();
+  return done();
+}
+
+Outcome<uint64_t> PostgresConnection::size_bytes() {
+  if (auto ok = usable(); !ok) return ok.error();
+  auto result = session_->run(pg::sql::kDatabaseSize, Params());
+  if (!result) return result.error();
+  return static_cast<uint64_t>(pg::field_int64(result->get(), 0, 0));
+}
+
 }  // namespace blur::collector::store

@@ -119,5 +119,10 @@ const Statement kLoadAggregates{
     {kInt8, kInt8, kInt8}};
 const Statement kDeleteAggregates{
     12, "delete aggregates", "DELETE FROM aggregates WHERE metric_id = $1", {kInt8}};
+// Reads a table of ours (not just SELECT 1): the search_path's schema must be there.
+const Statement kPing{13, "ping", "SELECT count(*) FROM blur_schema", {}};
+// The whole database's size (tables of other schemas included).
+const Statement kDatabaseSize{
+    14, "database size", "SELECT pg_database_size(current_database())", {}};
 
 }  // namespace blur::collector::store::pg::sql

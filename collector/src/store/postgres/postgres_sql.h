@@ -31,6 +31,8 @@ extern const Statement kLoadAggregate;
 extern const Statement kUpsertAggregate;
 extern const Statement kLoadAggregates;
 extern const Statement kDeleteAggregates;
+extern const Statement kPing;
+extern const Statement kDatabaseSize;
 
 }  // namespace blur::collector::store::pg::sql
 

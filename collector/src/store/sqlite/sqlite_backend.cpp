@@ -1,6 +1,7 @@
 #include "store/sqlite/sqlite_backend.h"
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <map>
 
@@ -201,6 +202,29 @@ class SqliteConnection final : public Connection {
     sqlite3_reset(s);
     if (rc != SQLITE_ROW) return failure("count reports");
     return count;
+  }
+
+  Fallible ping() override {
+    // Reads a table, not just the engine: the file must be readable.
+    sqlite3_stmt* s = prepare("SELECT count(*) FROM blur_schema");
+    if (!s) return failure("query");
+    const int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW) return failure("query");
+    return done();
+  }
+
+  // The main file and its write-ahead log (checkpoints move pages from one
+  // to the other, so either alone would jump around).
+  Outcome<uint64_t> size_bytes() override {
+    struct stat main_file {};
+    if (stat(path_.c_str(), &main_file) != 0) {
+      return unavailable("cannot read the size of database " + path_);
+    }
+    uint64_t size = static_cast<uint64_t>(main_file.st_size);
+    struct stat wal {};
+    if (stat((path_ + "-wal").c_str(), &wal) == 0) size += static_cast<uint64_t>(wal.st_size);
+    return size;
   }
 
   Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id, int64_t bucket_start,
