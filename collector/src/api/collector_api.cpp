@@ -113,6 +113,10 @@ observe::Reason refusal_reason(const Error& error) {
       return observe::Reason::kConflict;
     case Error::Kind::kUnavailable:
       return observe::Reason::kUnavailable;
+    case Error::Kind::kUnauthenticated:
+      return observe::Reason::kUnauthenticated;
+    case Error::Kind::kForbidden:
+      return observe::Reason::kForbidden;
   }
   return observe::Reason::kOther;
 }
