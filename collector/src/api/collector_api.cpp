@@ -116,7 +116,14 @@ void CollectorApi::post_reports(std::string_view body, std::function<void(ApiRes
       return reply(json_answer(
           409, {{"error", outcome->conflict_message}, {"report_id", outcome->conflict_report_id}}));
     }
-    reply(json_answer(200, {{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}}));
+    nlohmann::json answer{{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}};
+    // Still a 200: resending would be refused again, so the device must not
+    // retry; the answer says what was refused and why.
+    if (outcome->over_limit != 0) {
+      answer["over_limit"] = outcome->over_limit;
+      answer["limit"] = outcome->limit_message;
+    }
+    reply(json_answer(200, answer));
   });
 }
 

@@ -71,6 +71,7 @@ void GroupCommitter::run() {
       ++stats_.commits;
       stats_.batches += group.size();
       for (const Pending& pending : group) stats_.reports += pending.batch->reports.size();
+      for (const BatchOutcome& outcome : outcomes.value()) stats_.over_limit += outcome.over_limit;
     }
     for (size_t i = 0; i < group.size(); ++i) {
       if (outcomes) {

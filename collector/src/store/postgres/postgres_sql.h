@@ -14,6 +14,7 @@ extern const char* const kSchemaLock;
 extern const char* const kSchemaTableExists;  // one row: 't' or 'f'
 extern const char* const kSelectSchemaVersion;  // one row: the version or NULL
 extern const char* const kCreateSchema;       // the tables at kSchemaVersion; version row
+extern const char* const kUpgradeToVersion2;  // from version 1: report_counts, filled
 
 // Columns of a report, in ReportRow's order, as read by find and scan.
 extern const char* const kReportColumns;
@@ -31,6 +32,9 @@ extern const Statement kLoadAggregate;
 extern const Statement kUpsertAggregate;
 extern const Statement kLoadAggregates;
 extern const Statement kDeleteAggregates;
+extern const Statement kAddDeviceCounts;
+extern const Statement kDeviceCount;
+extern const Statement kDeleteDeviceCountsBefore;
 
 }  // namespace blur::collector::store::pg::sql
 
