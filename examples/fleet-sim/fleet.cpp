@@ -149,7 +149,11 @@ Delivery post_batch(httplib::Client& client, const std::string& batch, int retri
     }
     return delivery;
   }
-  return {Delivery::Kind::kUnreachable, 0, 0, 0, resent,
+  return {Delivery::Kind::kUnreachable,
+          0,
+          0,
+          0,
+          resent,
           "no answer but failures after " + std::to_string(retries + 1) + " attempts: " + last};
 }
 
@@ -236,8 +240,8 @@ DeviceOutcome live(uint64_t fleet_seed, uint64_t index, const MetricConfig& metr
 
 // Totals over the fleet; devices run on several threads.
 struct Tally {
-  std::atomic<uint64_t> devices_done{0}, acknowledged{0}, accepted{0}, duplicates{0},
-      over_limit{0}, resent{0}, pending{0}, failed{0};
+  std::atomic<uint64_t> devices_done{0}, acknowledged{0}, accepted{0}, duplicates{0}, over_limit{0},
+      resent{0}, pending{0}, failed{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;
   std::string first_error;
@@ -365,8 +369,7 @@ int fleet(const Options& o) {
                tally.over_limit == 0
                    ? ""
                    : (", " + std::to_string(tally.over_limit.load()) + " over the limit").c_str(),
-               seconds,
-               static_cast<double>(tally.devices_done.load()) / seconds);
+               seconds, static_cast<double>(tally.devices_done.load()) / seconds);
   const bool complete = tally.failed == 0 && tally.devices_done == devices &&
                         tally.acknowledged == reports &&
                         tally.accepted + tally.duplicates + tally.over_limit == reports;

@@ -40,9 +40,8 @@ std::string crafted_batch(uint64_t nonce, uint64_t first_id, size_t count, uint3
                           uint32_t epsilon_micros, uint32_t minute) {
   std::vector<blur::Report> reports(count);
   for (size_t i = 0; i < count; ++i) {
-    reports[i] = blur_test::scalar_report(first_id + i, metric,
-                                          blur::MechanismId::kBinaryRandomizedResponse,
-                                          epsilon_micros, 2, 1);
+    reports[i] = blur_test::scalar_report(
+        first_id + i, metric, blur::MechanismId::kBinaryRandomizedResponse, epsilon_micros, 2, 1);
     reports[i].observed_minute = minute;
   }
   std::string bytes(blur::kBatchHeaderSize + count * blur::kMaxEncodedScalarReportSize, '\0');
@@ -105,8 +104,8 @@ int main(int argc, char** argv) {
       client.set_tcp_nodelay(true);
       for (uint64_t k = next++; k < nonces; k = next++) {
         for (uint64_t sent = 0; sent < reports;) {
-          const size_t count = static_cast<size_t>(
-              std::min<uint64_t>(blur::kMaxReportsPerBatch, reports - sent));
+          const size_t count =
+              static_cast<size_t>(std::min<uint64_t>(blur::kMaxReportsPerBatch, reports - sent));
           const std::string body =
               crafted_batch(first_nonce + k, sent + 1, count, metric, epsilon, minute);
           record(totals, post_batch(client, body));
@@ -116,9 +115,12 @@ int main(int argc, char** argv) {
     });
   }
   for (auto& w : workers) w.join();
-  const nlohmann::json out{{"batches", totals.batches},   {"accepted", totals.accepted},
-                           {"duplicates", totals.duplicates}, {"over_limit", totals.over_limit},
-                           {"limit", totals.limit},       {"failed", totals.failed},
+  const nlohmann::json out{{"batches", totals.batches},
+                           {"accepted", totals.accepted},
+                           {"duplicates", totals.duplicates},
+                           {"over_limit", totals.over_limit},
+                           {"limit", totals.limit},
+                           {"failed", totals.failed},
                            {"first_error", totals.first_error}};
   std::printf("%s\n", out.dump().c_str());
   return totals.failed == 0 ? 0 : 1;

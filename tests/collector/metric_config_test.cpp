@@ -96,7 +96,8 @@ TEST(MetricConfig, ContributionBoundDefaultsAndSettings) {
   const MetricConfig plain{1, MechanismId::kBinaryRandomizedResponse, 1000000, 2};
   EXPECT_EQ(reports_per_bucket_limit(plain), 4u);
   EXPECT_EQ(epsilon_allowance_per_bucket(plain), 4000000u);
-  EXPECT_EQ(describe_bound(plain), "metric 1 accepts at most 4 reports per device per 3600-second bucket");
+  EXPECT_EQ(describe_bound(plain),
+            "metric 1 accepts at most 4 reports per device per 3600-second bucket");
   MetricConfig allowance = plain;
   allowance.epsilon_allowance_per_bucket_micros = 2500000;  // 2.5 reports' worth: floor
   EXPECT_EQ(reports_per_bucket_limit(allowance), 2u);
@@ -107,9 +108,8 @@ TEST(MetricConfig, ContributionBoundDefaultsAndSettings) {
   EXPECT_EQ(epsilon_allowance_per_bucket(max), 64000000u);
 
   // Stored before the bound: no fields, the defaults.
-  const std::string old_text =
-      R"({"bucket_seconds":3600,"domain_size":2,"epsilon_micros":1000000,)"
-      R"("mechanism":"rr","metric_id":1,"retention_days":30})";
+  const std::string old_text = R"({"bucket_seconds":3600,"domain_size":2,"epsilon_micros":1000000,)"
+                               R"("mechanism":"rr","metric_id":1,"retention_days":30})";
   auto old = config_from_text(old_text);
   ASSERT_TRUE(old) << old.error().message;
   EXPECT_TRUE(old.value() == plain);

@@ -89,7 +89,8 @@ print(f"bound on (4 per device per bucket): share {s1:.4f} -> {s1p:.4f}, shift {
 print("  limit answer:", load("one-1")["limit"])
 assert accepted1 == B, accepted1
 assert load("one-1")["limit"] == "metric 1 accepts at most 4 reports per device per 3600-second bucket"
-assert s1p - s1 <= shift_bound + 1e-9, (s1p - s1, shift_bound)
+# Equality when every accepted crafted report is a 1; 1e-6 absorbs the JSON rounding.
+assert s1p - s1 <= shift_bound + 1e-6, (s1p - s1, shift_bound)
 
 s2, s2p, accepted2, refused2 = shares(2)
 print(f"bound off (10^9): share {s2:.4f} -> {s2p:.4f}, shift {s2p - s2:+.4f}; "

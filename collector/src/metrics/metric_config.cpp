@@ -62,8 +62,8 @@ uint64_t epsilon_allowance_per_bucket(const MetricConfig& metric) {
     return metric.epsilon_allowance_per_bucket_micros;
   }
   // An explicit max implies the allowance it spends; else the default.
-  const uint64_t reports = metric.max_reports_per_bucket != 0 ? metric.max_reports_per_bucket
-                                                              : kDefaultReportsPerBucket;
+  const uint64_t reports =
+      metric.max_reports_per_bucket != 0 ? metric.max_reports_per_bucket : kDefaultReportsPerBucket;
   return reports * metric.epsilon_micros;
 }
 
@@ -270,8 +270,9 @@ Outcome<MetricConfig> parse_metric_spec(const std::string& spec) {
     parts.pop_back();
   }
   if (parts.size() < 3 || parts.size() > 4) {
-    return error("expected ID:MECHANISM:EPSILON[:DOMAIN][:max_reports_per_bucket=N], e.g. "
-                 "1:rr:1.0 or 2:grr:2:16");
+    return error(
+        "expected ID:MECHANISM:EPSILON[:DOMAIN][:max_reports_per_bucket=N], e.g. "
+        "1:rr:1.0 or 2:grr:2:16");
   }
   const auto id = parse_uint32(parts[0]);
   if (!id) return error("id must be an integer in 0..4294967295");

@@ -44,10 +44,19 @@ std::optional<uint64_t> nats_micros(const toml::node_view<const toml::node>& nod
 constexpr uint64_t kMaxAllowanceMicros = uint64_t{1000000} * 1000000;
 
 Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& where) {
-  static const std::set<std::string> kKeys = {
-      "id",         "mechanism",  "epsilon",      "domain",   "bucket", "retention_days",
-      "bloom_bits", "hash_count", "cohort_count", "hash_key", "range",  "max_reports_per_bucket",
-      "epsilon_allowance_per_bucket"};
+  static const std::set<std::string> kKeys = {"id",
+                                              "mechanism",
+                                              "epsilon",
+                                              "domain",
+                                              "bucket",
+                                              "retention_days",
+                                              "bloom_bits",
+                                              "hash_count",
+                                              "cohort_count",
+                                              "hash_key",
+                                              "range",
+                                              "max_reports_per_bucket",
+                                              "epsilon_allowance_per_bucket"};
   for (const auto& [key, value] : table) {
     if (!kKeys.count(std::string(key.str()))) {
       return invalid(where + ": unknown key '" + std::string(key.str()) + "'");
@@ -78,7 +87,8 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
   }
   m.mechanism = *mechanism;
   if (auto n = need("epsilon"); !n) return n.error();
-  const std::optional<uint64_t> epsilon = nats_micros(table["epsilon"], blur::kMaxReportEpsilonMicros);
+  const std::optional<uint64_t> epsilon =
+      nats_micros(table["epsilon"], blur::kMaxReportEpsilonMicros);
   if (!epsilon) return invalid(where + ": 'epsilon' must be a number in (0, 20] (at most 6 decimals)");
   m.epsilon_micros = static_cast<uint32_t>(*epsilon);
   if (table.contains("domain")) {

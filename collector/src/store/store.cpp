@@ -322,10 +322,10 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
 // excess back out of the count and its rows are deleted. Duplicates were
 // never inserted, so they never count twice.
 Fallible Store::bound_contributions(const std::vector<ReportRow>& rows,
-                                   const std::vector<const MetricConfig*>& row_metric,
-                                   std::vector<bool>* stored, std::vector<bool>* over) {
+                                    const std::vector<const MetricConfig*>& row_metric,
+                                    std::vector<bool>* stored, std::vector<bool>* over) {
   using CountKey = std::tuple<uint32_t, int64_t, uint64_t>;  // metric, bucket, device
-  std::map<CountKey, std::vector<size_t>> new_rows;           // sorted keys: one lock order
+  std::map<CountKey, std::vector<size_t>> new_rows;          // sorted keys: one lock order
   for (size_t i = 0; i < rows.size(); ++i) {
     if ((*stored)[i]) {
       new_rows[{rows[i].metric_id, rows[i].bucket_start, rows[i].device_nonce}].push_back(i);

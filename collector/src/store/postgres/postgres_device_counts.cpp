@@ -35,21 +35,23 @@ Outcome<std::vector<uint64_t>> PostgresConnection::add_device_counts(
     nonce.add_int64(static_cast<int64_t>(change.device_nonce));
     delta.add_int64(change.delta);
   }
-  auto result = session_->run(pg::sql::kAddDeviceCounts,
-                              std::move(Params().array(metric).array(bucket).array(nonce).array(delta)));
+  auto result =
+      session_->run(pg::sql::kAddDeviceCounts,
+                    std::move(Params().array(metric).array(bucket).array(nonce).array(delta)));
   if (!result) return result.error();
   // RETURNING's order is the server's: match the rows by key.
   std::vector<std::pair<CountKey, uint64_t>> returned;
   for (int row = 0; row < pg::rows(result->get()); ++row) {
-    returned.emplace_back(CountKey{pg::field_int64(result->get(), row, 0),
-                                   pg::field_int64(result->get(), row, 1),
-                                   pg::field_int64(result->get(), row, 2)},
-                          static_cast<uint64_t>(pg::field_int64(result->get(), row, 3)));
+    returned.emplace_back(
+        CountKey{pg::field_int64(result->get(), row, 0), pg::field_int64(result->get(), row, 1),
+                 pg::field_int64(result->get(), row, 2)},
+        static_cast<uint64_t>(pg::field_int64(result->get(), row, 3)));
   }
   std::sort(returned.begin(), returned.end());
   for (size_t i = 0; i < n; ++i) {
     const CountKey key = key_of(changes[i]);
-    const auto at = std::lower_bound(returned.begin(), returned.end(), std::make_pair(key, uint64_t{0}));
+    const auto at =
+        std::lower_bound(returned.begin(), returned.end(), std::make_pair(key, uint64_t{0}));
     if (at == returned.end() || at->first != key) {
       return unavailable("the database did not return the count of a device it updated");
     }

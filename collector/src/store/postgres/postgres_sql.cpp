@@ -144,20 +144,23 @@ const Statement kDeleteAggregates{
 // The upsert locks each count row until the transaction ends: a concurrent
 // writer of the same key waits, then adds to the committed count.
 const Statement kAddDeviceCounts{
-    13, "count reports per device",
+    13,
+    "count reports per device",
     "INSERT INTO report_counts AS c (metric_id, bucket_start, device_nonce, reports) "
     "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) "
     "ON CONFLICT (metric_id, bucket_start, device_nonce) "
     "DO UPDATE SET reports = c.reports + EXCLUDED.reports "
     "RETURNING metric_id, bucket_start, device_nonce, reports",
     {kInt8s, kInt8s, kInt8s, kInt8s}};
-const Statement kDeviceCount{
-    14, "read a device's count",
-    "SELECT reports FROM report_counts "
-    "WHERE metric_id = $1 AND bucket_start = $2 AND device_nonce = $3",
-    {kInt8, kInt8, kInt8}};
+const Statement kDeviceCount{14,
+                             "read a device's count",
+                             "SELECT reports FROM report_counts "
+                             "WHERE metric_id = $1 AND bucket_start = $2 AND device_nonce = $3",
+                             {kInt8, kInt8, kInt8}};
 const Statement kDeleteDeviceCountsBefore{
-    15, "prune report counts",
-    "DELETE FROM report_counts WHERE metric_id = $1 AND bucket_start < $2", {kInt8, kInt8}};
+    15,
+    "prune report counts",
+    "DELETE FROM report_counts WHERE metric_id = $1 AND bucket_start < $2",
+    {kInt8, kInt8}};
 
 }  // namespace blur::collector::store::pg::sql
