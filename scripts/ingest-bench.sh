@@ -39,7 +39,9 @@ PY
 
 if [ "$backend" = sqlite ]; then
   db=$work/blur.db
-  start_collector "$collector" "$work/server.log" --db "$db" --metric 1:rr:1 --metric 2:rr:1
+  # 64-report batches from one device nonce: above the default contribution bound.
+  start_collector "$collector" "$work/server.log" --db "$db" \
+    --metric 1:rr:1:max_reports_per_bucket=64 --metric 2:rr:1
   pids+=("$collector_pid")
   "$sim" load --collector "http://127.0.0.1:$collector_port" --metric 1 --duration "$seconds" \
     --batch 64 --connections 16 --json > "$work/b64.json"
@@ -55,7 +57,7 @@ else
   "$root/tests/support/postgres_server.sh" start "$work/pg" > /dev/null
   db=$(cat "$work/pg/url")
   for node in a b; do
-    start_collector "$collector" "$work/$node.log" --db "$db" --metric 1:rr:1
+    start_collector "$collector" "$work/$node.log" --db "$db" --metric 1:rr:1:max_reports_per_bucket=64
     pids+=("$collector_pid")
     eval "port_$node=$collector_port"
   done

@@ -93,7 +93,8 @@ struct Delivery {
   Kind kind = Kind::kUnreachable;
   uint64_t accepted = 0;
   uint64_t duplicates = 0;
-  uint64_t resent = 0;  // attempts after the first
+  uint64_t over_limit = 0;  // refused for good by the contribution bound
+  uint64_t resent = 0;      // attempts after the first
   std::string error;
 };
 using Deliver = std::function<Delivery(const std::string& batch, size_t count)>;
@@ -136,9 +137,23 @@ Delivery post_batch(httplib::Client& client, const std::string& batch, int retri
     delivery.kind = Delivery::Kind::kStored;
     delivery.accepted = body["accepted"].get<uint64_t>();
     delivery.duplicates = body["duplicates"].get<uint64_t>();
+    // Over the metric's contribution bound: refused, and resending would be
+    // refused again, so these reports are settled too.
+    if (body.contains("over_limit")) {
+      if (!body["over_limit"].is_number_unsigned()) {
+        delivery.error = "collector answered 200 with a malformed over_limit: " + answer;
+        delivery.kind = Delivery::Kind::kRefused;
+        return delivery;
+      }
+      delivery.over_limit = body["over_limit"].get<uint64_t>();
+    }
     return delivery;
   }
-  return {Delivery::Kind::kUnreachable, 0, 0, resent,
+  return {Delivery::Kind::kUnreachable,
+          0,
+          0,
+          0,
+          resent,
           "no answer but failures after " + std::to_string(retries + 1) + " attempts: " + last};
 }
 
@@ -146,6 +161,7 @@ struct DeviceOutcome {
   uint64_t acknowledged = 0;  // reports
   uint64_t accepted = 0;
   uint64_t duplicates = 0;
+  uint64_t over_limit = 0;
   uint64_t resent = 0;   // batch attempts after the first
   uint32_t pending = 0;  // reports left in the device's queue
   bool unreachable = false;
@@ -172,10 +188,13 @@ bool send_pending(SimulatedDevice& device, const Deliver& deliver, DeviceOutcome
       out->error = delivery.error;
       return false;
     }
-    if (delivery.accepted + delivery.duplicates != count) {
+    if (delivery.accepted + delivery.duplicates + delivery.over_limit != count) {
       out->error = "collector answered 200 for " + std::to_string(count) + " reports but counted " +
                    std::to_string(delivery.accepted) + " new and " +
                    std::to_string(delivery.duplicates) + " already stored";
+      if (delivery.over_limit != 0) {
+        out->error += " and " + std::to_string(delivery.over_limit) + " over the limit";
+      }
       return false;
     }
     status = device.acknowledge(token);
@@ -186,6 +205,7 @@ bool send_pending(SimulatedDevice& device, const Deliver& deliver, DeviceOutcome
     out->acknowledged += count;
     out->accepted += delivery.accepted;
     out->duplicates += delivery.duplicates;
+    out->over_limit += delivery.over_limit;
   }
 }
 
@@ -220,8 +240,8 @@ DeviceOutcome live(uint64_t fleet_seed, uint64_t index, const MetricConfig& metr
 
 // Totals over the fleet; devices run on several threads.
 struct Tally {
-  std::atomic<uint64_t> devices_done{0}, acknowledged{0}, accepted{0}, duplicates{0}, resent{0},
-      pending{0}, failed{0};
+  std::atomic<uint64_t> devices_done{0}, acknowledged{0}, accepted{0}, duplicates{0}, over_limit{0},
+      resent{0}, pending{0}, failed{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;
   std::string first_error;
@@ -231,6 +251,7 @@ struct Tally {
     acknowledged += d.acknowledged;
     accepted += d.accepted;
     duplicates += d.duplicates;
+    over_limit += d.over_limit;
     resent += d.resent;
     pending += d.pending;
     const uint64_t done = ++devices_done;
@@ -340,15 +361,18 @@ int fleet(const Options& o) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr,
-               "blur-device-sim: %llu reports acknowledged (%llu new, %llu already stored) in "
+               "blur-device-sim: %llu reports acknowledged (%llu new, %llu already stored%s) in "
                "%.2f s (%.0f devices/s)\n",
                static_cast<unsigned long long>(tally.acknowledged.load()),
                static_cast<unsigned long long>(tally.accepted.load()),
-               static_cast<unsigned long long>(tally.duplicates.load()), seconds,
-               static_cast<double>(tally.devices_done.load()) / seconds);
+               static_cast<unsigned long long>(tally.duplicates.load()),
+               tally.over_limit == 0
+                   ? ""
+                   : (", " + std::to_string(tally.over_limit.load()) + " over the limit").c_str(),
+               seconds, static_cast<double>(tally.devices_done.load()) / seconds);
   const bool complete = tally.failed == 0 && tally.devices_done == devices &&
                         tally.acknowledged == reports &&
-                        tally.accepted + tally.duplicates == reports;
+                        tally.accepted + tally.duplicates + tally.over_limit == reports;
   if (!complete) {
     std::fprintf(stderr,
                  "blur-device-sim: %llu of %llu reports acknowledged; %llu devices failed, "
@@ -367,6 +391,7 @@ int fleet(const Options& o) {
                        {"acknowledged", tally.acknowledged.load()},
                        {"accepted", tally.accepted.load()},
                        {"duplicates", tally.duplicates.load()},
+                       {"over_limit", tally.over_limit.load()},
                        {"resent", tally.resent.load()},
                        {"pending", tally.pending.load()},
                        {"failed_devices", tally.failed.load()}};

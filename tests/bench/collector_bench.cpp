@@ -41,7 +41,11 @@ std::vector<uint8_t> encoded_batch(size_t count, uint64_t nonce) {
 
 std::optional<MetricConfig> lookup(uint32_t id) {
   if (id != 1) return std::nullopt;
-  return MetricConfig{1, MechanismId::kBinaryRandomizedResponse, 1000000};
+  MetricConfig metric{1, MechanismId::kBinaryRandomizedResponse, 1000000};
+  // A batch's 64 reports share one device and bucket: all within the
+  // contribution bound, so every report is stored and counted.
+  metric.max_reports_per_bucket = 64;
+  return metric;
 }
 
 void BM_DecodeAndValidate(benchmark::State& state) {
@@ -112,7 +116,8 @@ BENCHMARK(BM_InsertGroupDurably)
 void BM_EstimateFromStore(benchmark::State& state) {
   const auto mechanism = static_cast<MechanismId>(state.range(0));
   const int64_t reports = state.range(1);
-  const MetricConfig metric{2, mechanism, 1000000, 4096};
+  MetricConfig metric{2, mechanism, 1000000, 4096};
+  metric.max_reports_per_bucket = 64;  // the fill stores every report
   TempStore temp({metric});
   if (!temp.store) return state.SkipWithError("open");
   std::mt19937_64 rng(3);

@@ -50,7 +50,8 @@ TEST_P(BackendTest, RefusesANewerSchemaVersion) {
   ASSERT_FALSE(checked);
   EXPECT_EQ(checked.error().kind, Error::Kind::kInvalid);
   // Both versions named, and what to do.
-  for (const char* part : {"version 2", "newer than this collector's (1)", "upgrade the collector"}) {
+  for (const char* part :
+       {"version 3", "newer than this collector's (2)", "upgrade the collector"}) {
     EXPECT_NE(checked.error().message.find(part), std::string::npos) << checked.error().message;
   }
 }

@@ -224,6 +224,12 @@ class BackendTest : public testing::TestWithParam<std::string> {
     Fallible delete_aggregates(uint32_t) override { return no(); }
     Fallible ping() override { return no(); }
     Outcome<uint64_t> size_bytes() override { return no(); }
+    Outcome<std::vector<uint64_t>> add_device_counts(
+        const std::vector<blur::collector::store::DeviceCountChange>&) override {
+      return no();
+    }
+    Outcome<uint64_t> device_count(uint32_t, int64_t, uint64_t) override { return no(); }
+    Fallible delete_device_counts_before(uint32_t, int64_t) override { return no(); }
   };
 
   std::unique_ptr<Backend> backend_;

@@ -25,7 +25,10 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$here/../../scripts/lib/collector.sh"
-start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 1:rr:1 --metric 2:rr:1
+# Metric 2 takes the load generator's 64-report batches from one device nonce
+# (above the default contribution bound of 4 per device and bucket).
+start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 1:rr:1 \
+  --metric 2:rr:1:max_reports_per_bucket=64
 url=http://127.0.0.1:$collector_port
 
 # A JSON field of a file: json FILE KEY [KEY...]

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "metrics/metrics_file.h"
+
 namespace {
 
 using namespace blur::collector;
@@ -85,6 +87,98 @@ TEST(MetricConfig, CanonicalTextRoundTripsAndDifferencesNameTheField) {
   MetricConfig bad_bucket = m;
   bad_bucket.bucket_seconds = 7;
   EXPECT_NE(check_metric(bad_bucket).find("does not divide a day"), std::string::npos);
+}
+
+// The contribution bound: 4 reports' epsilon per device and bucket unless
+// set, as a max or as an allowance; stored configurations from before the
+// bound load as the defaults.
+TEST(MetricConfig, ContributionBoundDefaultsAndSettings) {
+  const MetricConfig plain{1, MechanismId::kBinaryRandomizedResponse, 1000000, 2};
+  EXPECT_EQ(reports_per_bucket_limit(plain), 4u);
+  EXPECT_EQ(epsilon_allowance_per_bucket(plain), 4000000u);
+  EXPECT_EQ(describe_bound(plain),
+            "metric 1 accepts at most 4 reports per device per 3600-second bucket");
+  MetricConfig allowance = plain;
+  allowance.epsilon_allowance_per_bucket_micros = 2500000;  // 2.5 reports' worth: floor
+  EXPECT_EQ(reports_per_bucket_limit(allowance), 2u);
+  allowance.epsilon_allowance_per_bucket_micros = 1;  // below one report: still 1
+  EXPECT_EQ(reports_per_bucket_limit(allowance), 1u);
+  MetricConfig max = plain;
+  max.max_reports_per_bucket = 64;
+  EXPECT_EQ(epsilon_allowance_per_bucket(max), 64000000u);
+
+  // Stored before the bound: no fields, the defaults.
+  const std::string old_text = R"({"bucket_seconds":3600,"domain_size":2,"epsilon_micros":1000000,)"
+                               R"("mechanism":"rr","metric_id":1,"retention_days":30})";
+  auto old = config_from_text(old_text);
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_TRUE(old.value() == plain);
+  EXPECT_EQ(reports_per_bucket_limit(old.value()), 4u);
+  auto back = config_from_text(config_to_text(max));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(back.value() == max);
+  EXPECT_EQ(reports_per_bucket_limit(back.value()), 64u);
+  EXPECT_EQ(first_difference(plain, max), "max_reports_per_bucket: 4 -> 64");
+  // A changed epsilon moves the default allowance too: epsilon is named.
+  MetricConfig stronger = plain;
+  stronger.epsilon_micros = 500000;
+  EXPECT_EQ(first_difference(plain, stronger), "epsilon_micros: 1000000 -> 500000");
+
+  const auto spec = parse_metric_spec("3:rr:1:max_reports_per_bucket=64");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->domain_size, 2u);
+  EXPECT_EQ(reports_per_bucket_limit(spec.value()), 64u);
+  const auto grr = parse_metric_spec("4:grr:2:16:max_reports_per_bucket=1");
+  ASSERT_TRUE(grr) << grr.error().message;
+  EXPECT_EQ(grr->domain_size, 16u);
+  EXPECT_EQ(reports_per_bucket_limit(grr.value()), 1u);
+  for (const char* bad : {"3:rr:1:max_reports_per_bucket=0", "3:rr:1:max_reports_per_bucket=x",
+                          "3:rr:1:max_reports_per_bucket=1000000001"}) {
+    const auto refused = parse_metric_spec(bad);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("max_reports_per_bucket must be"), std::string::npos)
+        << refused.error().message;
+  }
+}
+
+TEST(MetricsFile, ContributionBoundKeys) {
+  auto metrics = parse_metrics_toml(R"(
+[[metric]]
+id = 1
+mechanism = "rr"
+epsilon = "0.5"
+[[metric]]
+id = 2
+mechanism = "rr"
+epsilon = "0.5"
+max_reports_per_bucket = 24
+[[metric]]
+id = 3
+mechanism = "rr"
+epsilon = 0.5
+epsilon_allowance_per_bucket = "1.75"
+)",
+                                    "test.toml");
+  ASSERT_TRUE(metrics) << metrics.error().message;
+  ASSERT_EQ(metrics->size(), 3u);
+  EXPECT_EQ(reports_per_bucket_limit((*metrics)[0]), 4u);
+  EXPECT_EQ(reports_per_bucket_limit((*metrics)[1]), 24u);
+  EXPECT_EQ(reports_per_bucket_limit((*metrics)[2]), 3u);  // floor(1.75 / 0.5)
+  EXPECT_EQ(epsilon_allowance_per_bucket((*metrics)[2]), 1750000u);
+  const struct {
+    const char* body;
+    const char* message;
+  } bad[] = {{"max_reports_per_bucket = 0", "at least 1"},
+             {"max_reports_per_bucket = -3", "'max_reports_per_bucket' must be an integer"},
+             {"epsilon_allowance_per_bucket = \"0\"", "'epsilon_allowance_per_bucket' must be"},
+             {"max_reports_per_bucket = 2\nepsilon_allowance_per_bucket = 2", "not both"}};
+  for (const auto& b : bad) {
+    const auto refused = parse_metrics_toml(
+        std::string("[[metric]]\nid = 1\nmechanism = \"rr\"\nepsilon = 1\n") + b.body, "bad.toml");
+    ASSERT_FALSE(refused) << b.body;
+    EXPECT_NE(refused.error().message.find(b.message), std::string::npos)
+        << refused.error().message;
+  }
 }
 
 }  // namespace

@@ -26,6 +26,9 @@ class Backend {
   virtual std::string fresh_url() = 0;
   // Sets the schema version row directly (to test the newer-version refusal).
   virtual void set_schema_version(const std::string& url, int version) = 0;
+  // Turns a database back into schema version 1 (no report_counts), as a
+  // collector before the contribution bound left it.
+  virtual void make_version_1(const std::string& url) = 0;
 };
 
 class SqliteBackend : public Backend {
@@ -41,6 +44,14 @@ class SqliteBackend : public Backend {
     ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
     const std::string sql = "UPDATE blur_schema SET version = " + std::to_string(version);
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+  }
+  void make_version_1(const std::string& url) override {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE report_counts; UPDATE blur_schema SET version = 1",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
     sqlite3_close(db);
   }
 
@@ -63,6 +74,16 @@ class PostgresBackend : public Backend {
       if (schema->url() != url) continue;
       ASSERT_TRUE(schema->exec("UPDATE " + schema->schema() +
                                ".blur_schema SET version = " + std::to_string(version)))
+          << schema->error();
+      return;
+    }
+    FAIL() << "no schema for " << url;
+  }
+  void make_version_1(const std::string& url) override {
+    for (auto& schema : schemas_) {
+      if (schema->url() != url) continue;
+      ASSERT_TRUE(schema->exec("DROP TABLE " + schema->schema() + ".report_counts; UPDATE " +
+                               schema->schema() + ".blur_schema SET version = 1"))
           << schema->error();
       return;
     }
@@ -228,7 +249,9 @@ TEST_P(StoreTest, TimeBucketsAndRanges) {
 // the aggregates equal the aggregation of the raw reports, before and after
 // reaggregate.
 TEST_P(StoreTest, AggregatesEqualReaggregationFromRawForEveryMechanism) {
-  const auto metrics = blur_test::one_metric_per_mechanism();
+  auto metrics = blur_test::one_metric_per_mechanism();
+  // A device's 8 reports may share a metric and bucket: not what this tests.
+  for (MetricConfig& metric : metrics) metric.max_reports_per_bucket = 8;
   std::mt19937_64 rng(21);
   uint64_t nonce = 1000;
   for (int node = 0; node < 2; ++node) {
@@ -280,6 +303,10 @@ TEST_P(StoreTest, PruneDeletesOldRawReportsAndKeepsAggregates) {
   EXPECT_EQ(deleted.value(), 2u);
   EXPECT_EQ(store->report_count().value(), 1u);
   EXPECT_EQ(estimate_n(*store, metric), 3u);  // aggregates stay
+  // The contribution bound's counts are pruned with the reports they count.
+  const int64_t old_bucket = (kNow - 3 * 86400) - (kNow - 3 * 86400) % 3600;
+  EXPECT_EQ(store->device_count(metric.id, old_bucket, 1).value(), 0u);
+  EXPECT_EQ(store->device_count(metric.id, kNow - kNow % 3600, 2).value(), 1u);
 }
 
 TEST_P(StoreTest, NewerSchemaIsRefused) {
@@ -289,6 +316,211 @@ TEST_P(StoreTest, NewerSchemaIsRefused) {
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find("newer than this collector"), std::string::npos)
       << refused.error().message;
+}
+
+// ---- the contribution bound --------------------------------------------------
+
+constexpr int64_t kThisHour = kNow - kNow % 3600;
+
+// `count` reports of `metric_id` from one device, ids first_id.., observed
+// `hours_ago` (0: this hour).
+Batch device_batch(uint64_t nonce, uint32_t metric_id, uint64_t first_id, size_t count,
+                   int64_t hours_ago = 0) {
+  Batch batch = batch_of(nonce, {});
+  for (size_t i = 0; i < count; ++i) {
+    IncomingReport r = blur_test::binary_report(first_id + i, i % 2 == 0);
+    r.metric_id = metric_id;
+    r.observed_minute = static_cast<uint32_t>((kNow - hours_ago * 3600) / 60);
+    batch.reports.push_back(r);
+  }
+  return batch;
+}
+
+// Per device, metric and bucket at most max_reports_per_bucket reports are
+// stored; the excess is neither stored nor aggregated, and the answer says
+// which bound refused it. Other devices, buckets and metrics are independent.
+TEST_P(StoreTest, BoundIsPerDevicePerMetricPerBucket) {
+  auto store = open();
+  MetricConfig bounded = kMetric;
+  bounded.max_reports_per_bucket = 3;
+  MetricConfig by_default{2, MechanismId::kBinaryRandomizedResponse, 1000000, 2};
+  ASSERT_TRUE(store->register_metric(bounded));
+  ASSERT_TRUE(store->register_metric(by_default));
+  EXPECT_EQ(reports_per_bucket_limit(by_default), 4u);  // 4 x epsilon allowance / epsilon
+
+  const Batch first = device_batch(7, 1, 1, 5);
+  auto outcome = insert(*store, {&first});
+  ASSERT_EQ(outcome.size(), 1u);
+  EXPECT_EQ(outcome[0].inserted, 3u);
+  EXPECT_EQ(outcome[0].over_limit, 2u);
+  EXPECT_EQ(outcome[0].limit_message,
+            "metric 1 accepts at most 3 reports per device per 3600-second bucket");
+  // A later batch of the same device and bucket: the bound is already spent.
+  const Batch later = device_batch(7, 1, 100, 2);
+  outcome = insert(*store, {&later});
+  EXPECT_EQ(outcome[0].inserted, 0u);
+  EXPECT_EQ(outcome[0].over_limit, 2u);
+  // Independent: another device, another bucket, another metric.
+  const Batch other_device = device_batch(8, 1, 1, 3);
+  const Batch other_bucket = device_batch(9, 1, 1, 3, 2);
+  outcome = insert(*store, {&other_device, &other_bucket});
+  EXPECT_EQ(outcome[0].inserted, 3u);
+  EXPECT_EQ(outcome[0].over_limit, 0u);
+  EXPECT_TRUE(outcome[0].limit_message.empty());
+  EXPECT_EQ(outcome[1].inserted, 3u);
+  const Batch same_device_earlier = device_batch(7, 1, 200, 4, 2);
+  const Batch same_device_metric_2 = device_batch(7, 2, 300, 6);
+  outcome = insert(*store, {&same_device_earlier});
+  EXPECT_EQ(outcome[0].inserted, 3u);
+  EXPECT_EQ(outcome[0].over_limit, 1u);
+  outcome = insert(*store, {&same_device_metric_2});
+  EXPECT_EQ(outcome[0].inserted, 4u);
+  EXPECT_EQ(outcome[0].over_limit, 2u);
+  EXPECT_EQ(outcome[0].limit_message,
+            "metric 2 accepts at most 4 reports per device per 3600-second bucket");
+
+  EXPECT_EQ(store->device_count(1, kThisHour, 7).value(), 3u);
+  EXPECT_EQ(store->device_count(1, kThisHour - 7200, 7).value(), 3u);
+  EXPECT_EQ(store->device_count(2, kThisHour, 7).value(), 4u);
+  EXPECT_EQ(store->device_count(1, kThisHour, 8).value(), 3u);
+  // 3 + 3 + 3 + 3 of metric 1, 4 of metric 2: nothing refused was stored.
+  EXPECT_EQ(store->report_count(1).value(), 12u);
+  EXPECT_EQ(store->report_count(2).value(), 4u);
+  EXPECT_EQ(estimate_n(*store, bounded), 12u);
+  EXPECT_EQ(estimate_n(*store, by_default), 4u);
+  for (const MetricConfig& metric : {bounded, by_default}) {
+    auto stored = store->aggregate(metric, {});
+    auto raw = store->aggregate_from_raw(metric, {});
+    ASSERT_TRUE(stored && raw);
+    EXPECT_EQ(stored->serialize(), raw->serialize());
+  }
+}
+
+// A resent batch stays idempotent: its stored reports are duplicates that
+// never count twice, and its refused ones are refused again.
+TEST_P(StoreTest, DuplicatesNeverCountAgainstTheBound) {
+  auto store = open();
+  MetricConfig bounded = kMetric;
+  bounded.max_reports_per_bucket = 3;
+  ASSERT_TRUE(store->register_metric(bounded));
+  const Batch first = device_batch(7, 1, 1, 2);
+  EXPECT_EQ(insert(*store, {&first})[0].inserted, 2u);
+  for (int resend = 0; resend < 3; ++resend) {
+    SCOPED_TRACE(resend);
+    const Batch resent = device_batch(7, 1, 1, 2);
+    const auto outcome = insert(*store, {&resent});
+    EXPECT_EQ(outcome[0].inserted, 0u);
+    EXPECT_EQ(outcome[0].duplicates, 2u);
+    EXPECT_EQ(outcome[0].over_limit, 0u);
+  }
+  const Batch grown = device_batch(7, 1, 1, 5);  // ids 1, 2 again, then 3, 4, 5
+  auto outcome = insert(*store, {&grown});
+  EXPECT_EQ(outcome[0].duplicates, 2u);
+  EXPECT_EQ(outcome[0].inserted, 1u);
+  EXPECT_EQ(outcome[0].over_limit, 2u);
+  outcome = insert(*store, {&grown});
+  EXPECT_EQ(outcome[0].duplicates, 3u);
+  EXPECT_EQ(outcome[0].inserted, 0u);
+  EXPECT_EQ(outcome[0].over_limit, 2u);
+  EXPECT_EQ(store->device_count(1, kThisHour, 7).value(), 3u);
+  EXPECT_EQ(store->report_count().value(), 3u);
+  EXPECT_EQ(estimate_n(*store, bounded), 3u);
+}
+
+// Within one group of batches: each batch's excess is its own, a batch of
+// two metrics names both bounds, and a conflicting batch neither counts
+// nor takes another's room.
+TEST_P(StoreTest, ExcessWithinOneGroupOfBatches) {
+  auto store = open();
+  MetricConfig two{2, MechanismId::kBinaryRandomizedResponse, 500000, 2};
+  two.epsilon_allowance_per_bucket_micros = 1000000;  // 2 reports at epsilon 0.5
+  ASSERT_TRUE(store->register_metric(kMetric));       // the default: 4
+  ASSERT_TRUE(store->register_metric(two));
+  EXPECT_EQ(reports_per_bucket_limit(two), 2u);
+  const Batch stored_before = device_batch(10, 1, 1, 1);
+  insert(*store, {&stored_before});
+
+  const Batch six = device_batch(7, 1, 1, 6);
+  const Batch within = device_batch(8, 1, 1, 4);
+  Batch mixed = device_batch(9, 1, 1, 5);
+  for (IncomingReport r : device_batch(9, 2, 100, 3).reports) {
+    r.epsilon_micros = 500000;
+    mixed.reports.push_back(r);
+  }
+  Batch conflicting = device_batch(10, 1, 1, 5);
+  conflicting.reports[0].value = 1 - conflicting.reports[0].value;  // id 1 with another payload
+  const auto outcome = insert(*store, {&six, &within, &mixed, &conflicting});
+  ASSERT_EQ(outcome.size(), 4u);
+  EXPECT_EQ(outcome[0].inserted, 4u);
+  EXPECT_EQ(outcome[0].over_limit, 2u);
+  EXPECT_EQ(outcome[1].inserted, 4u);
+  EXPECT_EQ(outcome[1].over_limit, 0u);
+  EXPECT_EQ(outcome[2].inserted, 4u + 2u);
+  EXPECT_EQ(outcome[2].over_limit, 1u + 1u);
+  EXPECT_EQ(outcome[2].limit_message,
+            "metric 1 accepts at most 4 reports per device per 3600-second bucket; "
+            "metric 2 accepts at most 2 reports per device per 3600-second bucket");
+  EXPECT_TRUE(outcome[3].conflict);
+  EXPECT_EQ(outcome[3].over_limit, 0u);
+  EXPECT_EQ(store->device_count(1, kThisHour, 10).value(), 1u);
+  // The refused reports were the last ones of each batch.
+  auto kept = store->report_count(1);
+  EXPECT_EQ(kept.value(), 1u + 4u + 4u + 4u);
+  EXPECT_EQ(estimate_n(*store, kMetric), 13u);
+  EXPECT_EQ(estimate_n(*store, two), 2u);
+  // Device 10 still has room for 3 more.
+  const Batch rest = device_batch(10, 1, 50, 5);
+  EXPECT_EQ(insert(*store, {&rest})[0].inserted, 3u);
+}
+
+// The bound is part of the metric: kept, compared on restart, and a changed
+// bound is a changed metric. A configuration stored before the bound
+// existed means the defaults.
+TEST_P(StoreTest, BoundIsPartOfTheStoredConfiguration) {
+  MetricConfig metric = kMetric;
+  metric.max_reports_per_bucket = 10;
+  {
+    auto store = open();
+    ASSERT_TRUE(store->register_metric(metric));
+  }
+  auto store = open();
+  ASSERT_TRUE(store->metric(1));
+  EXPECT_EQ(reports_per_bucket_limit(*store->metric(1)), 10u);
+  EXPECT_EQ(epsilon_allowance_per_bucket(*store->metric(1)), 10000000u);
+  EXPECT_TRUE(store->register_metric(metric));
+  MetricConfig allowance = kMetric;  // the same bound, said as an allowance
+  allowance.epsilon_allowance_per_bucket_micros = 10000000;
+  EXPECT_TRUE(store->register_metric(allowance));
+  MetricConfig eleven = kMetric;
+  eleven.max_reports_per_bucket = 11;
+  for (const MetricConfig& changed : {kMetric, eleven}) {
+    const auto status = store->register_metric(changed);
+    ASSERT_FALSE(status);
+    EXPECT_EQ(status.error().kind, Error::Kind::kConflict);
+    EXPECT_NE(status.error().message.find("max_reports_per_bucket: 10 -> " +
+                                          std::to_string(reports_per_bucket_limit(changed))),
+              std::string::npos)
+        << status.error().message;
+  }
+}
+
+// A version-1 database (before the bound) is upgraded on open: its stored
+// reports are counted, so the bound holds across the upgrade.
+TEST_P(StoreTest, Version1DatabaseIsUpgradedWithCounts) {
+  {
+    auto store = open();
+    ASSERT_TRUE(store->register_metric(kMetric));
+    const Batch batch = device_batch(7, 1, 1, 3);
+    insert(*store, {&batch});
+  }
+  backend_->make_version_1(url_);
+  auto store = open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->device_count(1, kThisHour, 7).value(), 3u);
+  const Batch more = device_batch(7, 1, 10, 3);
+  const auto outcome = insert(*store, {&more});
+  EXPECT_EQ(outcome[0].inserted, 1u);
+  EXPECT_EQ(outcome[0].over_limit, 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgresql"),

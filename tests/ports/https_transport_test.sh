@@ -17,7 +17,9 @@ make_test_certificates .
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
   -subj "/CN=Someone else" -keyout other.key -out other.pem 2>/dev/null
 
-start_collector "$collector" collector.log --db blur.db --metric 1:rr:1 \
+# The one device below sends 8 reports within a bucket: above the default
+# contribution bound of 4.
+start_collector "$collector" collector.log --db blur.db --metric 1:rr:1:max_reports_per_bucket=16 \
   --tls-cert server.pem --tls-key server.key
 grep -q "listening on https://" collector.log
 

@@ -158,8 +158,16 @@ void CollectorApi::post_reports(std::string_view body, std::function<void(ApiRes
           metrics->reports_accepted.add(outcome->inserted);
           metrics->reports_duplicate.add(outcome->duplicates);
         }
-        ApiResponse answer = json_answer(
-            200, {{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}});
+        nlohmann::json fields{{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}};
+        // Still a 200: resending would be refused again, so the device must
+        // not retry; the answer says what was refused and why.
+        if (outcome->over_limit != 0) {
+          if (metrics != nullptr)
+            metrics->refusals.count(observe::Reason::kOverLimit);  // per batch
+          fields["over_limit"] = outcome->over_limit;
+          fields["limit"] = outcome->limit_message;
+        }
+        ApiResponse answer = json_answer(200, fields);
         answer.reports = outcome->inserted;
         reply(std::move(answer));
       });

@@ -123,10 +123,13 @@ int serve(const ServeOptions& o) {
   (*observability)->stop();  // answers the readiness checks still waiting
   committer.stop();  // every batch still queued is committed (and answered) before exit
   const GroupCommitter::Stats stats = committer.stats();
-  std::printf("blur-collector: stopped; stored %llu reports of %llu batches in %llu commits\n",
-              static_cast<unsigned long long>(stats.reports),
-              static_cast<unsigned long long>(stats.batches),
-              static_cast<unsigned long long>(stats.commits));
+  std::printf(
+      "blur-collector: stopped; stored %llu reports of %llu batches in %llu commits"
+      " (%llu reports over their contribution bound refused)\n",
+      static_cast<unsigned long long>(stats.reports),
+      static_cast<unsigned long long>(stats.batches),
+      static_cast<unsigned long long>(stats.commits),
+      static_cast<unsigned long long>(stats.over_limit));
   return 0;
 }
 

@@ -79,6 +79,7 @@ void GroupCommitter::run() {
       ++stats_.commits;
       stats_.batches += group.size();
       stats_.reports += group_reports;
+      for (const BatchOutcome& outcome : outcomes.value()) stats_.over_limit += outcome.over_limit;
     }
     for (size_t i = 0; i < group.size(); ++i) {
       if (outcomes) {

@@ -52,6 +52,9 @@ class GroupCommitter {
     uint64_t commits = 0;
     uint64_t batches = 0;
     uint64_t reports = 0;
+    // Reports refused by the contribution bound (BatchOutcome::over_limit):
+    // a steady rise means a device, or someone posing as many, posts too much.
+    uint64_t over_limit = 0;
   };
   Stats stats() const;
 

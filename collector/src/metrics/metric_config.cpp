@@ -1,5 +1,6 @@
 #include "metrics/metric_config.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -48,6 +49,30 @@ blur::LocalHashShape local_hash_shape(const MetricConfig& metric) {
                                    metric.epsilon_micros, metric.domain_size);
 }
 
+uint32_t reports_per_bucket_limit(const MetricConfig& metric) {
+  if (metric.max_reports_per_bucket != 0) return metric.max_reports_per_bucket;
+  if (metric.epsilon_micros == 0) return kDefaultReportsPerBucket;
+  const uint64_t derived = epsilon_allowance_per_bucket(metric) / metric.epsilon_micros;
+  return static_cast<uint32_t>(
+      std::clamp<uint64_t>(derived, 1, uint64_t{kMaxReportsPerBucketLimit}));
+}
+
+uint64_t epsilon_allowance_per_bucket(const MetricConfig& metric) {
+  if (metric.epsilon_allowance_per_bucket_micros != 0) {
+    return metric.epsilon_allowance_per_bucket_micros;
+  }
+  // An explicit max implies the allowance it spends; else the default.
+  const uint64_t reports =
+      metric.max_reports_per_bucket != 0 ? metric.max_reports_per_bucket : kDefaultReportsPerBucket;
+  return reports * metric.epsilon_micros;
+}
+
+std::string describe_bound(const MetricConfig& metric) {
+  return "metric " + std::to_string(metric.id) + " accepts at most " +
+         std::to_string(reports_per_bucket_limit(metric)) + " reports per device per " +
+         std::to_string(metric.bucket_seconds) + "-second bucket";
+}
+
 namespace {
 
 // The configuration as (field, value text) pairs: one list for equality,
@@ -60,6 +85,10 @@ nlohmann::json fields(const MetricConfig& m) {
   j["domain_size"] = m.domain_size;
   j["bucket_seconds"] = m.bucket_seconds;
   j["retention_days"] = m.retention_days;
+  // The values in force, so that a default and the same value written out
+  // are one configuration.
+  j["max_reports_per_bucket"] = reports_per_bucket_limit(m);
+  j["epsilon_allowance_per_bucket_micros"] = epsilon_allowance_per_bucket(m);
   if (m.mechanism == MechanismId::kRappor) {
     j["rappor_bloom_bits"] = m.rappor.bloom_bits;
     j["rappor_hash_count"] = m.rappor.hash_count;
@@ -79,10 +108,15 @@ bool operator==(const MetricConfig& a, const MetricConfig& b) { return fields(a)
 
 std::string first_difference(const MetricConfig& stored, const MetricConfig& wanted) {
   const nlohmann::json a = fields(stored), b = fields(wanted);
-  for (const auto& [key, value] : a.items()) {
-    const auto other = b.find(key);
-    if (other == b.end()) return key + ": " + value.dump() + " -> (none)";
-    if (*other != value) return key + ": " + value.dump() + " -> " + other->dump();
+  // The allowance follows epsilon by default: name a changed epsilon first.
+  static const std::string kDerived = "epsilon_allowance_per_bucket_micros";
+  for (const bool derived : {false, true}) {
+    for (const auto& [key, value] : a.items()) {
+      if ((key == kDerived) != derived) continue;
+      const auto other = b.find(key);
+      if (other == b.end()) return key + ": " + value.dump() + " -> (none)";
+      if (*other != value) return key + ": " + value.dump() + " -> " + other->dump();
+    }
   }
   for (const auto& [key, value] : b.items()) {
     if (!a.contains(key)) return key + ": (none) -> " + value.dump();
@@ -105,6 +139,15 @@ Outcome<MetricConfig> config_from_text(const std::string& text) {
     m.domain_size = j.at("domain_size").get<uint32_t>();
     m.bucket_seconds = j.at("bucket_seconds").get<uint32_t>();
     m.retention_days = j.at("retention_days").get<uint32_t>();
+    // Absent from configurations stored before the contribution bound:
+    // those metrics get the default bound (0 = derive).
+    if (j.contains("max_reports_per_bucket")) {
+      m.max_reports_per_bucket = j.at("max_reports_per_bucket").get<uint32_t>();
+    }
+    if (j.contains("epsilon_allowance_per_bucket_micros")) {
+      m.epsilon_allowance_per_bucket_micros =
+          j.at("epsilon_allowance_per_bucket_micros").get<uint64_t>();
+    }
     if (m.mechanism == MechanismId::kRappor) {
       m.rappor.bloom_bits = j.at("rappor_bloom_bits").get<uint32_t>();
       m.rappor.hash_count = j.at("rappor_hash_count").get<uint32_t>();
@@ -150,10 +193,13 @@ std::string check_metric(const MetricConfig& m) {
                                   m.range_low > m.range_high)) {
     return "numeric range must be finite with low <= high";
   }
+  if (m.max_reports_per_bucket > kMaxReportsPerBucketLimit) {
+    return "max_reports_per_bucket must be 1.." + std::to_string(kMaxReportsPerBucketLimit);
+  }
   return {};
 }
 
-std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
+std::optional<uint64_t> parse_nats_micros(const std::string& text, uint64_t max_micros) {
   uint64_t whole = 0;
   uint64_t fraction = 0;
   size_t i = 0;
@@ -161,7 +207,7 @@ std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
   for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));
        ++i, ++whole_digits) {
     whole = whole * 10 + static_cast<uint64_t>(text[i] - '0');
-    if (whole > kMaxEpsilonMicros) return std::nullopt;
+    if (whole > max_micros / kMicrosPerNat) return std::nullopt;
   }
   size_t fraction_digits = 0;
   if (i < text.size() && text[i] == '.') {
@@ -174,8 +220,14 @@ std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
   if (i != text.size() || whole_digits + fraction_digits == 0) return std::nullopt;
   for (size_t d = fraction_digits; d < 6; ++d) fraction *= 10;
   const uint64_t micros = whole * kMicrosPerNat + fraction;
-  if (micros == 0 || micros > kMaxEpsilonMicros) return std::nullopt;
-  return static_cast<uint32_t>(micros);
+  if (micros == 0 || micros > max_micros) return std::nullopt;
+  return micros;
+}
+
+std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
+  const auto micros = parse_nats_micros(text, kMaxEpsilonMicros);
+  if (!micros) return std::nullopt;
+  return static_cast<uint32_t>(*micros);
 }
 
 namespace {
@@ -203,12 +255,25 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }  // namespace
 
 Outcome<MetricConfig> parse_metric_spec(const std::string& spec) {
-  const std::vector<std::string> parts = split(spec, ':');
+  std::vector<std::string> parts = split(spec, ':');
   auto error = [&](const std::string& what) { return invalid("metric '" + spec + "': " + what); };
-  if (parts.size() < 3 || parts.size() > 4) {
-    return error("expected ID:MECHANISM:EPSILON[:DOMAIN], e.g. 1:rr:1.0 or 2:grr:2:16");
-  }
   MetricConfig metric;
+  // The optional bound comes last, named (a bare number would read as a domain).
+  static const std::string kBound = "max_reports_per_bucket=";
+  if (parts.size() > 3 && parts.back().compare(0, kBound.size(), kBound) == 0) {
+    const auto max = parse_uint32(parts.back().substr(kBound.size()));
+    if (!max || *max == 0 || *max > kMaxReportsPerBucketLimit) {
+      return error("max_reports_per_bucket must be an integer in 1.." +
+                   std::to_string(kMaxReportsPerBucketLimit));
+    }
+    metric.max_reports_per_bucket = *max;
+    parts.pop_back();
+  }
+  if (parts.size() < 3 || parts.size() > 4) {
+    return error(
+        "expected ID:MECHANISM:EPSILON[:DOMAIN][:max_reports_per_bucket=N], e.g. "
+        "1:rr:1.0 or 2:grr:2:16");
+  }
   const auto id = parse_uint32(parts[0]);
   if (!id) return error("id must be an integer in 0..4294967295");
   metric.id = *id;

@@ -22,6 +22,11 @@ using blur::PayloadKind;
 inline constexpr uint32_t kDefaultBucketSeconds = 3600;
 inline constexpr uint32_t kDefaultRetentionDays = 30;
 inline constexpr uint32_t kMaxRetentionDays = 3650;
+// The contribution bound's default allowance: this many reports' epsilon per
+// device, metric and bucket (see reports_per_bucket_limit).
+inline constexpr uint32_t kDefaultReportsPerBucket = 4;
+// The largest settable bound; "unbounded" in practice.
+inline constexpr uint32_t kMaxReportsPerBucketLimit = 1000000000;
 
 struct MetricConfig {
   uint32_t id = 0;
@@ -42,7 +47,22 @@ struct MetricConfig {
   uint32_t bucket_seconds = kDefaultBucketSeconds;
   // Raw reports are kept this long (aggregates are kept for good).
   uint32_t retention_days = kDefaultRetentionDays;
+  // The contribution bound against poisoning: per device nonce, per bucket,
+  // the collector stores at most reports_per_bucket_limit() reports of this
+  // metric. 0 means "derive": the allowance defaults to
+  // kDefaultReportsPerBucket x epsilon_micros (or max x epsilon_micros when
+  // only the max is set), the max to floor(allowance / epsilon), at least 1.
+  uint64_t epsilon_allowance_per_bucket_micros = 0;
+  uint32_t max_reports_per_bucket = 0;
 };
+
+// The bound in force: the explicit max, else floor(allowance / epsilon)
+// clamped to 1..kMaxReportsPerBucketLimit.
+uint32_t reports_per_bucket_limit(const MetricConfig& metric);
+// The allowance in force (micro-nats per device per bucket).
+uint64_t epsilon_allowance_per_bucket(const MetricConfig& metric);
+// "metric 7 accepts at most 4 reports per device per 3600-second bucket"
+std::string describe_bound(const MetricConfig& metric);
 
 bool operator==(const MetricConfig& a, const MetricConfig& b);
 inline bool operator!=(const MetricConfig& a, const MetricConfig& b) { return !(a == b); }
@@ -68,14 +88,18 @@ blur::LocalHashShape local_hash_shape(const MetricConfig& metric);
 // truncating digits past the sixth decimal, as the SDK does. Nothing for
 // malformed, zero or over-20-nat values.
 std::optional<uint32_t> parse_epsilon_micros(const std::string& text);
+// The same rules for any amount of nats up to max_micros (an allowance).
+std::optional<uint64_t> parse_nats_micros(const std::string& text, uint64_t max_micros);
 
 // Every rule a metric must meet (domain within the mechanism's limits,
 // a valid RAPPOR shape, bucket width, retention). An empty string if valid.
 std::string check_metric(const MetricConfig& metric);
 
-// Parses "ID:MECHANISM:EPSILON[:DOMAIN]", e.g. "1:rr:1.0" or "2:grr:2:16";
-// defaults for the rest (RAPPOR: 256-bit filter, 2 hashes, 64 cohorts, hash
-// key 0; 1-hour buckets; 30 days of raw reports). kInvalid names the problem.
+// Parses "ID:MECHANISM:EPSILON[:DOMAIN][:max_reports_per_bucket=N]", e.g.
+// "1:rr:1.0", "2:grr:2:16" or "3:rr:1:max_reports_per_bucket=64"; defaults
+// for the rest (RAPPOR: 256-bit filter, 2 hashes, 64 cohorts, hash key 0;
+// 1-hour buckets; 30 days of raw reports; the default contribution bound).
+// kInvalid names the problem.
 Outcome<MetricConfig> parse_metric_spec(const std::string& spec);
 
 // The whole configuration as canonical JSON text (sorted keys): what the

@@ -25,10 +25,38 @@ std::optional<uint32_t> bucket_seconds(const toml::node& node) {
   return std::nullopt;
 }
 
+// Nats as decimal text (exact) or a TOML float naming a whole micro-nat
+// (0.3 is 0.29999...); nothing if out of (0, max_micros].
+std::optional<uint64_t> nats_micros(const toml::node_view<const toml::node>& node,
+                                    uint64_t max_micros) {
+  if (auto text = node.value<std::string>()) return parse_nats_micros(*text, max_micros);
+  if (auto number = node.value<double>()) {
+    const double micros = *number * 1e6;
+    if (std::isfinite(micros) && micros > 0 && micros <= static_cast<double>(max_micros) &&
+        std::fabs(micros - std::round(micros)) < 1e-3) {
+      return static_cast<uint64_t>(std::llround(micros));
+    }
+  }
+  return std::nullopt;
+}
+
+// A generous ceiling for an allowance: a million nats per device and bucket.
+constexpr uint64_t kMaxAllowanceMicros = uint64_t{1000000} * 1000000;
+
 Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& where) {
-  static const std::set<std::string> kKeys = {
-      "id",         "mechanism",  "epsilon",      "domain",   "bucket", "retention_days",
-      "bloom_bits", "hash_count", "cohort_count", "hash_key", "range"};
+  static const std::set<std::string> kKeys = {"id",
+                                              "mechanism",
+                                              "epsilon",
+                                              "domain",
+                                              "bucket",
+                                              "retention_days",
+                                              "bloom_bits",
+                                              "hash_count",
+                                              "cohort_count",
+                                              "hash_key",
+                                              "range",
+                                              "max_reports_per_bucket",
+                                              "epsilon_allowance_per_bucket"};
   for (const auto& [key, value] : table) {
     if (!kKeys.count(std::string(key.str()))) {
       return invalid(where + ": unknown key '" + std::string(key.str()) + "'");
@@ -59,19 +87,10 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
   }
   m.mechanism = *mechanism;
   if (auto n = need("epsilon"); !n) return n.error();
-  std::optional<uint32_t> epsilon;
-  if (auto text = table["epsilon"].value<std::string>()) {
-    epsilon = parse_epsilon_micros(*text);
-  } else if (auto number = table["epsilon"].value<double>()) {
-    // A TOML float: the nearest micro-nat, if it names one (0.3 is 0.29999...).
-    const double micros = *number * 1e6;
-    if (std::isfinite(micros) && micros > 0 && micros <= 20e6 &&
-        std::fabs(micros - std::round(micros)) < 1e-3) {
-      epsilon = static_cast<uint32_t>(std::llround(micros));
-    }
-  }
+  const std::optional<uint64_t> epsilon =
+      nats_micros(table["epsilon"], blur::kMaxReportEpsilonMicros);
   if (!epsilon) return invalid(where + ": 'epsilon' must be a number in (0, 20] (at most 6 decimals)");
-  m.epsilon_micros = *epsilon;
+  m.epsilon_micros = static_cast<uint32_t>(*epsilon);
   if (table.contains("domain")) {
     auto domain = uint_of("domain", UINT32_MAX);
     if (!domain) return domain.error();
@@ -91,6 +110,26 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
     auto days = uint_of("retention_days", kMaxRetentionDays);
     if (!days) return days.error();
     m.retention_days = static_cast<uint32_t>(days.value());
+  }
+  // The contribution bound: one of the two (the max is derived from the
+  // allowance, so both at once could disagree).
+  if (table.contains("max_reports_per_bucket") && table.contains("epsilon_allowance_per_bucket")) {
+    return invalid(where + ": give 'max_reports_per_bucket' or 'epsilon_allowance_per_bucket', " +
+                   "not both (the max is derived from the allowance)");
+  }
+  if (table.contains("max_reports_per_bucket")) {
+    auto max = uint_of("max_reports_per_bucket", kMaxReportsPerBucketLimit);
+    if (!max) return max.error();
+    if (max.value() == 0) return invalid(where + ": 'max_reports_per_bucket' must be at least 1");
+    m.max_reports_per_bucket = static_cast<uint32_t>(max.value());
+  }
+  if (table.contains("epsilon_allowance_per_bucket")) {
+    const auto allowance = nats_micros(table["epsilon_allowance_per_bucket"], kMaxAllowanceMicros);
+    if (!allowance) {
+      return invalid(where + ": 'epsilon_allowance_per_bucket' must be a number of nats in " +
+                     "(0, 1000000] (at most 6 decimals)");
+    }
+    m.epsilon_allowance_per_bucket_micros = *allowance;
   }
   const bool rappor = m.mechanism == MechanismId::kRappor;
   for (const char* key : {"bloom_bits", "hash_count", "cohort_count", "hash_key"}) {

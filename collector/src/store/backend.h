@@ -22,8 +22,11 @@
 namespace blur::collector::store {
 
 // The schema this collector writes. A database at a newer version is
-// refused (a newer collector wrote it); an empty one is created.
-inline constexpr int kSchemaVersion = 1;
+// refused (a newer collector wrote it); an empty one is created; version 1
+// is upgraded in place (2 adds report_counts, filled from the reports).
+// Collectors of version 1 then refuse the database: they would store
+// reports without counting them against the contribution bound.
+inline constexpr int kSchemaVersion = 2;
 
 // Where a report's time bucket came from.
 enum class TimeSource : uint8_t { kReceived = 0, kDevice = 1 };
@@ -54,6 +57,16 @@ struct AggregateRow {
   int64_t node_id = 0;
   uint64_t reports = 0;
   std::string stats;  // Aggregate::serialize()
+};
+
+// The contribution bound's count for one (metric, bucket, device nonce):
+// how many of the device's reports are stored there. Kept in the same
+// transaction as the reports, pruned with them.
+struct DeviceCountChange {
+  uint32_t metric_id = 0;
+  int64_t bucket_start = 0;
+  uint64_t device_nonce = 0;
+  int64_t delta = 0;
 };
 
 class Connection {
@@ -91,6 +104,19 @@ class Connection {
   virtual Outcome<uint64_t> delete_reports_before(uint32_t metric_id, int64_t before) = 0;
   // All metrics when metric_id is nullopt.
   virtual Outcome<uint64_t> count_reports(std::optional<uint32_t> metric_id) = 0;
+
+  // Adds each change's delta to its key's count (an absent key counts 0)
+  // and returns each count after its change, in order. Keys are distinct
+  // and sorted (concurrent writers then lock them in one order). A count
+  // row is locked until the transaction ends, so the returned totals are
+  // exact even with several writers.
+  virtual Outcome<std::vector<uint64_t>> add_device_counts(
+      const std::vector<DeviceCountChange>& changes) = 0;
+  // The count of one key (0 if absent); for checks.
+  virtual Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
+                                         uint64_t device_nonce) = 0;
+  // Deletes the metric's counts with bucket_start < before (with its reports).
+  virtual Fallible delete_device_counts_before(uint32_t metric_id, int64_t before) = 0;
 
   virtual Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id,
                                                               int64_t bucket_start,

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
+#include <tuple>
 
 #include "aggregate/payload.h"
 
@@ -270,17 +272,38 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
   if (!take_back.empty()) {
     if (auto status = writer_->delete_reports(take_back); !status) return fail(status.error());
   }
-  // The inserted reports, added to this node's aggregates.
+  // What stays stored: new reports of batches without a conflict, within
+  // the contribution bound.
+  std::vector<bool> stored(rows.size(), false);
+  std::vector<bool> over(rows.size(), false);
+  for (size_t b = 0; b < batches.size(); ++b) {
+    if (outcomes[b].conflict) continue;
+    for (size_t i = first_row[b]; i < first_row[b + 1]; ++i) stored[i] = inserted.value()[i];
+  }
+  if (auto status = bound_contributions(rows, row_metric, &stored, &over); !status) {
+    return fail(status.error());
+  }
+  // The stored reports, added to this node's aggregates.
   std::map<std::pair<uint32_t, int64_t>, Aggregate> deltas;
   for (size_t b = 0; b < batches.size(); ++b) {
     if (outcomes[b].conflict) continue;
+    BatchOutcome& outcome = outcomes[b];
+    std::set<uint32_t> bounded;  // metrics whose bound refused some of this batch
     const auto& reports = batches[b].batch->reports;
     for (size_t i = first_row[b]; i < first_row[b + 1]; ++i) {
       if (!inserted.value()[i]) {
-        ++outcomes[b].duplicates;
+        ++outcome.duplicates;
         continue;
       }
-      ++outcomes[b].inserted;
+      if (over[i]) {
+        ++outcome.over_limit;
+        if (bounded.insert(rows[i].metric_id).second) {
+          outcome.limit_message +=
+              (outcome.limit_message.empty() ? "" : "; ") + describe_bound(*row_metric[i]);
+        }
+        continue;
+      }
+      ++outcome.inserted;
       const auto key = std::make_pair(rows[i].metric_id, rows[i].bucket_start);
       auto delta = deltas.find(key);
       if (delta == deltas.end()) delta = deltas.emplace(key, Aggregate(*row_metric[i])).first;
@@ -290,6 +313,56 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
   if (auto status = add_to_own_aggregates(deltas); !status) return fail(status.error());
   if (auto status = writer_->commit(); !status) return fail(status.error());
   return outcomes;
+}
+
+// One upsert per (metric, bucket, device) of the group adds its new reports
+// to the stored count and returns the total: the count before is total -
+// new, and the first (limit - before) new rows in batch order stay. Only
+// when a device went over (rare for honest ones) a second upsert takes the
+// excess back out of the count and its rows are deleted. Duplicates were
+// never inserted, so they never count twice.
+Fallible Store::bound_contributions(const std::vector<ReportRow>& rows,
+                                    const std::vector<const MetricConfig*>& row_metric,
+                                    std::vector<bool>* stored, std::vector<bool>* over) {
+  using CountKey = std::tuple<uint32_t, int64_t, uint64_t>;  // metric, bucket, device
+  std::map<CountKey, std::vector<size_t>> new_rows;          // sorted keys: one lock order
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if ((*stored)[i]) {
+      new_rows[{rows[i].metric_id, rows[i].bucket_start, rows[i].device_nonce}].push_back(i);
+    }
+  }
+  if (new_rows.empty()) return done();
+  std::vector<store::DeviceCountChange> changes;
+  changes.reserve(new_rows.size());
+  for (const auto& [key, indices] : new_rows) {
+    changes.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key),
+                       static_cast<int64_t>(indices.size())});
+  }
+  auto totals = writer_->add_device_counts(changes);
+  if (!totals) return totals.error();
+  std::vector<store::DeviceCountChange> excess;
+  std::vector<ReportKey> refused;
+  size_t k = 0;
+  for (const auto& [key, indices] : new_rows) {
+    const uint64_t requested = indices.size();
+    const uint64_t before = totals.value()[k] - requested;
+    const uint64_t limit = reports_per_bucket_limit(*row_metric[indices.front()]);
+    const uint64_t accepted = before >= limit ? 0 : std::min(requested, limit - before);
+    if (accepted < requested) {
+      excess.push_back(changes[k]);
+      excess.back().delta = -static_cast<int64_t>(requested - accepted);
+      for (size_t j = accepted; j < requested; ++j) {
+        const size_t i = indices[j];
+        (*stored)[i] = false;
+        (*over)[i] = true;
+        refused.push_back({rows[i].device_nonce, rows[i].report_id});
+      }
+    }
+    ++k;
+  }
+  if (excess.empty()) return done();
+  if (auto taken = writer_->add_device_counts(excess); !taken) return taken.error();
+  return writer_->delete_reports(refused);
 }
 
 // Each node owns its aggregate rows: read ours, add, write back. Nodes never
@@ -399,6 +472,15 @@ Outcome<uint64_t> Store::size_bytes() const {
   return size;
 }
 
+Outcome<uint64_t> Store::device_count(uint32_t metric_id, int64_t bucket_start,
+                                      uint64_t device_nonce) const {
+  auto r = reader();
+  if (!r) return r.error();
+  auto count = (*r)->device_count(metric_id, bucket_start, device_nonce);
+  if (!count) r->discard();
+  return count;
+}
+
 // ---- maintenance ---------------------------------------------------------------
 
 Outcome<uint64_t> Store::prune(const MetricConfig& metric, int64_t now) {
@@ -411,6 +493,12 @@ Outcome<uint64_t> Store::prune(const MetricConfig& metric, int64_t now) {
   if (!deleted) {
     writer_->rollback();
     return deleted.error();
+  }
+  // The bound's counts go with the reports they count (no report of a
+  // pruned bucket can be stored again: it is older than the retention).
+  if (auto status = writer_->delete_device_counts_before(metric.id, before); !status) {
+    writer_->rollback();
+    return status.error();
   }
   if (auto status = writer_->commit(); !status) {
     writer_->rollback();

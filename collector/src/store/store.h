@@ -44,6 +44,11 @@ struct ReceivedBatch {
 struct BatchOutcome {
   size_t inserted = 0;
   size_t duplicates = 0;  // already stored, identical: a resent batch
+  // New reports refused by the contribution bound (not stored, not
+  // aggregated), and the bounds that refused them ("metric 7 accepts at
+  // most 4 reports per device per 3600-second bucket", "; " between metrics).
+  size_t over_limit = 0;
+  std::string limit_message;
   // A report reuses a stored (device nonce, report id) with another metric,
   // epsilon, payload or observation time: nothing of the batch is stored.
   bool conflict = false;
@@ -86,7 +91,10 @@ class Store {
 
   // Stores validated batches in one durable transaction: result[i] for
   // batches[i]. No two batches may share a device nonce (the group
-  // committer ensures it). An error stores nothing.
+  // committer ensures it). An error stores nothing. Per device nonce,
+  // metric and time bucket at most reports_per_bucket_limit() reports are
+  // stored, counting those stored before and earlier rows of this group
+  // (in batch order); the excess is refused and counted in over_limit.
   Outcome<std::vector<BatchOutcome>> insert(const std::vector<ReceivedBatch>& batches);
 
   // The metric's aggregates per bucket in the range (all nodes merged),
@@ -107,6 +115,9 @@ class Store {
   Outcome<Aggregate> aggregate_from_raw(const MetricConfig& metric, TimeRange range) const;
 
   Outcome<uint64_t> report_count(std::optional<uint32_t> metric_id = std::nullopt) const;
+  // The contribution bound's count for one device, metric and bucket.
+  Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
+                                 uint64_t device_nonce) const;
 
   // For readiness: a trivial query on a reader connection.
   Fallible ping() const;
@@ -119,6 +130,11 @@ class Store {
   Fallible load_metrics();
   Outcome<int64_t> node_id();  // registered on first write
   Fallible add_to_own_aggregates(const std::map<std::pair<uint32_t, int64_t>, Aggregate>& deltas);
+  // The contribution bound over the rows about to be stored (*stored[i]):
+  // counts them, un-stores and deletes the excess; over[i] marks it.
+  Fallible bound_contributions(const std::vector<store::ReportRow>& rows,
+                               const std::vector<const MetricConfig*>& row_metric,
+                               std::vector<bool>* stored, std::vector<bool>* over);
 
   // A reader connection, returned to the pool when it goes out of scope.
   class Reader;

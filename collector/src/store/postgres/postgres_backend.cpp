@@ -136,6 +136,11 @@ Fallible PostgresConnection::create_or_check_schema() {
       if (found > kSchemaVersion) {
         return invalid(versions + "newer than" + ours + ": upgrade the collector");
       }
+      if (found == 1) {
+        auto upgraded = session_->exec(pg::sql::kUpgradeToVersion2);
+        if (!upgraded) return upgraded.error();
+        return done();
+      }
       if (found < kSchemaVersion) {
         return invalid(versions + "older than" + ours + " and cannot be upgraded");
       }

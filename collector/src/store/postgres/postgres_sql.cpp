@@ -13,7 +13,7 @@ const char* const kSelectSchemaVersion = "SELECT max(version) FROM blur_schema";
 // (the role's own schema, or public), so one database can hold several
 // independent collectors' tables (the tests use one schema per test).
 // NOT NULL everywhere the collector always writes a value.
-static_assert(store::kSchemaVersion == 1, "kCreateSchema writes version 1");
+static_assert(store::kSchemaVersion == 2, "kCreateSchema writes version 2");
 const char* const kCreateSchema = R"(
 CREATE TABLE IF NOT EXISTS blur_schema (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS metrics (
@@ -43,7 +43,28 @@ CREATE TABLE IF NOT EXISTS aggregates (
   reports BIGINT NOT NULL,
   stats BYTEA NOT NULL,
   PRIMARY KEY (metric_id, bucket_start, node_id));
-INSERT INTO blur_schema (version) VALUES (1);
+CREATE TABLE IF NOT EXISTS report_counts (
+  metric_id BIGINT NOT NULL,
+  bucket_start BIGINT NOT NULL,
+  device_nonce BIGINT NOT NULL,
+  reports BIGINT NOT NULL,
+  PRIMARY KEY (metric_id, bucket_start, device_nonce));
+INSERT INTO blur_schema (version) VALUES (2);
+)";
+
+// Version 1 -> 2 (under kSchemaLock): the contribution bound's counts, from
+// the reports stored so far.
+const char* const kUpgradeToVersion2 = R"(
+CREATE TABLE IF NOT EXISTS report_counts (
+  metric_id BIGINT NOT NULL,
+  bucket_start BIGINT NOT NULL,
+  device_nonce BIGINT NOT NULL,
+  reports BIGINT NOT NULL,
+  PRIMARY KEY (metric_id, bucket_start, device_nonce));
+INSERT INTO report_counts (metric_id, bucket_start, device_nonce, reports)
+  SELECT metric_id, bucket_start, device_nonce, count(*) FROM reports
+  GROUP BY metric_id, bucket_start, device_nonce;
+UPDATE blur_schema SET version = 2;
 )";
 
 const char* const kReportColumns =
@@ -124,5 +145,27 @@ const Statement kPing{13, "ping", "SELECT count(*) FROM blur_schema", {}};
 // The whole database's size (tables of other schemas included).
 const Statement kDatabaseSize{
     14, "database size", "SELECT pg_database_size(current_database())", {}};
+
+// The upsert locks each count row until the transaction ends: a concurrent
+// writer of the same key waits, then adds to the committed count.
+const Statement kAddDeviceCounts{
+    13,
+    "count reports per device",
+    "INSERT INTO report_counts AS c (metric_id, bucket_start, device_nonce, reports) "
+    "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) "
+    "ON CONFLICT (metric_id, bucket_start, device_nonce) "
+    "DO UPDATE SET reports = c.reports + EXCLUDED.reports "
+    "RETURNING metric_id, bucket_start, device_nonce, reports",
+    {kInt8s, kInt8s, kInt8s, kInt8s}};
+const Statement kDeviceCount{14,
+                             "read a device's count",
+                             "SELECT reports FROM report_counts "
+                             "WHERE metric_id = $1 AND bucket_start = $2 AND device_nonce = $3",
+                             {kInt8, kInt8, kInt8}};
+const Statement kDeleteDeviceCountsBefore{
+    15,
+    "prune report counts",
+    "DELETE FROM report_counts WHERE metric_id = $1 AND bucket_start < $2",
+    {kInt8, kInt8}};
 
 }  // namespace blur::collector::store::pg::sql

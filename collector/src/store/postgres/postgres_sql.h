@@ -14,6 +14,7 @@ extern const char* const kSchemaLock;
 extern const char* const kSchemaTableExists;  // one row: 't' or 'f'
 extern const char* const kSelectSchemaVersion;  // one row: the version or NULL
 extern const char* const kCreateSchema;       // the tables at kSchemaVersion; version row
+extern const char* const kUpgradeToVersion2;  // from version 1: report_counts, filled
 
 // Columns of a report, in ReportRow's order, as read by find and scan.
 extern const char* const kReportColumns;
@@ -33,6 +34,9 @@ extern const Statement kLoadAggregates;
 extern const Statement kDeleteAggregates;
 extern const Statement kPing;
 extern const Statement kDatabaseSize;
+extern const Statement kAddDeviceCounts;
+extern const Statement kDeviceCount;
+extern const Statement kDeleteDeviceCountsBefore;
 
 }  // namespace blur::collector::store::pg::sql
 

@@ -42,6 +42,21 @@ CREATE TABLE IF NOT EXISTS aggregates (
   stats        BLOB NOT NULL,       -- Aggregate::serialize()
   PRIMARY KEY (metric_id, bucket_start, node_id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS report_counts (  -- the contribution bound (schema 2)
+  metric_id    INTEGER NOT NULL,
+  bucket_start INTEGER NOT NULL,
+  device_nonce INTEGER NOT NULL,
+  reports      INTEGER NOT NULL,    -- the device's reports stored in the bucket
+  PRIMARY KEY (metric_id, bucket_start, device_nonce)
+) WITHOUT ROWID;
+)SQL";
+
+// Version 1 -> 2: count what is stored (report_counts exists by now).
+constexpr const char* kFillReportCounts = R"SQL(
+INSERT INTO report_counts (metric_id, bucket_start, device_nonce, reports)
+  SELECT metric_id, bucket_start, device_nonce, COUNT(*) FROM reports
+  GROUP BY metric_id, bucket_start, device_nonce;
+UPDATE blur_schema SET version = 2;
 )SQL";
 
 sqlite3_int64 as_sql(uint64_t v) { return static_cast<sqlite3_int64>(v); }
@@ -227,6 +242,57 @@ class SqliteConnection final : public Connection {
     return size;
   }
 
+  Outcome<std::vector<uint64_t>> add_device_counts(
+      const std::vector<DeviceCountChange>& changes) override {
+    sqlite3_stmt* s = prepare(
+        "INSERT INTO report_counts (metric_id, bucket_start, device_nonce, reports) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT (metric_id, bucket_start, device_nonce) "
+        "DO UPDATE SET reports = reports + excluded.reports RETURNING reports");
+    if (!s) return failure("count reports per device");
+    std::vector<uint64_t> totals(changes.size(), 0);
+    for (size_t i = 0; i < changes.size(); ++i) {
+      sqlite3_bind_int64(s, 1, changes[i].metric_id);
+      sqlite3_bind_int64(s, 2, changes[i].bucket_start);
+      sqlite3_bind_int64(s, 3, as_sql(changes[i].device_nonce));
+      sqlite3_bind_int64(s, 4, changes[i].delta);
+      int rc = sqlite3_step(s);
+      if (rc == SQLITE_ROW) {
+        totals[i] = from_sql(sqlite3_column_int64(s, 0));
+        rc = sqlite3_step(s);
+      }
+      sqlite3_reset(s);
+      if (rc != SQLITE_DONE) return failure("count reports per device");
+    }
+    return totals;
+  }
+
+  Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
+                                 uint64_t device_nonce) override {
+    sqlite3_stmt* s = prepare(
+        "SELECT reports FROM report_counts "
+        "WHERE metric_id = ? AND bucket_start = ? AND device_nonce = ?");
+    if (!s) return failure("read a device's count");
+    sqlite3_bind_int64(s, 1, metric_id);
+    sqlite3_bind_int64(s, 2, bucket_start);
+    sqlite3_bind_int64(s, 3, as_sql(device_nonce));
+    const int rc = sqlite3_step(s);
+    const uint64_t count = rc == SQLITE_ROW ? from_sql(sqlite3_column_int64(s, 0)) : 0;
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failure("read a device's count");
+    return count;
+  }
+
+  Fallible delete_device_counts_before(uint32_t metric_id, int64_t before) override {
+    sqlite3_stmt* s = prepare("DELETE FROM report_counts WHERE metric_id = ? AND bucket_start < ?");
+    if (!s) return failure("prune report counts");
+    sqlite3_bind_int64(s, 1, metric_id);
+    sqlite3_bind_int64(s, 2, before);
+    const int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return failure("prune report counts");
+    return done();
+  }
+
   Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id, int64_t bucket_start,
                                                       int64_t node_id) override {
     sqlite3_stmt* s = prepare(
@@ -324,7 +390,9 @@ class SqliteConnection final : public Connection {
                      ", newer than this collector's (" + std::to_string(kSchemaVersion) +
                      "): upgrade the collector");
     }
-    return exec(kSchema);  // same version: IF NOT EXISTS makes this a check
+    if (auto status = exec(kSchema); !status) return status;  // IF NOT EXISTS: a check
+    if (version == 1) return exec(kFillReportCounts);
+    return done();
   }
 
   static std::string columns() {

@@ -1,0 +1,82 @@
+// The contribution bound's counts on PostgreSQL: a group's changes travel
+// as four binary arrays in one upsert.
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "store/postgres/pg_session.h"
+#include "store/postgres/postgres_backend.h"
+#include "store/postgres/postgres_sql.h"
+
+namespace blur::collector::store {
+namespace {
+
+using pg::ArrayWriter;
+using pg::Params;
+using CountKey = std::tuple<int64_t, int64_t, int64_t>;  // as stored: metric, bucket, nonce bits
+
+CountKey key_of(const DeviceCountChange& change) {
+  return {change.metric_id, change.bucket_start, static_cast<int64_t>(change.device_nonce)};
+}
+
+}  // namespace
+
+Outcome<std::vector<uint64_t>> PostgresConnection::add_device_counts(
+    const std::vector<DeviceCountChange>& changes) {
+  std::vector<uint64_t> totals(changes.size(), 0);
+  if (changes.empty()) return totals;
+  if (auto ok = usable(); !ok) return ok.error();
+  const size_t n = changes.size();
+  ArrayWriter metric(pg::kInt8Oid, n), bucket(pg::kInt8Oid, n), nonce(pg::kInt8Oid, n),
+      delta(pg::kInt8Oid, n);
+  for (const DeviceCountChange& change : changes) {
+    metric.add_int64(change.metric_id);
+    bucket.add_int64(change.bucket_start);
+    nonce.add_int64(static_cast<int64_t>(change.device_nonce));
+    delta.add_int64(change.delta);
+  }
+  auto result =
+      session_->run(pg::sql::kAddDeviceCounts,
+                    std::move(Params().array(metric).array(bucket).array(nonce).array(delta)));
+  if (!result) return result.error();
+  // RETURNING's order is the server's: match the rows by key.
+  std::vector<std::pair<CountKey, uint64_t>> returned;
+  for (int row = 0; row < pg::rows(result->get()); ++row) {
+    returned.emplace_back(
+        CountKey{pg::field_int64(result->get(), row, 0), pg::field_int64(result->get(), row, 1),
+                 pg::field_int64(result->get(), row, 2)},
+        static_cast<uint64_t>(pg::field_int64(result->get(), row, 3)));
+  }
+  std::sort(returned.begin(), returned.end());
+  for (size_t i = 0; i < n; ++i) {
+    const CountKey key = key_of(changes[i]);
+    const auto at =
+        std::lower_bound(returned.begin(), returned.end(), std::make_pair(key, uint64_t{0}));
+    if (at == returned.end() || at->first != key) {
+      return unavailable("the database did not return the count of a device it updated");
+    }
+    totals[i] = at->second;
+  }
+  return totals;
+}
+
+Outcome<uint64_t> PostgresConnection::device_count(uint32_t metric_id, int64_t bucket_start,
+                                                   uint64_t device_nonce) {
+  if (auto ok = usable(); !ok) return ok.error();
+  auto result = session_->run(
+      pg::sql::kDeviceCount,
+      Params().int64(metric_id).int64(bucket_start).int64(static_cast<int64_t>(device_nonce)));
+  if (!result) return result.error();
+  if (pg::rows(result->get()) == 0) return uint64_t{0};
+  return static_cast<uint64_t>(pg::field_int64(result->get(), 0, 0));
+}
+
+Fallible PostgresConnection::delete_device_counts_before(uint32_t metric_id, int64_t before) {
+  if (auto ok = usable(); !ok) return ok;
+  auto result =
+      session_->run(pg::sql::kDeleteDeviceCountsBefore, Params().int64(metric_id).int64(before));
+  if (!result) return result.error();
+  return done();
+}
+
+}  // namespace blur::collector::store

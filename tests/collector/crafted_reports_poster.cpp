@@ -1,0 +1,127 @@
+// A poisoning attacker for the contribution-bound test: device nonces that
+// each post `reports` crafted binary-rr reports of value 1 (no randomization:
+// the largest push an rr report can give), encoded with the SDK's own
+// encoder, 64 per batch, all observed in one minute (one time bucket).
+//
+//   crafted_reports_poster URL METRIC EPSILON_MICROS FIRST_NONCE NONCES REPORTS MINUTE THREADS
+//
+// Prints one JSON line: what the collector answered in total (accepted,
+// duplicates, over_limit, the first limit message, failed batches).
+#include <httplib.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "blur/report_encoding.h"
+#include "device_reports.h"
+
+namespace {
+
+struct Totals {
+  std::mutex mutex;
+  uint64_t batches = 0, accepted = 0, duplicates = 0, over_limit = 0, failed = 0;
+  std::string limit;
+  std::string first_error;
+};
+
+// The one place a batch goes to the collector (a device token, once the
+// collector asks for one, is added here).
+httplib::Result post_batch(httplib::Client& client, const std::string& body) {
+  return client.Post("/v1/reports", body, "application/x-protobuf");
+}
+
+std::string crafted_batch(uint64_t nonce, uint64_t first_id, size_t count, uint32_t metric,
+                          uint32_t epsilon_micros, uint32_t minute) {
+  std::vector<blur::Report> reports(count);
+  for (size_t i = 0; i < count; ++i) {
+    reports[i] = blur_test::scalar_report(
+        first_id + i, metric, blur::MechanismId::kBinaryRandomizedResponse, epsilon_micros, 2, 1);
+    reports[i].observed_minute = minute;
+  }
+  std::string bytes(blur::kBatchHeaderSize + count * blur::kMaxEncodedScalarReportSize, '\0');
+  size_t written = 0;
+  if (blur::encode_batch(nonce, reports.data(), count, reinterpret_cast<uint8_t*>(bytes.data()),
+                         bytes.size(), &written) != blur::Status::kOk) {
+    return {};
+  }
+  bytes.resize(written);
+  return bytes;
+}
+
+void record(Totals& totals, const httplib::Result& answer) {
+  std::lock_guard<std::mutex> lock(totals.mutex);
+  ++totals.batches;
+  const auto body = answer && answer->status == 200
+                        ? nlohmann::json::parse(answer->body, nullptr, false)
+                        : nlohmann::json();
+  if (!body.is_object() || !body.contains("accepted")) {
+    ++totals.failed;
+    if (totals.first_error.empty()) {
+      totals.first_error = answer ? std::to_string(answer->status) + " " + answer->body
+                                  : httplib::to_string(answer.error());
+    }
+    return;
+  }
+  totals.accepted += body["accepted"].get<uint64_t>();
+  totals.duplicates += body["duplicates"].get<uint64_t>();
+  if (body.contains("over_limit")) {
+    totals.over_limit += body["over_limit"].get<uint64_t>();
+    if (totals.limit.empty()) totals.limit = body["limit"].get<std::string>();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 9) {
+    std::fprintf(stderr,
+                 "usage: %s URL METRIC EPSILON_MICROS FIRST_NONCE NONCES REPORTS MINUTE THREADS\n",
+                 argv[0]);
+    return 2;
+  }
+  const std::string url = argv[1];
+  const auto metric = static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 10));
+  const auto epsilon = static_cast<uint32_t>(std::strtoul(argv[3], nullptr, 10));
+  const uint64_t first_nonce = std::strtoull(argv[4], nullptr, 10);
+  const uint64_t nonces = std::strtoull(argv[5], nullptr, 10);
+  const uint64_t reports = std::strtoull(argv[6], nullptr, 10);
+  const auto minute = static_cast<uint32_t>(std::strtoul(argv[7], nullptr, 10));
+  const int threads = std::atoi(argv[8]);
+
+  Totals totals;
+  std::atomic<uint64_t> next{0};  // the next nonce to post; a nonce's batches go in order
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      httplib::Client client(url);
+      client.set_keep_alive(true);
+      client.set_tcp_nodelay(true);
+      for (uint64_t k = next++; k < nonces; k = next++) {
+        for (uint64_t sent = 0; sent < reports;) {
+          const size_t count =
+              static_cast<size_t>(std::min<uint64_t>(blur::kMaxReportsPerBatch, reports - sent));
+          const std::string body =
+              crafted_batch(first_nonce + k, sent + 1, count, metric, epsilon, minute);
+          record(totals, post_batch(client, body));
+          sent += count;
+        }
+      }
+    });
+  }
+  for (auto& w : workers) w.join();
+  const nlohmann::json out{{"batches", totals.batches},
+                           {"accepted", totals.accepted},
+                           {"duplicates", totals.duplicates},
+                           {"over_limit", totals.over_limit},
+                           {"limit", totals.limit},
+                           {"failed", totals.failed},
+                           {"first_error", totals.first_error}};
+  std::printf("%s\n", out.dump().c_str());
+  return totals.failed == 0 ? 0 : 1;
+}
