@@ -147,7 +147,9 @@ void Server::Impl::start_session(net::ip::tcp::socket socket) {
 void Server::Impl::sweep() {
   sweep_timer.expires_after(sweep_period);
   sweep_timer.async_wait([this](boost::system::error_code ec) {
-    if (ec) return;  // cancelled: the server has stopped
+    // Cancelled, or expired just as the server stopped (then cancel() found
+    // the completion already queued): either way, no new sweep.
+    if (ec || sweep_stopped) return;
     const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
     std::vector<std::shared_ptr<SessionBase>> late;
     {
@@ -189,6 +191,7 @@ void Server::Impl::watch_stop() {
   stop_timer.async_wait([this](boost::system::error_code ec) {
     if (ec) return;
     if (session_count() == 0) {
+      sweep_stopped = true;  // on this strand, like the sweep
       sweep_timer.cancel();  // the last pending work: run() returns
       return;
     }

@@ -102,6 +102,7 @@ struct Server::Impl {
   std::chrono::milliseconds sweep_period{100};
   std::chrono::steady_clock::time_point stop_deadline;
   bool forced_close = false;
+  bool sweep_stopped = false;  // set by watch_stop() once no connection is left
   int port = 0;
 };
 
