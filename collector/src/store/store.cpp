@@ -76,6 +76,15 @@ Outcome<Store::Reader> Store::reader() const {
   return Reader(this, std::move(connection).value());
 }
 
+template <typename Read>
+auto Store::read(Read read_with) const -> decltype(read_with(std::declval<Connection&>())) {
+  auto r = reader();
+  if (!r) return r.error();
+  auto result = read_with(*r->operator->());
+  if (!result) r->discard();
+  return result;
+}
+
 // ---- opening ------------------------------------------------------------------
 
 Store::Store(std::unique_ptr<store::Database> database) : database_(std::move(database)) {}
@@ -101,13 +110,8 @@ Outcome<std::unique_ptr<Store>> Store::open(const std::string& url, Mode mode) {
 std::string Store::describe() const { return database_->describe(); }
 
 Fallible Store::load_metrics() {
-  auto r = reader();
-  if (!r) return r.error();
-  auto rows = (*r)->load_metrics();
-  if (!rows) {
-    r->discard();
-    return rows.error();
-  }
+  auto rows = read([](Connection& c) { return c.load_metrics(); });
+  if (!rows) return rows.error();
   std::map<uint32_t, MetricConfig> metrics;
   for (const auto& [id, text] : rows.value()) {
     auto config = config_from_text(text);
@@ -390,15 +394,15 @@ Fallible Store::add_to_own_aggregates(
 
 // ---- reads --------------------------------------------------------------------
 
+Outcome<std::vector<AggregateRow>> Store::load_aggregate_rows(const MetricConfig& metric,
+                                                              TimeRange range) const {
+  return read([&](Connection& c) { return c.load_aggregates(metric.id, range.from, range.to); });
+}
+
 Outcome<std::vector<BucketAggregate>> Store::aggregates(const MetricConfig& metric,
                                                         TimeRange range) const {
-  auto r = reader();
-  if (!r) return r.error();
-  auto rows = (*r)->load_aggregates(metric.id, range.from, range.to);
-  if (!rows) {
-    r->discard();
-    return rows.error();
-  }
+  auto rows = load_aggregate_rows(metric, range);
+  if (!rows) return rows.error();
   std::vector<BucketAggregate> buckets;
   for (const AggregateRow& row : rows.value()) {
     if (buckets.empty() || buckets.back().bucket_start != row.bucket_start) {
@@ -412,13 +416,8 @@ Outcome<std::vector<BucketAggregate>> Store::aggregates(const MetricConfig& metr
 }
 
 Outcome<Aggregate> Store::aggregate(const MetricConfig& metric, TimeRange range) const {
-  auto r = reader();
-  if (!r) return r.error();
-  auto rows = (*r)->load_aggregates(metric.id, range.from, range.to);
-  if (!rows) {
-    r->discard();
-    return rows.error();
-  }
+  auto rows = load_aggregate_rows(metric, range);
+  if (!rows) return rows.error();
   Aggregate total(metric);
   for (const AggregateRow& row : rows.value()) {
     if (auto added = total.add_serialized(row.stats); !added) return added.error();
@@ -449,36 +448,20 @@ Outcome<Aggregate> Store::aggregate_from_raw(const MetricConfig& metric, TimeRan
 }
 
 Outcome<uint64_t> Store::report_count(std::optional<uint32_t> metric_id) const {
-  auto r = reader();
-  if (!r) return r.error();
-  auto count = (*r)->count_reports(metric_id);
-  if (!count) r->discard();
-  return count;
+  return read([&](Connection& c) { return c.count_reports(metric_id); });
 }
 
 Fallible Store::ping() const {
-  auto r = reader();
-  if (!r) return r.error();
-  auto answered = (*r)->ping();
-  if (!answered) r->discard();
-  return answered;
+  return read([](Connection& c) { return c.ping(); });
 }
 
 Outcome<uint64_t> Store::size_bytes() const {
-  auto r = reader();
-  if (!r) return r.error();
-  auto size = (*r)->size_bytes();
-  if (!size) r->discard();
-  return size;
+  return read([](Connection& c) { return c.size_bytes(); });
 }
 
 Outcome<uint64_t> Store::device_count(uint32_t metric_id, int64_t bucket_start,
                                       uint64_t device_nonce) const {
-  auto r = reader();
-  if (!r) return r.error();
-  auto count = (*r)->device_count(metric_id, bucket_start, device_nonce);
-  if (!count) r->discard();
-  return count;
+  return read([&](Connection& c) { return c.device_count(metric_id, bucket_start, device_nonce); });
 }
 
 // ---- maintenance ---------------------------------------------------------------

@@ -19,6 +19,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aggregate/aggregate.h"
@@ -139,6 +140,12 @@ class Store {
   // A reader connection, returned to the pool when it goes out of scope.
   class Reader;
   Outcome<Reader> reader() const;
+  // read_with(connection) on a pooled reader; a connection whose read failed
+  // is not returned to the pool (it may be broken).
+  template <typename Read>
+  auto read(Read read_with) const -> decltype(read_with(std::declval<store::Connection&>()));
+  Outcome<std::vector<store::AggregateRow>> load_aggregate_rows(const MetricConfig& metric,
+                                                                TimeRange range) const;
 
   std::unique_ptr<store::Database> database_;
 
