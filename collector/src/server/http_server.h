@@ -42,6 +42,9 @@ struct Request {
   std::string body;
   std::string peer;  // "address:port"
   std::vector<std::pair<std::string, std::string>> headers;  // as sent, in order
+  // The device nonce of the client's TLS certificate, when it presented one
+  // that verified against Options::tls_client_ca_file and names a device.
+  std::optional<uint64_t> client_device_nonce;
 
   // The first query parameter called `name`, if any.
   std::optional<std::string> query_value(std::string_view name) const;
