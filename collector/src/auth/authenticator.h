@@ -27,7 +27,7 @@
 namespace blur::collector::auth {
 
 struct EnrollmentLimits {
-  uint32_t per_address_per_hour = 100;
+  uint32_t per_address_per_hour = 1000;
   uint32_t per_secret_per_hour = 100000;
 };
 

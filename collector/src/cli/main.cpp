@@ -5,6 +5,7 @@
 //                        [--tls-cert C --tls-key K] [--shutdown-timeout 10]
 //                        [--metrics-address HOST:PORT] [--log-file F] [--log-requests false]
 //                        [--auth-dir DIR] [--enrollments-per-address N] [--no-auth]
+//   blur-collector credentials --db blur.db [--auth-dir DIR]
 //   blur-collector estimate --db blur.db [--metric 1] [--from T] [--to T] [--postprocess norm-sub]
 //   blur-collector series --db blur.db --metric 1 [--bucket hour|day] [--from T] [--to T]
 //   blur-collector metrics --db blur.db
@@ -86,15 +87,14 @@ Outcome<std::unique_ptr<auth::Authenticator>> open_authenticator(const ServeOpti
   auto authenticator = auth::Authenticator::open(directory.value(), o.enrollment, &first_start);
   if (!authenticator) return authenticator.error();
   if (!first_start.token_files.empty()) {
-    std::printf("blur-collector: first start: credentials created in %s/ (readable by this user "
-                "only):\n", directory->c_str());
+    std::printf("blur-collector: credentials directory %s (first start: created, readable by "
+                "this user only):\n", directory->c_str());
     for (const std::string& file : first_start.token_files) std::printf("  %s\n", file.c_str());
     std::printf("  Hand the enrollment secret to your apps and the reader token to readers; "
                 "then move the token files to your secret store (the collector keeps only "
                 "their SHA-256).\n");
   } else {
-    std::printf("blur-collector: credentials from %s\n",
-                auth::credentials_path(directory.value()).c_str());
+    std::printf("blur-collector: credentials directory %s\n", directory->c_str());
   }
   return authenticator;
 }
@@ -403,6 +403,15 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("--db", db, kDbHelp)->required();
   verify_cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
 
+  auto* credentials_cmd = app.add_subcommand(
+      "credentials",
+      "Create the collector's credentials now (serve does it at first start) and print where "
+      "they are: to provision apps before the first collector runs");
+  credentials_cmd->add_option("--db", serve_options.db, "The database the collector will serve")
+      ->capture_default_str();
+  credentials_cmd->add_option("--auth-dir", serve_options.auth_dir,
+                              "Credentials directory (default: DB.auth beside an SQLite store)");
+
   add_language_model_commands(app);
 
   CLI11_PARSE(app, argc, argv);
@@ -419,6 +428,10 @@ int main(int argc, char** argv) {
     if (postprocess != "none") query->emplace_back("postprocess", postprocess);
     if (series_cmd->parsed()) query->emplace_back("bucket", bucket);
     return read_command(db, metric_ids, query.value(), series_cmd->parsed());
+  }
+  if (credentials_cmd->parsed()) {
+    auto authenticator = open_authenticator(serve_options);
+    return authenticator ? 0 : report(authenticator.error(), 2);
   }
   if (metrics_cmd->parsed()) return list_metrics(db);
   if (prune_cmd->parsed()) return prune(db, metric_ids, now);
