@@ -3,6 +3,8 @@
 // a storage file, the mbedTLS transport). Used by https_transport_test.sh.
 //
 //   https_send STORAGE HOST PORT CA_FILE RECORD_COUNT
+// With $BLUR_ENROLLMENT_SECRET set, the device enrolls first (POST
+// /v1/enroll over the same transport) and sends its device token.
 // Prints "sent N pending P" on success; "failed: ... pending P" (exit 1).
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +55,17 @@ int main(int argc, char** argv) {
   if (transport.init(config, &tls_rng) != blur::Status::kOk) {
     fprintf(stderr, "transport: %s\n", transport.last_error());
     return 2;
+  }
+  static char device_token[blur::posix::HttpsTransport::kDeviceTokenCapacity];
+  if (const char* secret = getenv("BLUR_ENROLLMENT_SECRET")) {
+    int http_status = 0;
+    if (transport.enroll(secret, client.ledger().device_nonce(), device_token,
+                         sizeof device_token, &http_status) != blur::Status::kOk) {
+      printf("failed after %d attempts: %s; sent 0 pending %u\n", transport.attempts(),
+             transport.last_error(), client.queue().pending_count());
+      return 1;
+    }
+    transport.set_device_token(device_token);
   }
   size_t sent = 0;
   status = blur::posix::send_pending(client, transport, &sent);

@@ -44,6 +44,16 @@ grep -q "sent 8 pending 0" right-ca.txt
   --epsilon 1 --seed 4 --threads 2 > fleet.txt
 "$collector" estimate --db blur.db | grep -q '"n": 308'
 
+# Without a device token the collector refuses (401, final: not retried)
+# and the report waits on the device.
+if env -u BLUR_ENROLLMENT_SECRET "$send" device.bin localhost "$collector_port" ca.pem 1 \
+  > no-token.txt; then
+  echo "a device without a token was accepted" >&2
+  exit 1
+fi
+cat no-token.txt
+grep -q "failed after 1 attempts: HTTP/1.1 401 Unauthorized; sent 0 pending 1" no-token.txt
+
 # The collector down: retried with backoff, then the reports wait again.
 kill "$collector_pid"
 wait "$collector_pid" 2>/dev/null || true
@@ -51,5 +61,5 @@ collector_pid=""
 if "$send" device.bin localhost "$collector_port" ca.pem 2 > down.txt; then exit 1; fi
 cat down.txt
 grep -q "failed after 3 attempts" down.txt
-grep -q "pending 2" down.txt
+grep -q "pending 3" down.txt
 echo "HTTPS: the collector verified against the app's CA; reports acknowledged only after 200"
