@@ -3,7 +3,8 @@
 # (blur-device-sim load), with the count the store holds afterwards:
 #
 #   scripts/ingest-bench.sh sqlite     [seconds]   one collector on SQLite: 64-report
-#                                                  batches, then single-report POSTs
+#                                                  batches, then single-report POSTs; with
+#                                                  device tokens (the default), then --no-auth
 #   scripts/ingest-bench.sh postgresql [seconds]   two collectors on one local PostgreSQL
 #                                                  (started here as the postgres user),
 #                                                  one load generator each, 64-report batches
@@ -37,35 +38,56 @@ print("  %s: %.0f requests/s, %.0f acknowledged reports/s, p50 %.2f ms, p99 %.2f
 PY
 }
 
-if [ "$backend" = sqlite ]; then
-  db=$work/blur.db
+# With authentication each request carries its own device token (every
+# load request is a fresh device nonce, enrolled before the clock starts);
+# --devices leaves room for the fastest rate seen on 2 cores.
+sqlite_run() {  # auth | no-auth
+  local mode=$1 db=$work/$1.db
+  local flags=()
+  if [ "$mode" = no-auth ]; then
+    flags=(--no-auth)
+    unset BLUR_ENROLLMENT_SECRET
+  fi
   # 64-report batches from one device nonce: above the default contribution bound.
-  start_collector "$collector" "$work/server.log" --db "$db" \
+  start_collector "$collector" "$work/$mode.log" --db "$db" "${flags[@]}" \
     --metric 1:rr:1:max_reports_per_bucket=64 --metric 2:rr:1
   pids+=("$collector_pid")
   "$sim" load --collector "http://127.0.0.1:$collector_port" --metric 1 --duration "$seconds" \
-    --batch 64 --connections 16 --json > "$work/b64.json"
+    --batch 64 --connections 16 --devices $((seconds * 4000)) --json > "$work/$mode-b64.json"
   "$sim" load --collector "http://127.0.0.1:$collector_port" --metric 2 --duration "$seconds" \
-    --batch 1 --connections 64 --json > "$work/b1.json"
+    --batch 1 --connections 64 --devices $((seconds * 20000)) --json > "$work/$mode-b1.json"
   kill "$collector_pid"; wait "$collector_pid" || true; pids=()
-  echo "SQLite, one collector, ${seconds} s each:"
-  summary "$work/b64.json" "64-report batches, 16 connections"
+  echo "SQLite, one collector, $mode, ${seconds} s each:"
+  summary "$work/$mode-b64.json" "64-report batches, 16 connections"
   echo "    stored: $(stored "$db" 1)"
-  summary "$work/b1.json" "1-report POSTs, 64 connections"
+  summary "$work/$mode-b1.json" "1-report POSTs, 64 connections"
   echo "    stored: $(stored "$db" 2)"
+}
+
+if [ "$backend" = sqlite ]; then
+  sqlite_run auth
+  sqlite_run no-auth
+  /usr/bin/python3 - "$work" <<'PY'
+import json, sys
+w = sys.argv[1]
+for size in ("b64", "b1"):
+    on, off = (json.load(open(f"{w}/{m}-{size}.json"))["reports_per_s"] for m in ("auth", "no-auth"))
+    print(f"  {size}: with device tokens {on:,.0f} reports/s = {100 * on / off:.1f}% of without ({off:,.0f})")
+PY
 else
   "$root/tests/support/postgres_server.sh" start "$work/pg" > /dev/null
   db=$(cat "$work/pg/url")
   for node in a b; do
-    start_collector "$collector" "$work/$node.log" --db "$db" --metric 1:rr:1:max_reports_per_bucket=64
+    start_collector "$collector" "$work/$node.log" --db "$db" --auth-dir "$work/auth" \
+      --metric 1:rr:1:max_reports_per_bucket=64
     pids+=("$collector_pid")
     eval "port_$node=$collector_port"
   done
   "$sim" load --collector "http://127.0.0.1:$port_a" --metric 1 --duration "$seconds" \
-    --batch 64 --connections 16 --json > "$work/a.json" &
+    --batch 64 --connections 16 --devices $((seconds * 3000)) --json > "$work/a.json" &
   load_a=$!
   "$sim" load --collector "http://127.0.0.1:$port_b" --metric 1 --duration "$seconds" \
-    --batch 64 --connections 16 --json > "$work/b.json"
+    --batch 64 --connections 16 --devices $((seconds * 3000)) --json > "$work/b.json"
   wait "$load_a"
   for pid in "${pids[@]}"; do kill "$pid"; done
   wait "${pids[@]}" || true; pids=()
