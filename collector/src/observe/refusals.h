@@ -30,6 +30,7 @@ enum class Reason {
   kUnauthenticated,   // reserved for authentication: no or bad credentials (401)
   kForbidden,         // reserved: credentials without the right (403)
   kOverLimit,         // reserved: a device over its rate or volume limit (429)
+  kOverloaded,        // past the server's connection cap (503)
   kOther,             // a token this list does not know
 };
 inline constexpr size_t kReasonCount = static_cast<size_t>(Reason::kOther) + 1;
