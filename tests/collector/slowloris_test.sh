@@ -32,9 +32,12 @@ slow=500
 json() {
   /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"
 }
-stored() {  # reports of metric $1 the collector holds
-  /usr/bin/python3 -c 'import json,sys,urllib.request
-print(json.load(urllib.request.urlopen(sys.argv[1] + "/v1/metrics/" + sys.argv[2] + "/estimate"))["n"])' "$url" "$1"
+stored() {  # reports of metric $1 the collector holds (with a reader token if it needs one)
+  /usr/bin/python3 -c 'import json,os,sys,urllib.request
+request = urllib.request.Request(sys.argv[1] + "/v1/metrics/" + sys.argv[2] + "/estimate")
+if os.environ.get("BLUR_READER_TOKEN"):
+    request.add_header("Authorization", "Bearer " + os.environ["BLUR_READER_TOKEN"])
+print(json.load(urllib.request.urlopen(request))["n"])' "$url" "$1"
 }
 gauge() {  # a sample of the collector's /metrics: gauge NAME [LABELS]
   /usr/bin/python3 -c 'import sys,urllib.request
