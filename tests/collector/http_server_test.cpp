@@ -10,12 +10,17 @@
 #include <fcntl.h>
 #include <poll.h>
 
+#include <condition_variable>
 #include <cstdlib>
+#include <future>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
 #include "api/collector_api.h"
+#include "blur/report_encoding.h"
+#include "device_reports.h"
 #include "ingest/batch_decoder.h"
 #include "kat.h"
 #include "kat_report_batch.inc"
@@ -49,7 +54,7 @@ class CollectorFixture : public ::testing::Test {
     // and metric 4294967295 at eps 20, which stays unregistered.
     ASSERT_TRUE(store_->register_metric({1, MechanismId::kBinaryRandomizedResponse, 1000000}));
     ASSERT_TRUE(store_->register_metric({7, MechanismId::kBinaryRandomizedResponse, 500000}));
-    committer_ = std::make_unique<GroupCommitter>(*store_);
+    committer_ = std::make_unique<GroupCommitter>(*store_, commit_options_);
     api_ = std::make_unique<CollectorApi>(*store_, committer_.get());
     http::Server::Options options;
     options.port = 0;
@@ -87,6 +92,7 @@ class CollectorFixture : public ::testing::Test {
   }
 
   std::string dir_;
+  GroupCommitter::Options commit_options_;  // set before SetUp() to change them
   uint64_t stored() { return store_->report_count().value(); }
   std::unique_ptr<Store> store_;
   std::unique_ptr<GroupCommitter> committer_;
@@ -422,6 +428,207 @@ TEST_F(CollectorFixture, SeriesAndTimeRanges) {
               std::string::npos)
         << response->body;
   }
+}
+
+// --- The bounded commit queue ---------------------------------------------
+
+// Holds the committer's writer in its first commit until opened, so that
+// what is submitted meanwhile waits in the queue.
+class CommitGate {
+ public:
+  // For GroupCommitter::Options::on_commit.
+  void on_commit() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    entered_ = true;
+    changed_.notify_all();
+    changed_.wait(lock, [this] { return open_; });
+  }
+  bool wait_entered() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(10), [this] { return entered_; });
+  }
+  void open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool entered_ = false;
+  bool open_ = false;
+};
+
+// An SDK-encoded batch of `size` rr reports for metric 1 (epsilon 1), with
+// device nonce i + 1 and report ids of its own.
+std::string sdk_batch(uint64_t i, size_t size = 1) {
+  std::vector<blur::Report> reports(size);
+  for (size_t r = 0; r < size; ++r) {
+    reports[r] = blur_test::scalar_report(i * 1000 + r + 1, 1,
+                                          blur::MechanismId::kBinaryRandomizedResponse, 1000000,
+                                          2, static_cast<uint32_t>(r % 2));
+  }
+  std::string bytes(blur::kBatchHeaderSize + size * blur::kMaxEncodedScalarReportSize, '\0');
+  size_t written = 0;
+  EXPECT_EQ(blur::encode_batch(i + 1, reports.data(), size,
+                               reinterpret_cast<uint8_t*>(bytes.data()), bytes.size(), &written),
+            blur::Status::kOk);
+  bytes.resize(written);
+  return bytes;
+}
+
+std::shared_ptr<Batch> numbered_batch(uint64_t i, size_t size = 1) {
+  const std::string body = sdk_batch(i, size);
+  auto batch = std::make_shared<Batch>();
+  std::string error;
+  EXPECT_TRUE(decode_batch(reinterpret_cast<const uint8_t*>(body.data()), body.size(), batch.get(),
+                           &error))
+      << error;
+  return batch;
+}
+
+// Past max_queued_reports, submit() answers kUnavailable at once, on the
+// caller's thread, and stores nothing of that batch; what was queued is
+// committed and answered; once the queue drains, batches are taken again,
+// and one larger than the bound is taken when nothing waits.
+TEST(GroupCommitQueue, FullQueueAnswersUnavailableAtOnce) {
+  char pattern[] = "/tmp/blur-queue-test-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  auto opened = Store::open(dir + "/blur.db", Store::Mode::kReadWrite);
+  ASSERT_TRUE(opened) << opened.error().message;
+  std::unique_ptr<Store> store = std::move(opened).value();
+  ASSERT_TRUE(store->register_metric({1, MechanismId::kBinaryRandomizedResponse, 1000000}));
+  auto gate = std::make_shared<CommitGate>();
+  GroupCommitter::Options options;
+  options.max_queued_reports = 3;
+  options.on_commit = [gate](std::chrono::nanoseconds, size_t, bool) { gate->on_commit(); };
+  {
+    GroupCommitter committer(*store, options);
+    struct Opener {  // declared after the committer: opens the gate before it joins
+      std::shared_ptr<CommitGate> gate;
+      ~Opener() { gate->open(); }
+    } opener{gate};
+
+    std::mutex mutex;
+    std::vector<Outcome<BatchOutcome>> answers;
+    auto record = [&](const Outcome<BatchOutcome>& outcome) {
+      std::lock_guard<std::mutex> lock(mutex);
+      answers.push_back(outcome);
+    };
+    committer.submit(numbered_batch(0), 0, record);  // the writer takes it, then waits
+    ASSERT_TRUE(gate->wait_entered());
+    for (uint64_t i = 1; i <= 3; ++i) committer.submit(numbered_batch(i), 0, record);
+    EXPECT_EQ(committer.stats().queued_reports, 3u);
+
+    bool refused_at_once = false;
+    Error refusal;
+    committer.submit(numbered_batch(4), 0, [&](const Outcome<BatchOutcome>& outcome) {
+      refused_at_once = true;
+      ASSERT_FALSE(outcome);
+      refusal = outcome.error();
+    });
+    ASSERT_TRUE(refused_at_once) << "not answered before submit() returned";
+    EXPECT_EQ(refusal.kind, Error::Kind::kUnavailable);
+    EXPECT_NE(refusal.message.find("queue is full"), std::string::npos) << refusal.message;
+    EXPECT_EQ(committer.stats().queue_full, 1u);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      EXPECT_TRUE(answers.empty()) << "a queued batch was answered before its commit";
+    }
+
+    gate->open();
+    for (int i = 0; i < 1000; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (answers.size() == 4) break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      ASSERT_EQ(answers.size(), 4u);
+      for (const auto& answer : answers) {
+        ASSERT_TRUE(answer) << answer.error().message;
+        EXPECT_EQ(answer->inserted, 1u);
+      }
+    }
+    EXPECT_EQ(store->report_count().value(), 4u);  // batch 4 not stored
+    EXPECT_EQ(committer.stats().queued_reports, 0u);
+
+    // Drained: the refused batch is taken now, and so is one of four
+    // reports (more than the bound; four is the default contribution bound
+    // per device and bucket) since nothing waits.
+    std::promise<Outcome<BatchOutcome>> retried, large;
+    committer.submit(numbered_batch(4), 0,
+                     [&](const Outcome<BatchOutcome>& outcome) { retried.set_value(outcome); });
+    auto retried_outcome = retried.get_future().get();
+    ASSERT_TRUE(retried_outcome) << retried_outcome.error().message;
+    committer.submit(numbered_batch(5, 4), 0,
+                     [&](const Outcome<BatchOutcome>& outcome) { large.set_value(outcome); });
+    auto large_outcome = large.get_future().get();
+    ASSERT_TRUE(large_outcome) << large_outcome.error().message;
+    EXPECT_EQ(large_outcome->inserted, 4u);
+    EXPECT_EQ(store->report_count().value(), 9u);
+  }
+  store.reset();
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// The same through HTTP: a full queue is a 503 with Retry-After, at once;
+// every 200 is stored, the 503's batch is not (until resent).
+class FullQueueFixture : public CollectorFixture {
+ protected:
+  void SetUp() override {
+    commit_options_.max_queued_reports = 1;
+    commit_options_.on_commit = [gate = gate_](std::chrono::nanoseconds, size_t, bool) {
+      gate->on_commit();
+    };
+    CollectorFixture::SetUp();
+  }
+  void TearDown() override {
+    gate_->open();  // else stop() would wait for the held commit
+    CollectorFixture::TearDown();
+  }
+  std::shared_ptr<CommitGate> gate_ = std::make_shared<CommitGate>();
+};
+
+TEST_F(FullQueueFixture, FullQueueIs503WithRetryAfter) {
+  const std::vector<std::string> bodies = {sdk_batch(0), sdk_batch(1), sdk_batch(2)};
+  auto post_from_thread = [this](const std::string& body) {
+    return std::async(std::launch::async, [this, body] {
+      httplib::Client client("127.0.0.1", port_);
+      auto response = client.Post("/v1/reports", body, "application/x-protobuf");
+      return response ? response->status : -1;
+    });
+  };
+  auto first = post_from_thread(bodies[0]);  // taken by the writer, which then waits
+  ASSERT_TRUE(gate_->wait_entered());
+  auto second = post_from_thread(bodies[1]);  // fills the queue (one report)
+  for (int i = 0; i < 1000 && committer_->stats().queued_reports == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(committer_->stats().queued_reports, 1u);
+
+  const auto asked = std::chrono::steady_clock::now();
+  auto refused = post(bodies[2]);
+  ASSERT_TRUE(refused);
+  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(2));
+  EXPECT_EQ(refused->status, 503) << refused->body;
+  EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
+  EXPECT_NE(nlohmann::json::parse(refused->body)["error"].get<std::string>().find(
+                "queue is full"),
+            std::string::npos)
+      << refused->body;
+
+  gate_->open();
+  EXPECT_EQ(first.get(), 200);
+  EXPECT_EQ(second.get(), 200);
+  EXPECT_EQ(stored(), 2u);  // the two 200s, not the 503
+  auto resent = post(bodies[2]);
+  ASSERT_TRUE(resent);
+  EXPECT_EQ(resent->status, 200) << resent->body;
+  EXPECT_EQ(stored(), 3u);
 }
 
 }  // namespace

@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <condition_variable>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -31,7 +34,8 @@ long long ms_since(Clock::time_point start) {
 class TransportFixture : public ::testing::Test {
  protected:
   // Short deadlines so that slow clients are visible in a test's time.
-  void start(int threads = 2) {
+  // `adjust`, if given, changes the options last.
+  void start(int threads = 2, const std::function<void(Server::Options&)>& adjust = {}) {
     Server::Options options;
     options.port = 0;
     options.threads = threads;
@@ -39,6 +43,7 @@ class TransportFixture : public ::testing::Test {
     options.body_timeout = std::chrono::milliseconds(800);
     options.idle_timeout = std::chrono::milliseconds(1500);
     options.max_header_bytes = 4096;
+    if (adjust) adjust(options);
     server_ = std::make_unique<Server>(options);
 
     RouteLimits echo_limits;
@@ -84,6 +89,10 @@ class TransportFixture : public ::testing::Test {
       server_->run();
       run_returned_ = Clock::now();
     });
+  }
+  size_t held_count() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return held_.size();
   }
   void release_held() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -406,6 +415,144 @@ TEST_F(TransportFixture, SlowClientsAreClosedAndDoNotBlockOthers) {
   // The silent ones are closed at the header deadline too.
   for (int fd : idle) {
     EXPECT_TRUE(raw_http::closed_by_peer(fd, 1000));
+    close(fd);
+  }
+}
+
+// Closed after how many ms (since `since`), if the peer closes `fd` within
+// `limit_ms` while this sends it one byte of `text` every 100 ms; -1 if not.
+long long drip_until_closed(int fd, const std::string& text, Clock::time_point since,
+                            long long limit_ms) {
+  for (size_t byte = 0; ms_since(since) < limit_ms; ++byte) {
+    if (!raw_http::send_all(fd, text.substr(byte % text.size(), 1))) return ms_since(since);
+    const auto sent = Clock::now();
+    while (ms_since(sent) < 100) {
+      if (!raw_http::readable(fd, static_cast<int>(100 - ms_since(sent)))) continue;
+      char buffer[256];
+      const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+      if (n == 0 || (n < 0 && errno == ECONNRESET)) return ms_since(since);
+      // An answer (bytes) would be a bug; the caller's bounds see it.
+    }
+  }
+  return -1;
+}
+
+// The header deadline runs from the connection's start (for a keep-alive
+// connection, from its next request's first byte) and nothing the client
+// sends moves it: a header dripped at ten bytes a second, which would
+// never end, is closed at header_timeout (600 ms; the sweep checks every
+// 75 ms), neither before nor long after.
+TEST_F(TransportFixture, DrippedHeaderIsClosedAtTheHeaderDeadline) {
+  start(1);
+  const std::string endless = "GET /ok HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(4000, 'a');
+  int fd = raw_http::connect_to(port_);
+  ASSERT_GE(fd, 0);
+  auto connected = Clock::now();
+  const long long fresh = drip_until_closed(fd, endless, connected, 4000);
+  close(fd);
+  EXPECT_GE(fresh, 550) << "closed before header_timeout";
+  EXPECT_LT(fresh, 600 + 700) << "not closed at header_timeout (-1: never)";
+
+  // Keep-alive: a request answered, 400 ms idle (idle_timeout is 1.5 s),
+  // then a dripped header: its deadline starts at its first byte.
+  fd = raw_http::connect_to(port_);
+  ASSERT_GE(fd, 0);
+  connected = Clock::now();
+  ASSERT_TRUE(raw_http::send_all(fd, raw_http::get("/ok")));
+  const auto answer = raw_http::read_answer(fd);
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  const auto first_byte = Clock::now();
+  const long long kept = drip_until_closed(fd, endless, first_byte, 4000);
+  close(fd);
+  std::printf("dripped headers closed after %lld ms (new connection), %lld ms (keep-alive)\n",
+              fresh, kept);
+  EXPECT_GE(kept, 550);
+  EXPECT_LT(kept, 600 + 700);
+  EXPECT_GE(ms_since(connected), 400 + 550);
+}
+
+// Past max_connections, a new connection is answered at once, before it
+// sends anything: 503, Retry-After, a JSON error, "Connection: close", then
+// closed; the refusal reaches the completion hook as "overloaded". Those
+// served are unaffected, and once they close, new connections are served.
+TEST_F(TransportFixture, ConnectionCapAnswers503AndRecovers) {
+  struct Refusals {
+    std::mutex mutex;
+    std::vector<std::string> tokens;
+  };
+  auto refusals = std::make_shared<Refusals>();  // outlives the test body, as the hook may
+  start(2, [refusals](Server::Options& options) {
+    options.max_connections = 8;
+    options.retry_after = std::chrono::seconds(3);
+    options.on_complete = [refusals](const Completion& completion) {
+      std::lock_guard<std::mutex> lock(refusals->mutex);
+      refusals->tokens.push_back(completion.response->refusal);
+    };
+  });
+  ASSERT_EQ(server_->max_connections(), 8u);
+  // Eight connections, each waiting on a held request (no deadline).
+  std::vector<int> served;
+  for (int i = 0; i < 8; ++i) {
+    served.push_back(raw_http::connect_to(port_));
+    ASSERT_GE(served.back(), 0);
+    ASSERT_TRUE(raw_http::send_all(served.back(), raw_http::get("/held")));
+  }
+  for (int i = 0; i < 200 && held_count() < 8; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(held_count(), 8u);
+
+  // Twenty more: ten silent, ten sending a request; all refused at once.
+  for (int i = 0; i < 20; ++i) {
+    const int fd = raw_http::connect_to(port_);
+    ASSERT_GE(fd, 0);
+    const auto asked = Clock::now();
+    if (i % 2) {
+      ASSERT_TRUE(raw_http::send_all(fd, raw_http::get("/ok")));
+    }
+    const auto answer = raw_http::read_answer(fd, nullptr, 2000);
+    ASSERT_TRUE(answer) << i;
+    EXPECT_LT(ms_since(asked), 500) << i;
+    EXPECT_EQ(answer->status, 503) << i;
+    EXPECT_EQ(answer->header("retry-after"), "3") << i;
+    EXPECT_EQ(answer->header("connection"), "close") << i;
+    EXPECT_EQ(answer->header("content-type"), "application/json") << i;
+    EXPECT_NE(nlohmann::json::parse(answer->body)["error"].get<std::string>().find(
+                  "limit of 8 connections"),
+              std::string::npos)
+        << answer->body;
+    EXPECT_TRUE(raw_http::closed_by_peer(fd, 2000)) << i;
+    close(fd);
+  }
+  {
+    std::lock_guard<std::mutex> lock(refusals->mutex);
+    EXPECT_EQ(std::count(refusals->tokens.begin(), refusals->tokens.end(), "overloaded"), 20);
+  }
+
+  // The eight are still served: dropping their Replies answers them (500).
+  release_held();
+  for (int fd : served) {
+    const auto answer = raw_http::read_answer(fd);
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->status, 500);
+    close(fd);
+  }
+  for (int i = 0; i < 200 && server_->open_connections() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(server_->open_connections(), 0u);
+  // Recovered: eight at once are served again.
+  std::vector<int> again;
+  for (int i = 0; i < 8; ++i) {
+    again.push_back(raw_http::connect_to(port_));
+    ASSERT_TRUE(raw_http::send_all(again.back(), raw_http::get("/ok")));
+  }
+  for (int fd : again) {
+    const auto answer = raw_http::read_answer(fd);
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->status, 200);
     close(fd);
   }
 }

@@ -53,6 +53,7 @@ struct ServeOptions {
   http::Server::Options http;
   double shutdown_timeout_seconds = 10;
   ObservabilityOptions observability;
+  size_t max_queued_reports = GroupCommitter::Options{}.max_queued_reports;
   bool no_auth = false;
   std::string auth_dir;  // default: beside an SQLite store
   auth::EnrollmentLimits enrollment;
@@ -137,6 +138,7 @@ int serve(const ServeOptions& o) {
   auto observability = Observability::create(o.observability, **store);
   if (!observability) return report(observability.error(), 2);
   GroupCommitter::Options commit_options;
+  commit_options.max_queued_reports = o.max_queued_reports;
   (*observability)->attach(&commit_options);
   GroupCommitter committer(**store, commit_options);
   CollectorApi api(**store, &committer, &(*observability)->metrics());
@@ -347,6 +349,18 @@ int main(int argc, char** argv) {
                    "On SIGINT/SIGTERM: seconds to finish the requests in progress before "
                    "closing every connection")
       ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--max-connections", serve_options.http.max_connections,
+                   "Connections served at once; past it, 503 with Retry-After (lowered to fit "
+                   "ulimit -n)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--max-queued-reports", serve_options.max_queued_reports,
+                   "Reports waiting for the database; past it, POST /v1/reports gets 503 with "
+                   "Retry-After")
+      ->check(CLI::Range(1, 100000000))
       ->capture_default_str();
   add_observability_options(*serve_cmd, serve_options.observability);
   serve_cmd->add_option("--auth-dir", serve_options.auth_dir,

@@ -1,5 +1,6 @@
 #include "ingest/group_commit.h"
 
+#include <string>
 #include <unordered_set>
 #include <vector>
 
@@ -12,15 +13,25 @@ GroupCommitter::~GroupCommitter() { stop(); }
 
 void GroupCommitter::submit(std::shared_ptr<const Batch> batch, int64_t received_at,
                             Callback done) {
+  const size_t size = batch->reports.size();
+  bool stopping = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!stopping_) {
+    stopping = stopping_;
+    if (!stopping &&
+        (queued_reports_ == 0 || queued_reports_ + size <= options_.max_queued_reports)) {
       queue_.push_back({std::move(batch), received_at, std::move(done)});
+      queued_reports_ += size;
       wake_.notify_one();
       return;
     }
+    if (!stopping) ++stats_.queue_full;
   }
-  done(unavailable("the collector is shutting down; retry later"));
+  // Answered outside the lock: `done` may take its time.
+  if (stopping) return done(unavailable("the collector is shutting down; retry later"));
+  done(unavailable("the commit queue is full (at most " +
+                   std::to_string(options_.max_queued_reports) +
+                   " reports wait for the database); retry later"));
 }
 
 void GroupCommitter::stop() {
@@ -34,7 +45,9 @@ void GroupCommitter::stop() {
 
 GroupCommitter::Stats GroupCommitter::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return stats_;
+  Stats stats = stats_;
+  stats.queued_reports = queued_reports_;
+  return stats;
 }
 
 void GroupCommitter::run() {
@@ -60,6 +73,7 @@ void GroupCommitter::run() {
           continue;
         }
         reports += size;
+        queued_reports_ -= size;
         group.push_back(std::move(*it));
         it = queue_.erase(it);
       }

@@ -6,6 +6,10 @@
 // One writer thread per store. A group holds at most one batch per device
 // nonce (a resend of a batch still waiting goes to the next group), so the
 // store never sees the same key twice in one transaction.
+//
+// The queue is bounded (Options::max_queued_reports): a store slower than
+// the clients makes them retry later (503) instead of filling the memory
+// with batches whose answers come later and later.
 #ifndef BLUR_COLLECTOR_INGEST_GROUP_COMMIT_H
 #define BLUR_COLLECTOR_INGEST_GROUP_COMMIT_H
 
@@ -28,6 +32,14 @@ class GroupCommitter {
   struct Options {
     size_t max_batches = 1024;   // per transaction
     size_t max_reports = 32768;  // per transaction
+    // Reports waiting for the writer, in all batches. Counted in reports,
+    // not batches: a batch holds 1 to 64 of them, and the memory held and
+    // the time to commit what waits go by reports. Past it, submit()
+    // answers kUnavailable at once; a batch is always taken when nothing
+    // waits, however large. The default, two transactions' worth, keeps a
+    // batch from waiting for more than the transaction in flight and two
+    // more (memory: a few hundred bytes per report, ~40 MB at most).
+    size_t max_queued_reports = 2 * 32768;
     // Optional, for metrics: after each transaction, on the writer thread,
     // its duration, the reports it held and whether it committed.
     std::function<void(std::chrono::nanoseconds duration, size_t reports, bool committed)>
@@ -42,7 +54,8 @@ class GroupCommitter {
   GroupCommitter& operator=(const GroupCommitter&) = delete;
 
   // Queues a validated batch; `done` runs once, after its commit or failure.
-  // After stop(), answers kUnavailable at once.
+  // When the queue is full or after stop(), `done` runs at once, on this
+  // thread, with kUnavailable.
   void submit(std::shared_ptr<const Batch> batch, int64_t received_at, Callback done);
 
   // Commits everything queued, then ends the writer thread.
@@ -55,6 +68,10 @@ class GroupCommitter {
     // Reports refused by the contribution bound (BatchOutcome::over_limit):
     // a steady rise means a device, or someone posing as many, posts too much.
     uint64_t over_limit = 0;
+    // Batches refused because the queue was full.
+    uint64_t queue_full = 0;
+    // Reports waiting now (not a total).
+    uint64_t queued_reports = 0;
   };
   Stats stats() const;
 
@@ -71,6 +88,7 @@ class GroupCommitter {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Pending> queue_;
+  size_t queued_reports_ = 0;  // in queue_
   bool stopping_ = false;
   Stats stats_;
   std::thread writer_;

@@ -6,7 +6,7 @@ namespace {
 constexpr const char* kNames[kReasonCount] = {
     "malformed",          "unknown_metric", "too_large",   "bad_content_type", "not_found",
     "method_not_allowed", "conflict",       "unavailable", "internal",         "unauthenticated",
-    "forbidden",          "over_limit",     "other"};
+    "forbidden",          "over_limit",     "overloaded",  "other"};
 }  // namespace
 
 const char* reason_name(Reason reason) { return kNames[static_cast<size_t>(reason)]; }

@@ -30,6 +30,7 @@ enum class Reason {
   kUnauthenticated,   // no or bad credentials (401)
   kForbidden,         // credentials without the right (403)
   kOverLimit,         // over a contribution bound or an enrollment rate (429)
+  kOverloaded,        // past the server's connection cap (503)
   kOther,             // a token this list does not know
 };
 inline constexpr size_t kReasonCount = static_cast<size_t>(Reason::kOther) + 1;

@@ -1,5 +1,7 @@
 #include "server/http_server.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -32,6 +34,17 @@ std::string endpoint_text(const net::ip::tcp::socket& socket) {
   const auto endpoint = socket.remote_endpoint(ec);
   if (ec) return "unknown";
   return endpoint.address().to_string(ec) + ":" + std::to_string(endpoint.port());
+}
+
+// Options::max_connections, lowered so that the served connections and
+// as many refusals in flight fit the descriptor limit, with 64 left for the
+// store, the logs and the listener.
+std::size_t connection_cap(std::size_t wanted) {
+  constexpr rlim_t kReserve = 64;
+  rlimit files{};
+  if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur == RLIM_INFINITY) return wanted;
+  const rlim_t fit = files.rlim_cur > 2 * kReserve ? (files.rlim_cur - kReserve) / 2 : 32;
+  return std::min<std::size_t>(wanted, static_cast<std::size_t>(fit));
 }
 
 }  // namespace
@@ -75,14 +88,24 @@ Server::Impl::RouteMatch Server::Impl::find_route(const std::string& method,
   return allow->empty() ? RouteMatch::kNoPath : RouteMatch::kWrongMethod;
 }
 
-void Server::Impl::add_session(const std::shared_ptr<SessionBase>& session) {
+// Called on the control strand only, like add_session(): the counts can
+// only fall between the two calls, so the cap holds.
+Server::Impl::Admission Server::Impl::admit() const {
   std::lock_guard<std::mutex> lock(mutex);
-  sessions.emplace(session.get(), session);
+  if (sessions.size() - refusing < max_connections) return Admission::kServe;
+  if (refusing < max_connections) return Admission::kRefuse;
+  return Admission::kDrop;
 }
 
-void Server::Impl::remove_session(SessionBase* session) {
+void Server::Impl::add_session(const std::shared_ptr<SessionBase>& session, bool refusal) {
   std::lock_guard<std::mutex> lock(mutex);
-  sessions.erase(session);
+  sessions.emplace(session.get(), session);
+  refusing += refusal;
+}
+
+void Server::Impl::remove_session(SessionBase* session, bool refusal) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (sessions.erase(session) != 0) refusing -= refusal;
 }
 
 std::size_t Server::Impl::session_count() const {
@@ -127,19 +150,22 @@ void Server::Impl::accept() {
 }
 
 void Server::Impl::start_session(net::ip::tcp::socket socket) {
+  const Admission admission = admit();
+  if (admission == Admission::kDrop) return;  // a flood: the socket closes here
+  const bool refusal = admission == Admission::kRefuse;
   boost::system::error_code ec;
   socket.set_option(net::ip::tcp::no_delay(true), ec);  // small request/answer pairs
   std::string peer = endpoint_text(socket);
   if (tls) {
     using Stream = beast::ssl_stream<net::ip::tcp::socket>;
-    auto session =
-        std::make_shared<Session<Stream>>(*this, Stream(std::move(socket), *tls), std::move(peer));
-    add_session(session);
+    auto session = std::make_shared<Session<Stream>>(*this, Stream(std::move(socket), *tls),
+                                                     std::move(peer), refusal);
+    add_session(session, refusal);
     session->start();
   } else {
     auto session = std::make_shared<Session<net::ip::tcp::socket>>(*this, std::move(socket),
-                                                                   std::move(peer));
-    add_session(session);
+                                                                   std::move(peer), refusal);
+    add_session(session, refusal);
     session->start();
   }
 }
@@ -245,6 +271,16 @@ bool Server::start(std::string* error) {
     *error = "a TLS certificate needs its key, and a key its certificate";
     return false;
   }
+  if (options.max_connections == 0) {
+    *error = "max_connections must be at least 1";
+    return false;
+  }
+  impl.max_connections = connection_cap(options.max_connections);
+  if (impl.max_connections < options.max_connections) {
+    log_line("blur-collector: serving at most " + std::to_string(impl.max_connections) +
+             " connections at once, not " + std::to_string(options.max_connections) +
+             ", to fit the open-file limit (raise ulimit -n for more)");
+  }
   boost::system::error_code ec;
   if (!options.tls_certificate_file.empty()) {
     impl.tls.emplace(net::ssl::context::tls_server);
@@ -295,6 +331,8 @@ bool Server::start(std::string* error) {
 int Server::port() const { return impl_->port; }
 
 std::size_t Server::open_connections() const { return impl_->session_count(); }
+
+std::size_t Server::max_connections() const { return impl_->max_connections; }
 
 std::vector<std::string> Server::route_names() const {
   std::vector<std::string> names;

@@ -14,6 +14,13 @@
 //
 // Every error answer has a JSON body {"error": "..."} (server/json_response.h).
 //
+// Overload: at most Options::max_connections connections are served at
+// once. Past it a new connection is still accepted, at once, and answered
+// 503 with Retry-After (refusal "overloaded") without its request being
+// read, then closed: a client learns at once that it should come back,
+// instead of timing out in the kernel's backlog. Every 503, a handler's
+// included, carries "Retry-After: Options::retry_after".
+//
 // Every answer carries an "X-Request-Id" header (a random 64-bit number in
 // hex) and, when Options::on_complete is set, is reported to it: one call
 // per answered request, with the route's name, never its raw path.
@@ -60,7 +67,7 @@ struct Response {
   // Not sent: facts for Options::on_complete (logs, metrics). Why the request
   // was refused, as a short token (empty: it was not); the server's own
   // refusals use "malformed", "too_large", "bad_content_type", "not_found",
-  // "method_not_allowed" and "internal".
+  // "method_not_allowed", "internal" and "overloaded" (max_connections).
   std::string refusal;
   // Numbers about the request, e.g. {"reports", 12}.
   std::vector<std::pair<std::string, uint64_t>> counts;
@@ -111,13 +118,28 @@ class Server {
     // HTTPS when both are set (PEM files).
     std::string tls_certificate_file, tls_key_file;
     // From the connection (or, on a keep-alive connection, the request's
-    // first byte) to the end of the header, TLS handshake included.
+    // first byte) to the end of the header, TLS handshake included. Fixed
+    // when the phase begins: a client dripping bytes (slowloris) is closed
+    // at it all the same.
     std::chrono::milliseconds header_timeout{10000};
     // For the whole body; also for writing an answer.
     std::chrono::milliseconds body_timeout{30000};
     // A keep-alive connection waiting for its next request.
     std::chrono::milliseconds idle_timeout{60000};
     std::size_t max_header_bytes = 16 * 1024;  // larger: 431
+    // Connections served at once (at least 1). Each holds a descriptor and,
+    // while reading, up to max_header_bytes + 32 KiB of buffer plus its
+    // route's body: with the defaults and the largest batch, ~80 KiB, so
+    // 4096 connections stay under ~330 MiB even if every one is mid-body,
+    // while a fleet (devices that post a batch and go) needs a few hundred.
+    // start() lowers the cap to fit the process's descriptor limit
+    // (RLIMIT_NOFILE, see max_connections()): out of descriptors, accept()
+    // fails and every new client waits unanswered, honest ones included.
+    std::size_t max_connections = 4096;
+    // The Retry-After of every 503: a connection slot or room in a queue
+    // frees within a request or a commit, a slow client's within
+    // header_timeout.
+    std::chrono::seconds retry_after{1};
     CompletionHook on_complete;                // optional
   };
 
@@ -135,10 +157,16 @@ class Server {
   std::vector<std::string> route_names() const;
 
   // Loads the TLS files, binds and listens (backlog SOMAXCONN). False with
-  // `error` set if any of it fails.
+  // `error` set if any of it fails. Logs a line if the connection cap had
+  // to be lowered.
   bool start(std::string* error);
   int port() const;  // the bound port, after start()
-  std::size_t open_connections() const;
+  std::size_t open_connections() const;  // served and being refused
+  // The connection cap in force, after start(): Options::max_connections,
+  // or less to fit the descriptor limit (half of what remains of it after
+  // 64 for the rest of the process: the other half is for the refusals in
+  // flight; past those too, a new connection is closed unanswered).
+  std::size_t max_connections() const;
 
   // Runs the I/O threads (this one included) until stop() has finished.
   void run();

@@ -67,8 +67,14 @@ struct Server::Impl {
   // the path's methods. May throw std::regex_error (a pathological path).
   RouteMatch find_route(const std::string& method, const std::string& path, const Route** route,
                         std::vector<std::string>* params, std::string* allow) const;
-  void add_session(const std::shared_ptr<SessionBase>& session);
-  void remove_session(SessionBase* session);
+  // What becomes of a new connection, by the connections open
+  // (Options::max_connections): served, answered 503 and closed, or, past
+  // as many refusals again in flight, closed unanswered.
+  enum class Admission { kServe, kRefuse, kDrop };
+  Admission admit() const;
+  // `refusal`: a connection being answered 503 (not counted in the cap).
+  void add_session(const std::shared_ptr<SessionBase>& session, bool refusal);
+  void remove_session(SessionBase* session, bool refusal);
   std::size_t session_count() const;
   // A fresh X-Request-Id value.
   static uint64_t next_request_id();
@@ -87,6 +93,8 @@ struct Server::Impl {
 
   mutable std::mutex mutex;  // guards sessions and the run() bookkeeping below
   std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions;
+  std::size_t refusing = 0;         // of the sessions, those being refused
+  std::size_t max_connections = 1;  // the cap in force, set by start()
   int running_threads = 0;
   std::condition_variable run_finished;
 

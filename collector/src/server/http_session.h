@@ -15,6 +15,9 @@
 // An answer sent before the body was read (refusals) closes the connection,
 // after a short "lingering" read so that the client's unread upload does
 // not reset the connection before it has read the answer.
+//
+// A connection past Options::max_connections is a refusal: [TLS handshake]
+// -> 503 "overloaded" at once, nothing of its request read -> linger, close.
 #ifndef BLUR_COLLECTOR_SERVER_HTTP_SESSION_H
 #define BLUR_COLLECTOR_SERVER_HTTP_SESSION_H
 
@@ -42,6 +45,9 @@ namespace bhttp = boost::beast::http;
 constexpr std::size_t kLingerBytes = 1 << 20;
 constexpr std::chrono::milliseconds kLingerTime{1000};
 constexpr std::chrono::milliseconds kTlsShutdownTime{1000};
+// A refusal's TLS handshake and answer: a client slower than this is
+// closed unanswered (it holds one of the refusals in flight meanwhile).
+constexpr std::chrono::milliseconds kRefusalTime{1000};
 // Longer paths are refused (414) before any regex sees them: libstdc++'s
 // regex matcher recurses per character.
 constexpr std::size_t kMaxPathBytes = 2048;
@@ -88,12 +94,14 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   static constexpr bool kTls = !std::is_same_v<Stream, net::ip::tcp::socket>;
 
  public:
-  Session(Server::Impl& server, Stream stream, std::string peer)
+  // `refusal`: past the connection cap, answer 503 and close.
+  Session(Server::Impl& server, Stream stream, std::string peer, bool refusal)
       : server_(server),
         stream_(std::move(stream)),
         buffer_(server.options.max_header_bytes + 2 * kReadSize),
-        peer_(std::move(peer)) {}
-  ~Session() override { server_.remove_session(this); }
+        peer_(std::move(peer)),
+        refusal_(refusal) {}
+  ~Session() override { server_.remove_session(this, refusal_); }
 
   // Call once, after add_session().
   void start() {
@@ -135,19 +143,31 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void on_start() {
     if (server_.stopping) return close_now();
-    // A new connection has header_timeout for its handshake and first header.
-    set_deadline(options().header_timeout);
+    // A new connection has header_timeout for its handshake and first
+    // header, from now: nothing the client sends moves this deadline.
+    set_deadline(refusal_ ? std::min(kRefusalTime, options().header_timeout)
+                          : options().header_timeout);
     if constexpr (kTls) {
       state_ = State::kHandshake;
       stream_.async_handshake(net::ssl::stream_base::server,
                               [self = this->shared_from_this()](beast::error_code ec) {
                                 if (self->state_ == State::kClosed) return;
                                 if (ec) return self->close_now();
-                                self->start_request(false);
+                                self->begin();
                               });
     } else {
-      start_request(false);
+      begin();
     }
+  }
+
+  void begin() {
+    if (!refusal_) return start_request(false);
+    // Whatever the client sends is left unread: close after lingering.
+    body_unread_ = true;
+    refuse(503,
+           "the server is at its limit of " + std::to_string(server_.max_connections) +
+               " connections; retry later",
+           "overloaded");
   }
 
   void on_stop() {
@@ -391,6 +411,11 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     }
   }
 
+  static bool has_header(const Response& response, beast::string_view name) {
+    return std::any_of(response.headers.begin(), response.headers.end(),
+                       [name](const auto& header) { return beast::iequals(header.first, name); });
+  }
+
   static bool safe_header_text(const std::string& text) {
     return text.find_first_of(std::string("\r\n\0", 3)) == std::string::npos;
   }
@@ -403,6 +428,9 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     }
     const std::string request_id = request_id_text(Server::Impl::next_request_id());
     response.headers.emplace_back("X-Request-Id", request_id);
+    if (response.status == 503 && !has_header(response, "Retry-After")) {
+      response.headers.emplace_back("Retry-After", std::to_string(options().retry_after.count()));
+    }
     report_completion(response, request_id);
     keep_alive_ = keep_alive_ && !body_unread_ && !stopping_ && !server_.stopping;
     response_ = {};
@@ -497,6 +525,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   Stream stream_;
   beast::flat_buffer buffer_;
   std::string peer_;
+  const bool refusal_;
   State state_ = State::kHeader;
   bool stopping_ = false;
   bool keep_alive_ = false;
