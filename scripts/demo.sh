@@ -51,6 +51,9 @@ start_collector build/host/collector/blur-collector "$work/server.log" \
   --db "$work/blur.db" --metric "1:rr:$epsilon" "${tls[@]}"
 port=$collector_port
 echo "demo: collector on $scheme://$host:$port, temporary database $work/blur.db"
+echo "demo: authentication on: credentials in $collector_auth_dir; each device enrolls with the"
+echo "      app's enrollment secret for a token bound to its nonce; the estimate is read with the"
+echo "      reader token (both passed to the simulator in the environment, never on the command line)"
 
 build/host/examples/fleet-sim/blur-device-sim fleet --collector "$scheme://$host:$port" \
   "${client_tls[@]}" \
