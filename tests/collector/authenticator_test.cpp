@@ -231,7 +231,9 @@ TEST(EnrollmentRequest, OnlyTheExactShapeParses) {
         "{\"device_nonce\": \"0123456789abcde\\u0066\"} trailing"}) {
     auto parsed = parse_enrollment_request(bad);
     EXPECT_FALSE(parsed) << bad;
-    if (!parsed) EXPECT_EQ(parsed.error().kind, Error::Kind::kInvalid);
+    if (!parsed) {
+      EXPECT_EQ(parsed.error().kind, Error::Kind::kInvalid);
+    }
   }
   EXPECT_FALSE(parse_enrollment_request(std::string(300, ' ') + R"({"device_nonce": "00"})"));
 }
