@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -215,11 +216,18 @@ bool send_pending(SimulatedDevice& device, const Deliver& deliver, DeviceOutcome
 // One device's life: first boot, `reports` records of its value (sending
 // what is pending whenever the queue is full), then sending until nothing
 // is pending.
-DeviceOutcome live(uint64_t fleet_seed, uint64_t index, const MetricConfig& metric,
-                   uint64_t budget_micros, uint32_t value, uint32_t reports,
-                   const Deliver& deliver) {
+DeviceOutcome live(const Options& o, uint64_t index, const MetricConfig& metric,
+                   uint64_t budget_micros, uint32_t value, const Deliver& deliver) {
+  const uint64_t fleet_seed = o.seed;
+  const uint32_t reports = o.reports;
   DeviceOutcome out;
   SimulatedDevice device(device_seed(fleet_seed, index));
+  if (o.spread_hours != 0) {
+    // Device i's clock i hours (mod the spread) behind now, a minute into
+    // the hour: its reports fall in that hour's buckets.
+    const auto now = static_cast<uint64_t>(std::time(nullptr));
+    device.set_clock(now - now % 3600 - (index % o.spread_hours) * 3600 + 60);
+  }
   auto failed = [&](const char* step, Status status) {
     out.error = std::string(step) + ": " + status_name(status);
     out.pending = device.pending();
@@ -320,7 +328,7 @@ int fleet(const Options& o) {
       return delivery;
     };
     for (uint64_t i = 0; i < devices; ++i) {
-      const DeviceOutcome outcome = live(o.seed, i, *metric, budget, truth[i], o.reports, deliver);
+      const DeviceOutcome outcome = live(o, i, *metric, budget, truth[i], deliver);
       if (!outcome.error.empty()) return fail("device " + std::to_string(i) + ": " + outcome.error);
     }
     nlohmann::json out = collector::estimate_json(aggregate, *collector::post_processing_from_name(o.postprocess));
@@ -361,7 +369,7 @@ int fleet(const Options& o) {
       };
       for (uint64_t i = next++; i < devices && !tally.stop; i = next++) {
         const uint64_t finished =
-            tally.add(i, live(o.seed, i, *metric, budget, truth[i], o.reports, deliver));
+            tally.add(i, live(o, i, *metric, budget, truth[i], deliver));
         if (finished % std::max<uint64_t>(devices / 10, 1) == 0) {
           std::fprintf(stderr, "  %3llu%%  %llu devices reported\n",
                        static_cast<unsigned long long>(finished * 100 / devices),

@@ -124,6 +124,13 @@ int main(int argc, char** argv) {
   fleet_cmd->add_option("--true-rate", o.true_rate, "rr: share of generated devices holding 1")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  fleet_cmd
+      ->add_option("--spread-hours", o.spread_hours,
+                   "Set device i's clock to (i mod H) hours before now, so that the reports "
+                   "spread over the last H hours' buckets (0: the simulator's fixed clock, "
+                   "which the collector finds implausible and replaces by the receive time)")
+      ->check(CLI::Range(0u, 24u * 365u))
+      ->capture_default_str();
   fleet_cmd->add_option("--values", o.values_file, "True values, one integer per line and device")
       ->check(CLI::ExistingFile);
   fleet_cmd->add_option("--threads", o.threads, "Concurrent connections")

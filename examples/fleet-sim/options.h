@@ -27,6 +27,7 @@ struct Options {
   uint64_t devices = 20000;
   uint32_t reports = 1;  // per device
   double true_rate = 0.3;
+  uint32_t spread_hours = 0;  // 0: every device's clock at the sim's default
   std::string values_file;
   int threads = 4;
   int retries = 10;  // per batch, after the first attempt (network failures and 5xx)

@@ -63,6 +63,8 @@ class SimulatedDevice {
   Status acknowledge(uint64_t ack_token) { return client_.acknowledge(ack_token); }
   uint32_t pending() const { return client_.queue().pending_count(); }
   uint64_t device_nonce() const { return client_.ledger().device_nonce(); }
+  // The device's clock (Unix seconds): its reports' observed minute.
+  void set_clock(uint64_t seconds) { port_.set_time(seconds); }
 
  private:
   std::unique_ptr<uint8_t[]> flash_;

@@ -32,11 +32,18 @@ start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 1:
 base="http://127.0.0.1:$collector_port"
 
 "$device_sim" fleet --collector "$base" --mechanism grr --domain 8 --epsilon 1 --devices 3000 \
-  --metric 1 --seed 41 --threads 2 > /dev/null 2>&1
+  --metric 1 --seed 41 --threads 2 --spread-hours 12 > /dev/null 2>&1
 "$device_sim" fleet --collector "$base" --mechanism laplace --domain 21 --epsilon 2 \
-  --devices 2000 --metric 2 --seed 42 --threads 2 > /dev/null 2>&1
+  --devices 2000 --metric 2 --seed 42 --threads 2 --spread-hours 12 > /dev/null 2>&1
 "$device_sim" fleet --collector "$base" --mechanism olh --domain 1024 --epsilon 2 \
   --devices 2000 --metric 3 --seed 43 --threads 2 > /dev/null 2>&1
+
+# Device clocks spread over the last 12 hours: 12 hourly points to plot.
+points=$(read_api "$base/v1/metrics/1/series?bucket=hour" |
+  /usr/bin/python3 -c 'import json,sys; s = json.load(sys.stdin)["series"]
+assert sum(p["n"] for p in s) == 3000, s
+print(len(s))')
+[ "$points" = 12 ] || { echo "FAIL: $points hourly points, expected 12" >&2; exit 1; }
 
 # The routes. header NAME FILE: the header's value in a saved answer.
 header() { tr -d '\r' < "$2" | sed -n "s/^$1: //Ip" | head -1; }
