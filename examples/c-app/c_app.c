@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
   const char* storage = NULL;
   const char* batch_path = NULL;
   const char* ack = NULL;
+  const char* enrollment_path = NULL;
   int first_value = argc;
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--storage") == 0 && i + 1 < argc) {
@@ -123,13 +124,17 @@ int main(int argc, char** argv) {
       batch_path = argv[++i];
     } else if (strcmp(argv[i], "--ack") == 0 && i + 1 < argc) {
       ack = argv[++i];
+    } else if (strcmp(argv[i], "--enrollment-body") == 0 && i + 1 < argc) {
+      enrollment_path = argv[++i];
     } else {
       first_value = i;
       break;
     }
   }
   if (storage == NULL) {
-    fprintf(stderr, "usage: blur-c-app --storage FILE [--ack TOKEN] [--batch OUT] [VALUE...]\n");
+    fprintf(stderr,
+            "usage: blur-c-app --storage FILE [--ack TOKEN] [--batch OUT] "
+            "[--enrollment-body OUT] [VALUE...]\n");
     return 2;
   }
   file_port file;
@@ -180,6 +185,17 @@ int main(int argc, char** argv) {
   printf("budget: spent %.6f of %.6f nats (today %.6f), %u reports pending\n",
          budget.spent_micros / 1e6, budget.lifetime_cap_micros / 1e6,
          budget.window_spent_micros / 1e6, budget.pending_reports);
+  if (enrollment_path != NULL) {
+    /* What the app POSTs to /v1/enroll for its device token. */
+    char body[BLUR_ENROLLMENT_BODY_SIZE];
+    status = blur_enrollment_body(client, body, sizeof body);
+    if (status != BLUR_OK) return fail("enrollment body", status);
+    FILE* out = fopen(enrollment_path, "wb");
+    if (out == NULL || fputs(body, out) < 0 || fclose(out) != 0) {
+      fprintf(stderr, "blur-c-app: cannot write %s\n", enrollment_path);
+      return 1;
+    }
+  }
   if (batch_path != NULL) {
     size_t written = 0, count = 0;
     uint64_t token = 0;

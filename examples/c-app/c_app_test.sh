@@ -1,7 +1,9 @@
 #!/bin/bash
 # The plain C example end to end: two runs of the app on one storage file
-# (state persists), its batch POSTed to a real collector, the acknowledgement
-# fed back, and the queue then holding only the new reports.
+# (state persists), the device enrolled with the body the C API wrote
+# (blur_enrollment_body) and the app's enrollment secret, its batch POSTed to
+# a real collector with the device token, the acknowledgement fed back, and
+# the queue then holding only the new reports.
 #   c_app_test.sh BLUR_C_APP BLUR_COLLECTOR BLUR_PROTO
 set -euo pipefail
 app=$1 collector=$2 proto=$3
@@ -11,17 +13,21 @@ source "$(dirname "$0")/../../scripts/lib/collector.sh"
 start_collector "$collector" "$work/collector.log" --db "$work/blur.db" \
   --metric 1:rr:1 --metric 2:oue:2:16 --metric 3:laplace:1:101
 
-post() {  # POST a batch file; prints the JSON answer, fails on non-200
-  /usr/bin/python3 - "$1" "http://127.0.0.1:$collector_port/v1/reports" <<'PY'
+post() {  # POST PATH FILE CONTENT_TYPE TOKEN; prints the JSON answer, fails on non-200
+  /usr/bin/python3 - "http://127.0.0.1:$collector_port$1" "$2" "$3" "$4" <<'PY'
 import sys, urllib.request
-body = open(sys.argv[1], "rb").read()
-request = urllib.request.Request(sys.argv[2], data=body,
-                                 headers={"Content-Type": "application/x-protobuf"})
+url, path, content_type, token = sys.argv[1:5]
+request = urllib.request.Request(url, data=open(path, "rb").read(),
+    headers={"Content-Type": content_type, "Authorization": "Bearer " + token})
 print(urllib.request.urlopen(request).read().decode())
 PY
 }
+post_batch() { post /v1/reports "$1" application/x-protobuf "$device_token"; }
 
-"$app" --storage "$work/device.bin" --batch "$work/batch1.bin" 3 7 > "$work/run1.txt"
+"$app" --storage "$work/device.bin" --batch "$work/batch1.bin" --enrollment-body "$work/enroll.json" 3 7 > "$work/run1.txt"
+grep -qx '{"device_nonce":"[0-9a-f]\{16\}"}' "$work/enroll.json"
+device_token=$(post /v1/enroll "$work/enroll.json" application/json "$BLUR_ENROLLMENT_SECRET" |
+  /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 cat "$work/run1.txt"
 grep -q "provisioned a new device" "$work/run1.txt"
 grep -q "budget: spent 8.000000 of 50.000000 nats (today 8.000000), 6 reports pending" "$work/run1.txt"
@@ -31,7 +37,7 @@ token=$(sed -n 's/^batch: 6 reports, [0-9]* bytes, token \([0-9]*\)$/\1/p' "$wor
 protoc --decode=blur.ReportBatch -I "$(dirname "$proto")" "$proto" < "$work/batch1.bin" \
   > "$work/batch1.txt"
 [ "$(sed -n 's/^  report_id: //p' "$work/batch1.txt" | tr '\n' ' ')" = "0 1 2 3 4 5 " ]
-post "$work/batch1.bin" | tee "$work/answer1.json"
+post_batch "$work/batch1.bin" | tee "$work/answer1.json"
 grep -q '"accepted":6' "$work/answer1.json"
 
 # Second boot: acknowledge, record one more value. The daily allowance
@@ -44,7 +50,7 @@ cat "$work/run2.txt" "$work/run2.err"
 grep -q "metric 2: window budget exhausted" "$work/run2.err"
 grep -q "spent 10.000000 of 50.000000 nats (today 10.000000), 2 reports pending" "$work/run2.txt"
 grep -q "^batch: 2 reports, [0-9]* bytes, token 7$" "$work/run2.txt"
-post "$work/batch2.bin" | grep -q '"accepted":2'
+post_batch "$work/batch2.bin" | grep -q '"accepted":2'
 
 # Third boot: the day's allowance is spent, every metric is refused.
 "$app" --storage "$work/device.bin" --ack 7 9 > "$work/run3.txt" 2> "$work/run3.err"

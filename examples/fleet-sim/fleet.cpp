@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "enrollment.h"
 #include "estimate/metric_estimate.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
@@ -97,13 +98,15 @@ struct Delivery {
   uint64_t resent = 0;      // attempts after the first
   std::string error;
 };
-using Deliver = std::function<Delivery(const std::string& batch, size_t count)>;
+using Deliver =
+    std::function<Delivery(uint64_t device_nonce, const std::string& batch, size_t count)>;
 
 // POSTs a batch. Network failures and 5xx are retried with exponential
 // backoff (the device keeps the reports until a 200); any other answer is
 // final: a 4xx (409: a report id reused with other content, 400: a bad
 // batch) will not change by resending.
-Delivery post_batch(httplib::Client& client, const std::string& batch, int retries) {
+Delivery post_batch(httplib::Client& client, const std::string& batch, const std::string& token,
+                    int retries) {
   uint64_t resent = 0;
   std::string last;
   for (int attempt = 0; attempt <= retries; ++attempt) {
@@ -111,7 +114,7 @@ Delivery post_batch(httplib::Client& client, const std::string& batch, int retri
       ++resent;
       std::this_thread::sleep_for(std::chrono::milliseconds(std::min(50 << (attempt - 1), 2000)));
     }
-    auto response = client.Post("/v1/reports", batch, "application/x-protobuf");
+    auto response = client.Post("/v1/reports", bearer(token), batch, "application/x-protobuf");
     if (!response) {
       last = httplib::to_string(response.error());
       continue;
@@ -181,7 +184,7 @@ bool send_pending(SimulatedDevice& device, const Deliver& deliver, DeviceOutcome
       return false;
     }
     if (count == 0) return true;
-    const Delivery delivery = deliver(batch, count);
+    const Delivery delivery = deliver(device.device_nonce(), batch, count);
     out->resent += delivery.resent;
     if (delivery.kind != Delivery::Kind::kStored) {
       out->unreachable = delivery.kind == Delivery::Kind::kUnreachable;
@@ -298,7 +301,7 @@ int fleet(const Options& o) {
   if (o.offline) {
     // The collector's own path, in process: decode, validate, count, estimate.
     collector::Aggregate aggregate(*metric);
-    const Deliver deliver = [&](const std::string& batch, size_t count) {
+    const Deliver deliver = [&](uint64_t, const std::string& batch, size_t count) {
       Delivery delivery;
       delivery.kind = Delivery::Kind::kRefused;
       collector::Batch decoded;
@@ -343,8 +346,18 @@ int fleet(const Options& o) {
       client.set_keep_alive(true);
       client.set_tcp_nodelay(true);
       client.set_connection_timeout(5);
-      const Deliver deliver = [&](const std::string& batch, size_t) {
-        return post_batch(client, batch, o.retries);
+      DeviceCredentials credentials(client, o);
+      const Deliver deliver = [&](uint64_t device_nonce, const std::string& batch, size_t) {
+        const EnrollResult enrolled = credentials.token_for(device_nonce);
+        if (enrolled.kind != EnrollResult::Kind::kEnrolled) {
+          Delivery failed;
+          failed.kind = enrolled.kind == EnrollResult::Kind::kUnreachable
+                            ? Delivery::Kind::kUnreachable
+                            : Delivery::Kind::kRefused;
+          failed.error = enrolled.error;
+          return failed;
+        }
+        return post_batch(client, batch, enrolled.token, o.retries);
       };
       for (uint64_t i = next++; i < devices && !tally.stop; i = next++) {
         const uint64_t finished =
@@ -401,8 +414,9 @@ int fleet(const Options& o) {
   }
   httplib::Client client(o.collector);
   if (!o.ca_file.empty()) client.set_ca_cert_path(o.ca_file.c_str());
-  auto response = client.Get("/v1/metrics/" + std::to_string(o.metric) +
-                             "/estimate?postprocess=" + o.postprocess);
+  auto response = client.Get(
+      "/v1/metrics/" + std::to_string(o.metric) + "/estimate?postprocess=" + o.postprocess,
+      bearer(o.reader_token));
   if (!response || response->status != 200) return fail("cannot fetch the estimate") - 1;
   print_table(o, nlohmann::json::parse(response->body), true_counts);
   return 0;

@@ -46,7 +46,7 @@ class Engine {
     Clock::time_point reconnect_at;  // when fd < 0
   };
 
-  bool sending() const { return now_ < stop_at_; }
+  bool sending() const { return now_ < stop_at_ && sequence_ < target_.max_requests; }
   void open(Connection& c, uint32_t index);
   void drop(Connection& c, const std::string& why, bool connect_failed);
   void send_next(Connection& c);
@@ -112,6 +112,10 @@ void Engine::send_next(Connection& c) {
   if (!sending()) return drop(c, "", false);
   const LoadRequest& request = pool_[sequence_ % pool_.size()];
   c.out.assign(request.bytes);
+  if (request.token_offset != 0) {
+    const std::string& token = target_.token(sequence_);
+    c.out.replace(request.token_offset, token.size(), token);
+  }
   const uint64_t nonce = target_.nonce(sequence_++);
   for (int i = 0; i < 8; ++i) c.out[request.nonce_offset + i] = static_cast<char>(nonce >> (8 * i));
   c.written = 0;

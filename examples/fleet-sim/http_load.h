@@ -19,6 +19,7 @@ struct LoadRequest {
   std::string bytes;    // the whole HTTP request, headers and body
   size_t nonce_offset;  // of the 8 little-endian device-nonce bytes in `bytes`
   uint32_t reports;
+  size_t token_offset = 0;  // of the device token's characters in `bytes`; 0: none
 };
 
 struct LoadTarget {
@@ -27,6 +28,10 @@ struct LoadTarget {
   double duration_seconds = 10;
   int connections = 16;
   std::function<uint64_t(uint64_t sequence)> nonce;  // distinct for distinct sequences
+  // The device token for the sequence's nonce, as long as the pool's token
+  // field (requests with a token_offset).
+  std::function<const std::string&(uint64_t sequence)> token;
+  uint64_t max_requests = UINT64_MAX;  // sending also ends after this many
 };
 
 struct LoadResult {

@@ -11,6 +11,7 @@
 
 #include "estimate/metric_estimate.h"
 #include "estimate/numeric_summary.h"
+#include "enrollment.h"
 #include "fleet.h"
 #include "load_generator.h"
 #include "options.h"
@@ -89,6 +90,13 @@ int main(int argc, char** argv) {
     cmd->add_option("--collector", o.collector, "Collector base URL")->capture_default_str();
     cmd->add_option("--metric", o.metric, "Metric id (registered on the collector)")
         ->capture_default_str();
+    cmd->add_option("--enrollment-secret-file", o.enrollment_secret_file,
+                    "The app's enrollment secret: devices enroll with it (default: "
+                    "$BLUR_ENROLLMENT_SECRET; neither: a --no-auth collector)")
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--reader-token-file", o.reader_token_file,
+                    "A reader token, for reading estimates (default: $BLUR_READER_TOKEN)")
+        ->check(CLI::ExistingFile);
   };
   auto* randomize_cmd = app.add_subcommand("randomize",
                                            "Run one device's randomizer N times on one input; "
@@ -152,12 +160,19 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
   load_cmd->add_flag("--json", o.json, "Print the result as JSON");
+  load_cmd
+      ->add_option("--devices", o.load_devices,
+                   "With an enrollment secret: device nonces enrolled before the clock starts, "
+                   "one per request; sending ends when they are used up")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{10000000}))
+      ->capture_default_str();
   load_cmd->add_option("--save-batch", o.save_batch,
                        "Write one pool batch (encoded blur.ReportBatch) to this file, print its "
                        "device-nonce offset and exit (a template for wrk)");
   CLI11_PARSE(app, argc, argv);
   for (const CLI::Option* seed : seeds) o.seed_given = o.seed_given || seed->count() > 0;
   if (randomize_cmd->parsed()) return randomize(o);
+  if (std::string error; !blur::sim::load_secrets(&o, &error)) return fail(error);
   if (load_cmd->parsed()) return blur::sim::load(o);
   std::string error;
   if (!blur::sim::resolve_seed(&o, &error)) return fail(error);

@@ -34,10 +34,14 @@ struct Options {
   bool table = false;
   std::string postprocess = "none";
   std::string ca_file;  // https:// collectors: the CA to verify them with
+  // Credentials (enrollment.h): the files named, or the environment.
+  std::string enrollment_secret_file, reader_token_file;
+  std::string enrollment_secret, reader_token;
   // load
   double duration = 10;
   uint32_t batch = 64;
   int connections = 16;
+  uint64_t load_devices = 100000;  // with authentication: nonces enrolled before sending
   bool json = false;
   std::string save_batch;  // write one pool batch (for wrk) instead of sending
 };

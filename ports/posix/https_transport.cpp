@@ -74,7 +74,7 @@ Status HttpsTransport::init(const HttpsConfig& config, Rng* rng) {
   return Status::kOk;
 }
 
-Status HttpsTransport::attempt(const uint8_t* body, size_t length, int* http_status) {
+Status HttpsTransport::attempt(const Exchange& exchange, int* http_status) {
   mbedtls_net_context socket;
   mbedtls_ssl_context ssl;
   mbedtls_net_init(&socket);
@@ -89,14 +89,22 @@ Status HttpsTransport::attempt(const uint8_t* body, size_t length, int* http_sta
     }
   }
   // The request: headers, then the body, each written until done.
-  char head[256];
+  char head[512];
   const int head_length =
       snprintf(head, sizeof head,
-               "POST /v1/reports HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-protobuf\r\n"
+               "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: %s\r\n%s%s%s"
                "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-               config_.host, length);
-  const uint8_t* parts[2] = {reinterpret_cast<const uint8_t*>(head), body};
-  const size_t sizes[2] = {static_cast<size_t>(head_length), length};
+               exchange.path, config_.host, exchange.content_type,
+               exchange.bearer != nullptr ? "Authorization: Bearer " : "",
+               exchange.bearer != nullptr ? exchange.bearer : "",
+               exchange.bearer != nullptr ? "\r\n" : "", exchange.length);
+  if (head_length < 0 || static_cast<size_t>(head_length) >= sizeof head) {
+    snprintf(last_error_, sizeof last_error_, "request header too long");
+    final_ = true;
+    return Status::kInvalidArgument;
+  }
+  const uint8_t* parts[2] = {reinterpret_cast<const uint8_t*>(head), exchange.body};
+  const size_t sizes[2] = {static_cast<size_t>(head_length), exchange.length};
   for (int part = 0; part < 2 && ret == 0; ++part) {
     for (size_t done = 0; done < sizes[part] && ret == 0;) {
       const int n = mbedtls_ssl_write(&ssl, parts[part] + done, sizes[part] - done);
@@ -107,14 +115,18 @@ Status HttpsTransport::attempt(const uint8_t* body, size_t length, int* http_sta
       }
     }
   }
-  // The answer's status line is all we need ("HTTP/1.1 200 OK").
-  char answer[512] = {};
+  // The answer's first bytes: the status line ("HTTP/1.1 200 OK") and,
+  // for an enrollment, the small JSON body.
+  char* answer = exchange.answer;
+  const size_t capacity = exchange.answer_capacity;
+  answer[0] = '\0';
   size_t received = 0;
-  while (ret == 0 && received < sizeof answer - 1) {
+  while (ret == 0 && received < capacity - 1) {
     const int n = mbedtls_ssl_read(&ssl, reinterpret_cast<unsigned char*>(answer + received),
-                                   sizeof answer - 1 - received);
+                                   capacity - 1 - received);
     if (n > 0) {
       received += static_cast<size_t>(n);
+      answer[received] = '\0';
     } else if (n == 0 || n == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY) {
       break;
     } else if (n != MBEDTLS_ERR_SSL_WANT_READ && n != MBEDTLS_ERR_SSL_WANT_WRITE) {
@@ -146,12 +158,48 @@ Status HttpsTransport::attempt(const uint8_t* body, size_t length, int* http_sta
 
 Status HttpsTransport::post_batch(const uint8_t* body, size_t length, int* http_status) {
   if (!ready_ || body == nullptr || http_status == nullptr) return Status::kInvalidArgument;
+  char answer[512];
+  return with_retries({"/v1/reports", "application/x-protobuf", config_.device_token, body,
+                       length, answer, sizeof answer},
+                      http_status);
+}
+
+Status HttpsTransport::enroll(const char* enrollment_secret, uint64_t device_nonce, char* token,
+                              size_t capacity, int* http_status) {
+  if (!ready_ || enrollment_secret == nullptr || token == nullptr || http_status == nullptr ||
+      capacity < kDeviceTokenCapacity) {
+    return Status::kInvalidArgument;
+  }
+  char body[48];
+  const int length = snprintf(body, sizeof body, "{\"device_nonce\":\"%016llx\"}",
+                              static_cast<unsigned long long>(device_nonce));
+  char answer[1024];
+  BLUR_TRY(with_retries({"/v1/enroll", "application/json", enrollment_secret,
+                         reinterpret_cast<const uint8_t*>(body), static_cast<size_t>(length),
+                         answer, sizeof answer},
+                        http_status));
+  // {"token":"bt1-...", ...}: the token is [0-9a-z-], so no JSON escapes.
+  const char* body_start = strstr(answer, "\r\n\r\n");
+  const char* field = body_start != nullptr ? strstr(body_start, "\"token\"") : nullptr;
+  const char* value = field != nullptr ? strchr(field + 7, '"') : nullptr;
+  const char* end = value != nullptr ? strchr(value + 1, '"') : nullptr;
+  const size_t token_length = end != nullptr ? static_cast<size_t>(end - value - 1) : 0;
+  if (end == nullptr || token_length == 0 || token_length >= capacity) {
+    snprintf(last_error_, sizeof last_error_, "enrollment answer without a device token");
+    return Status::kTransportFailure;
+  }
+  memcpy(token, value + 1, token_length);
+  token[token_length] = '\0';
+  return Status::kOk;
+}
+
+Status HttpsTransport::with_retries(const Exchange& exchange, int* http_status) {
   uint32_t backoff = config_.initial_backoff_ms;
   attempts_ = 0;
   for (int i = 0; i < config_.max_attempts; ++i) {
     ++attempts_;
     final_ = false;
-    if (attempt(body, length, http_status) == Status::kOk) return Status::kOk;
+    if (attempt(exchange, http_status) == Status::kOk) return Status::kOk;
     if (final_) break;  // a 4xx, or a certificate that does not verify
     if (i + 1 < config_.max_attempts) {
       sleep_ms(backoff);

@@ -1,7 +1,11 @@
 // ports/posix: the HTTPS client that takes a device's pending reports to
 // the collector, with mbedTLS (TLS 1.2 or newer; the server certificate is
 // verified against the CA the app gives, and its name against `host`;
-// optional client certificate). One POST /v1/reports per batch; a batch is
+// optional client certificate). A collector that requires devices to prove
+// who they are takes either the client certificate (from the fleet's CA) or
+// a device token: enroll() gets one with the app's enrollment secret, and
+// every POST then carries it (Authorization: Bearer). One POST /v1/reports
+// per batch; a batch is
 // acknowledged in the queue only after the collector answered 200 (it
 // answers after its commit). Connection failures and 5xx answers are
 // retried with exponential backoff; a 4xx answer (the batch is malformed
@@ -27,6 +31,9 @@ struct HttpsConfig {
   const char* ca_file = nullptr;           // PEM: the CA that signed the collector's certificate
   const char* client_cert_file = nullptr;  // optional PEM client certificate...
   const char* client_key_file = nullptr;   // ...and its key
+  // The device token (from enroll(); the app keeps it, e.g. in a file, and
+  // enrolls again when the collector answers 401). nullptr: none sent.
+  const char* device_token = nullptr;
   int max_attempts = 5;
   uint32_t initial_backoff_ms = 100;  // doubled after each failed attempt
 };
@@ -46,12 +53,32 @@ class HttpsTransport {
   // kTransportFailure otherwise (*http_status: the last answer, 0 if none).
   Status post_batch(const uint8_t* body, size_t length, int* http_status);
 
+  // POST /v1/enroll with the app's enrollment secret for `device_nonce`
+  // (Client::ledger().device_nonce()): the device token, NUL-terminated,
+  // into `token` (kDeviceTokenCapacity bytes). Retried like post_batch.
+  static constexpr size_t kDeviceTokenCapacity = 80;
+  Status enroll(const char* enrollment_secret, uint64_t device_nonce, char* token,
+                size_t capacity, int* http_status);
+  // Sends `token` (owned by the caller, kept alive) on every later POST.
+  void set_device_token(const char* token) { config_.device_token = token; }
+
   // Why the last attempt failed (mbedTLS's error text, or the status line).
   const char* last_error() const { return last_error_; }
   int attempts() const { return attempts_; }
 
  private:
-  Status attempt(const uint8_t* body, size_t length, int* http_status);
+  // One request and where its answer goes.
+  struct Exchange {
+    const char* path;
+    const char* content_type;
+    const char* bearer;  // the Authorization: Bearer credential, or nullptr
+    const uint8_t* body;
+    size_t length;
+    char* answer;  // the answer's first bytes, NUL-terminated
+    size_t answer_capacity;
+  };
+  Status attempt(const Exchange& exchange, int* http_status);
+  Status with_retries(const Exchange& exchange, int* http_status);
   static int random(void* rng, unsigned char* out, size_t length);
 
   HttpsConfig config_{};

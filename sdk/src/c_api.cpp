@@ -156,6 +156,30 @@ blur_status blur_get_budget(const blur_client* client, blur_budget* budget) {
   return BLUR_OK;
 }
 
+blur_status blur_device_nonce(const blur_client* client, uint64_t* nonce) {
+  if (client == nullptr || nonce == nullptr) return BLUR_INVALID_ARGUMENT;
+  if (!client->client.ledger().is_open()) return BLUR_LEDGER_CLOSED;
+  *nonce = client->client.ledger().device_nonce();
+  return BLUR_OK;
+}
+
+blur_status blur_enrollment_body(const blur_client* client, char* buffer, size_t capacity) {
+  uint64_t nonce = 0;
+  if (buffer == nullptr || capacity < BLUR_ENROLLMENT_BODY_SIZE) return BLUR_INVALID_ARGUMENT;
+  const blur_status status = blur_device_nonce(client, &nonce);
+  if (status != BLUR_OK) return status;
+  static constexpr char kHead[] = "{\"device_nonce\":\"";
+  static constexpr char kHex[] = "0123456789abcdef";
+  size_t at = 0;
+  for (size_t i = 0; i + 1 < sizeof kHead; ++i) buffer[at++] = kHead[i];
+  for (int shift = 60; shift >= 0; shift -= 4) buffer[at++] = kHex[(nonce >> shift) & 15];
+  buffer[at++] = '"';
+  buffer[at++] = '}';
+  buffer[at] = '\0';
+  static_assert(sizeof kHead - 1 + 16 + 2 + 1 == BLUR_ENROLLMENT_BODY_SIZE, "body size");
+  return BLUR_OK;
+}
+
 const char* blur_status_name(blur_status status) {
   return blur::status_name(static_cast<Status>(status));
 }

@@ -4,6 +4,12 @@
 // encoder, 64 per batch, all observed in one minute (one time bucket).
 //
 //   crafted_reports_poster URL METRIC EPSILON_MICROS FIRST_NONCE NONCES REPORTS MINUTE THREADS
+//                          [impersonate]
+//
+// Each nonce is enrolled first (POST /v1/enroll with $BLUR_ENROLLMENT_SECRET,
+// as a fake device with the app's secret can) and posts with its own device
+// token; `impersonate` posts every nonce's batches with the first nonce's
+// token instead (the collector must refuse them: 403).
 //
 // Prints one JSON line: what the collector answered in total (accepted,
 // duplicates, over_limit, the first limit message, failed batches).
@@ -30,10 +36,32 @@ struct Totals {
   std::string first_error;
 };
 
-// The one place a batch goes to the collector (a device token, once the
-// collector asks for one, is added here).
-httplib::Result post_batch(httplib::Client& client, const std::string& body) {
-  return client.Post("/v1/reports", body, "application/x-protobuf");
+// The one place a batch goes to the collector.
+httplib::Result post_batch(httplib::Client& client, const std::string& body,
+                           const std::string& token) {
+  return client.Post("/v1/reports", {{"Authorization", "Bearer " + token}}, body,
+                     "application/x-protobuf");
+}
+
+// A device token for `nonce`, or "" (with the reason on stderr).
+std::string enroll(httplib::Client& client, uint64_t nonce) {
+  const char* secret = std::getenv("BLUR_ENROLLMENT_SECRET");
+  char body[64];
+  std::snprintf(body, sizeof body, "{\"device_nonce\":\"%016llx\"}",
+                static_cast<unsigned long long>(nonce));
+  auto answer = client.Post("/v1/enroll",
+                            {{"Authorization", std::string("Bearer ") + (secret ? secret : "")}},
+                            body, "application/json");
+  const auto json = answer && answer->status == 200
+                        ? nlohmann::json::parse(answer->body, nullptr, false)
+                        : nlohmann::json();
+  if (!json.is_object() || !json.contains("token")) {
+    std::fprintf(stderr, "enrollment failed: %s\n",
+                 answer ? (std::to_string(answer->status) + " " + answer->body).c_str()
+                        : httplib::to_string(answer.error()).c_str());
+    return "";
+  }
+  return json["token"].get<std::string>();
 }
 
 std::string crafted_batch(uint64_t nonce, uint64_t first_id, size_t count, uint32_t metric,
@@ -79,9 +107,11 @@ void record(Totals& totals, const httplib::Result& answer) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 9) {
+  const bool impersonate = argc == 10 && std::string(argv[9]) == "impersonate";
+  if (argc != 9 && !impersonate) {
     std::fprintf(stderr,
-                 "usage: %s URL METRIC EPSILON_MICROS FIRST_NONCE NONCES REPORTS MINUTE THREADS\n",
+                 "usage: %s URL METRIC EPSILON_MICROS FIRST_NONCE NONCES REPORTS MINUTE THREADS "
+                 "[impersonate]\n",
                  argv[0]);
     return 2;
   }
@@ -103,12 +133,14 @@ int main(int argc, char** argv) {
       client.set_keep_alive(true);
       client.set_tcp_nodelay(true);
       for (uint64_t k = next++; k < nonces; k = next++) {
+        const std::string token = enroll(client, impersonate ? first_nonce : first_nonce + k);
+        if (token.empty()) std::exit(2);
         for (uint64_t sent = 0; sent < reports;) {
           const size_t count =
               static_cast<size_t>(std::min<uint64_t>(blur::kMaxReportsPerBatch, reports - sent));
           const std::string body =
               crafted_batch(first_nonce + k, sent + 1, count, metric, epsilon, minute);
-          record(totals, post_batch(client, body));
+          record(totals, post_batch(client, body, token));
           sent += count;
         }
       }

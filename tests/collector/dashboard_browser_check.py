@@ -26,12 +26,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from devtools_client import Browser, BrowserError  # noqa: E402
 
 chromium, base, artifacts = sys.argv[1:4]
-token = "reader-token-for-the-test"
+token = os.environ["BLUR_READER_TOKEN"]  # the collector's first-start reader token
 os.makedirs(artifacts, exist_ok=True)
 
 
 def api(path):
-    with urllib.request.urlopen(base + path, timeout=30) as answer:
+    request = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token})
+    with urllib.request.urlopen(request, timeout=30) as answer:
         return json.load(answer)
 
 
@@ -189,8 +190,9 @@ def check_empty(browser):
 
 
 def check_unauthorized(browser):
-    """The API answers 401 (as a collector with readers' tokens will): the page
-    asks for a reader token, and the server's text stays text."""
+    """The API answers 401 with HTML in its message (intercepted: the
+    collector's own messages have none): the page asks for a reader token,
+    and the server's text stays text."""
     view = "401 from the API"
     error = "a reader token is required <b id=injected>here</b>"
     body = base64.b64encode(json.dumps({"error": error}).encode()).decode()
@@ -212,6 +214,19 @@ def check_unauthorized(browser):
     print(f"{view}: the page asks for a reader token: {message!r}")
 
 
+def check_wrong_token(browser):
+    """The real collector refuses an unknown token (401): the page asks for a
+    reader token instead of drawing."""
+    view = "unknown token"
+    browser.evaluate("sessionStorage.clear()")
+    state, _ = open_view(browser, "metric=1&token=blur-reader-" + "0" * 64)
+    assert state == "auth", f"{view}: state {state}"
+    assert_clean(browser, view, allowed_log=("status of 401",))
+    message = browser.evaluate("document.getElementById('message').textContent")
+    assert "needs a reader token" in message and "unknown token" in message, message
+    print(f"{view}: the collector answered 401 and the page asks for a reader token")
+
+
 try:
     browser = Browser(chromium, os.path.join(artifacts, "chromium.log"))
 except BrowserError as error:
@@ -223,6 +238,7 @@ try:
     check_numeric(browser)
     check_large_domain(browser)
     check_empty(browser)
+    check_wrong_token(browser)
     check_unauthorized(browser)
 finally:
     browser.close()

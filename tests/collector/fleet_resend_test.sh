@@ -15,6 +15,7 @@ collector=$1
 device_sim=$2
 backend=${3:-sqlite}
 work=$(mktemp -d)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 collector_pid="" fleet_pid="" schema=""
 psql=/usr/lib/postgresql/15/bin/psql
 [ -x "$psql" ] || psql=psql
@@ -39,13 +40,22 @@ json() { /usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1])
 expect() {
   if [ "$2" != "$3" ]; then echo "FAIL: $1: got $2, expected $3" >&2; exit 1; fi
 }
+# The credentials exist before any collector runs (devices are provisioned
+# with the enrollment secret first).
+auth=(--auth-dir "$work/auth")
+"$collector" credentials --db "$db" "${auth[@]}" > "$work/credentials.log"
+. "$here/../../scripts/lib/collector.sh"
+load_collector_tokens "$work/auth"
 stored() {
-  /usr/bin/python3 -c 'import json,sys,urllib.request
-try: print(json.load(urllib.request.urlopen(sys.argv[1], timeout=2))["n"])
+  /usr/bin/python3 -c 'import json,os,sys,urllib.request
+request = urllib.request.Request(sys.argv[1],
+    headers={"Authorization": "Bearer " + os.environ["BLUR_READER_TOKEN"]})
+try: print(json.load(urllib.request.urlopen(request, timeout=2))["n"])
 except Exception: print(-1)' "http://127.0.0.1:$port/v1/metrics/1/estimate"
 }
 serve() {
   "$collector" serve --address 127.0.0.1 --port "$port" --db "$db" --metric 1:rr:1 \
+    "${auth[@]}" --enrollments-per-address 100000000 \
     >> "$work/server.log" 2>&1 &
   collector_pid=$!
   for _ in $(seq 100); do

@@ -55,7 +55,7 @@ class CollectorFixture : public ::testing::Test {
     options.port = 0;
     options.threads = 4;
     server_ = std::make_unique<http::Server>(options);
-    add_collector_routes(*server_, *api_);
+    add_collector_routes(*server_, *api_, *store_, nullptr);  // authentication: auth_api_test
     std::string error;
     ASSERT_TRUE(server_->start(&error)) << error;
     port_ = server_->port();

@@ -8,7 +8,8 @@
 #    duplicates equal the rerun fleet's, and every committed report is one
 #    or the other (commit_reports_sum == accepted + duplicates);
 #  - refusals by reason: malformed, bad_content_type, unknown_metric,
-#    not_found, method_not_allowed; the reserved reasons at 0;
+#    not_found, method_not_allowed, unauthenticated (no or an unknown
+#    token), forbidden (a device token reading); auth failures = 401s + 403s;
 #  - the request-duration histograms count exactly the logged requests, per
 #    route and status class;
 #  - the request log: every line JSON with the fields, the X-Request-Id a
@@ -47,7 +48,7 @@ fi
 
 # Hand-made requests; the markers must never reach the log.
 $python - "$collector_port" "$work/client.json" <<'PY'
-import http.client, json, sys
+import http.client, json, os, sys
 port, out = int(sys.argv[1]), sys.argv[2]
 def call(method, path, body=None, headers={}):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -56,9 +57,23 @@ def call(method, path, body=None, headers={}):
     r.read()
     c.close()
     return r.status, r.getheader("X-Request-Id")
+def enroll():
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    c.request("POST", "/v1/enroll", body=b'{"device_nonce": "0123456789abcdef"}',
+              headers={"Content-Type": "application/json",
+                       "Authorization": "Bearer " + os.environ["BLUR_ENROLLMENT_SECRET"]})
+    r = c.getresponse()
+    assert r.status == 200, r.status
+    return json.loads(r.read())["token"]
+device = {"Authorization": "Bearer " + enroll()}
 results = {}
 results["malformed"] = call("POST", "/v1/reports", b"PAYLOAD-MARKER-1 not a protobuf",
-                            {"Content-Type": "application/x-protobuf"})
+                            {"Content-Type": "application/x-protobuf", **device})
+results["unauthenticated"] = call("POST", "/v1/reports", b"PAYLOAD-MARKER-5",
+                                  {"Content-Type": "application/x-protobuf"})
+results["forbidden"] = call("GET", "/v1/metrics", headers=device)
+results["reader"] = call("GET", "/v1/metrics",
+                         headers={"Authorization": "Bearer " + os.environ["BLUR_READER_TOKEN"]})
 results["bad_content_type"] = call("POST", "/v1/reports", b"PAYLOAD-MARKER-2",
                                    {"Content-Type": "text/plain"})
 results["secret"] = call("GET", "/v1/metrics?query-marker=QUERY-MARKER-3",
@@ -66,8 +81,9 @@ results["secret"] = call("GET", "/v1/metrics?query-marker=QUERY-MARKER-3",
 results["not_found"] = call("GET", "/no/such/PATH-MARKER-4")
 results["method_not_allowed"] = call("DELETE", "/v1/reports")
 results["ready"] = call("GET", "/readyz")
-expected = {"malformed": 400, "bad_content_type": 415, "secret": 200, "not_found": 404,
-            "method_not_allowed": 405, "ready": 200}
+expected = {"malformed": 400, "bad_content_type": 415, "secret": 401, "not_found": 404,
+            "method_not_allowed": 405, "ready": 200, "unauthenticated": 401, "forbidden": 403,
+            "reader": 200}
 for name, (status, request_id) in results.items():
     assert status == expected[name], (name, status)
     assert request_id and len(request_id) == 16 and int(request_id, 16) >= 0, (name, request_id)
@@ -122,14 +138,14 @@ assert get("blur_collector_reports_duplicate_total") == duplicates == stored
 assert get("blur_collector_commit_reports_sum") == stored + duplicates
 assert get("blur_collector_commit_reports_count") == get("blur_collector_commit_duration_seconds_count") > 0
 assert get("blur_collector_batches_conflicting_total") == 0
-assert get("blur_collector_auth_failures_total") == 0
+assert get("blur_collector_auth_failures_total") == 3
 assert get("blur_collector_store_size_bytes") > 0
 assert get("blur_collector_open_connections") >= 1  # the scrape's own
 refused = {r: get("blur_collector_requests_refused_total", reason=r) for r in (
     "malformed", "bad_content_type", "unknown_metric", "not_found", "method_not_allowed",
     "unauthenticated", "forbidden", "over_limit", "conflict", "unavailable", "too_large")}
 assert refused == {"malformed": 1, "bad_content_type": 1, "unknown_metric": 5, "not_found": 1,
-                   "method_not_allowed": 1, "unauthenticated": 0, "forbidden": 0,
+                   "method_not_allowed": 1, "unauthenticated": 2, "forbidden": 1,
                    "over_limit": 0, "conflict": 0, "unavailable": 0, "too_large": 0}, refused
 
 # Histograms: buckets cumulative, +Inf == _count.
@@ -145,6 +161,7 @@ for (name, labels), value in samples.items():
 # --- the request log.
 log_text = open(log_path).read()
 for marker in ("secret-token-123", "Bearer", "Authorization", "QUERY-MARKER-3", "query-marker",
+               "bt1-", "blur-reader-", "blur-enrollment-", "0123456789abcdef",
                "PAYLOAD-MARKER", "PATH-MARKER-4", "127.0.0.1", "not a protobuf"):
     assert marker not in log_text, "the log holds " + marker
 FIELDS = {"time", "request_id", "method", "route", "status", "latency_ms"}

@@ -33,9 +33,7 @@ start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 1:
 url=http://127.0.0.1:$collector_port
 
 estimate() {  # the estimate of metric $1 as JSON
-  /usr/bin/python3 -c 'import sys, urllib.request
-print(urllib.request.urlopen(sys.argv[1] + "/v1/metrics/" + sys.argv[2] + "/estimate").read().decode())' \
-    "$url" "$1"
+  read_api "$url/v1/metrics/$1/estimate"
 }
 
 for metric in 1 2; do
@@ -54,6 +52,21 @@ for metric in 1 2; do
   "$poster" "$url" $metric 1000000 $((base + 1)) 100 10000 $minute 8 > "$work/fake-$metric.json"
   estimate $metric > "$work/poisoned-$metric.json"
 done
+# One enrolled device posting under other nonces (fresh nonces per batch):
+# every batch refused with 403, nothing stored.
+before=$(estimate 2)
+if "$poster" "$url" 2 1000000 3000000000 10 64 $minute 2 impersonate > "$work/impersonate.json"; then
+  echo "FAIL: batches under other devices' nonces were accepted" >&2; exit 1
+fi
+/usr/bin/python3 - "$work/impersonate.json" "$before" "$(estimate 2)" <<'PY'
+import json, sys
+out, before, after = json.load(open(sys.argv[1])), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+# Nonce 0 is the token's own: its batch is stored; the other 9 are refused.
+assert out["batches"] == 10 and out["failed"] == 9 and out["accepted"] == 64, out
+assert out["first_error"].startswith("403 "), out
+assert after["n"] - before["n"] == 64, (before["n"], after["n"])
+print("impersonation: 9 of 10 batches under other nonces refused with 403:", out["first_error"])
+PY
 kill $collector_pid; wait $collector_pid || true
 grep "over their contribution bound refused" "$work/server.log"
 

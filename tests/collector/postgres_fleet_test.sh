@@ -27,10 +27,12 @@ trap cleanup EXIT
 "$psql" "$server" -qc "CREATE SCHEMA $schema"
 . "$(dirname "$0")/../../scripts/lib/collector.sh"
 
-start_collector "$collector" "$work/a.log" --db "$db" --metric 3:rr:0.75
+# The collectors of one database share one credentials directory: a device
+# enrolled by either is known to both.
+start_collector "$collector" "$work/a.log" --db "$db" --metric 3:rr:0.75 --auth-dir "$work/auth"
 pids+=("$collector_pid")
 port_a=$collector_port
-start_collector "$collector" "$work/b.log" --db "$db" --metric 3:rr:0.75
+start_collector "$collector" "$work/b.log" --db "$db" --metric 3:rr:0.75 --auth-dir "$work/auth"
 pids+=("$collector_pid")
 port_b=$collector_port
 grep -q 'database postgresql://' "$work/a.log" || { cat "$work/a.log" >&2; exit 1; }

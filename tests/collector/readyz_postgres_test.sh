@@ -37,7 +37,7 @@ server_pids() {
 pause_server() { stopped=1; kill -STOP $(server_pids); }
 resume_server() { kill -CONT $(server_pids); stopped=""; }
 
-start_collector "$collector" "$work/server.log" --db "$url" --metric 1:rr:1 --ready-timeout 0.5 \
+start_collector "$collector" "$work/server.log" --db "$url" --auth-dir "$work/auth" --metric 1:rr:1 --ready-timeout 0.5 \
   --log-requests false
 api=http://127.0.0.1:$collector_port
 # readyz URL -> "STATUS TIME_MS REASON"

@@ -27,7 +27,7 @@ wait_exit() {
 }
 
 start_collector "$collector" "$work/serve1.log" --db "$work/blur.db" --metric 1:rr:1 \
-  --shutdown-timeout 5
+  --shutdown-timeout 5 --no-auth  # raw sockets post the KAT batch; auth: auth_api_test
 /usr/bin/python3 - "$collector_port" "$collector_pid" "$batch_hex" "$work/sigterm-time" <<'PY'
 import os, signal, socket, sys, time
 port, pid, batch = int(sys.argv[1]), int(sys.argv[2]), bytes.fromhex(sys.argv[3])
@@ -90,7 +90,7 @@ grep -q "stopped" "$work/serve1.log"
 
 # 2. A body that never ends: the deadline (2 s) decides.
 start_collector "$collector" "$work/serve2.log" --db "$work/blur.db" --metric 1:rr:1 \
-  --shutdown-timeout 2
+  --shutdown-timeout 2 --no-auth
 exec 3<>"/dev/tcp/127.0.0.1/$collector_port"
 printf 'POST /v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\nContent-Length: 100\r\n\r\nabc' >&3
 sleep 0.3

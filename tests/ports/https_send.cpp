@@ -4,10 +4,12 @@
 //
 //   https_send STORAGE HOST PORT CA_FILE RECORD_COUNT
 //              [--client-cert PEM --client-key PEM]
+// With $BLUR_ENROLLMENT_SECRET set, the device enrolls first (POST
+// /v1/enroll over the same transport) and sends its device token.
 // Prints "device NONCE" (16 hex digits: what a device certificate binds),
 // then "sent N pending P" on success; "failed: ... pending P" (exit 1).
-// With RECORD_COUNT 0 and nothing pending it provisions the device and
-// connects nowhere.
+// With RECORD_COUNT 0, nothing pending and no enrollment it provisions the
+// device and connects nowhere.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +77,17 @@ int main(int argc, char** argv) {
   if (transport.init(config, &tls_rng) != blur::Status::kOk) {
     fprintf(stderr, "transport: %s\n", transport.last_error());
     return 2;
+  }
+  static char device_token[blur::posix::HttpsTransport::kDeviceTokenCapacity];
+  if (const char* secret = getenv("BLUR_ENROLLMENT_SECRET")) {
+    int http_status = 0;
+    if (transport.enroll(secret, client.ledger().device_nonce(), device_token,
+                         sizeof device_token, &http_status) != blur::Status::kOk) {
+      printf("failed after %d attempts: %s; sent 0 pending %u\n", transport.attempts(),
+             transport.last_error(), client.queue().pending_count());
+      return 1;
+    }
+    transport.set_device_token(device_token);
   }
   size_t sent = 0;
   status = blur::posix::send_pending(client, transport, &sent);

@@ -99,6 +99,8 @@ int http_status(const Error& error) {
       return 401;
     case Error::Kind::kForbidden:
       return 403;
+    case Error::Kind::kTooManyRequests:
+      return 429;
   }
   return 500;
 }
@@ -117,16 +119,24 @@ observe::Reason refusal_reason(const Error& error) {
       return observe::Reason::kUnauthenticated;
     case Error::Kind::kForbidden:
       return observe::Reason::kForbidden;
+    case Error::Kind::kTooManyRequests:
+      return observe::Reason::kOverLimit;
   }
   return observe::Reason::kOther;
 }
 
-void CollectorApi::post_reports(std::string_view body, std::function<void(ApiResponse)> reply) {
+void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> device,
+                                std::function<void(ApiResponse)> reply) {
   auto batch = std::make_shared<Batch>();
   std::string error;
   if (!decode_batch(reinterpret_cast<const uint8_t*>(body.data()), body.size(), batch.get(),
                     &error)) {
     return reply(error_response(400, error, observe::Reason::kMalformed));
+  }
+  if (device && batch->device_nonce != *device) {
+    return reply(error_response(
+        403, "the batch's device nonce is not the one its credentials were issued for",
+        observe::Reason::kForbidden));
   }
   bool unknown_metric = false;
   error = validate_batch(

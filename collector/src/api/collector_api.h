@@ -5,6 +5,7 @@
 //   POST /v1/reports                    body: an encoded blur.ReportBatch
 //        200 {"accepted": a, "duplicates": d}  after the commit that holds it
 //        400 {"error": ...}   malformed or inconsistent; nothing stored
+//        401 / 403 {"error": ...}  no credentials / a batch for another device
 //        409 {"error": ..., "report_id": r}   a report id reused with other
 //                             content (the device's storage was restored or
 //                             its nonce collides): nothing of the batch stored;
@@ -44,6 +45,7 @@ struct ApiResponse {
   // the reports a POST stored.
   std::optional<observe::Reason> refusal;
   std::optional<uint64_t> reports;
+  uint32_t retry_after_seconds = 0;  // for a 429 or 503: when to retry (0: soon)
 };
 
 using QueryParams = std::vector<std::pair<std::string, std::string>>;
@@ -58,7 +60,10 @@ class CollectorApi {
       : store_(store), committer_(committer), metrics_(metrics) {}
 
   // Answers through `reply` (once, possibly from the committer's thread).
-  void post_reports(std::string_view body, std::function<void(ApiResponse)> reply);
+  // `device`: the nonce the sender proved it is (nullopt: authentication is
+  // off); a batch for another nonce is refused with 403, nothing stored.
+  void post_reports(std::string_view body, std::optional<uint64_t> device,
+                    std::function<void(ApiResponse)> reply);
   ApiResponse metrics() const;
   ApiResponse estimate(const std::string& metric_id, const QueryParams& query) const;
   ApiResponse series(const std::string& metric_id, const QueryParams& query) const;

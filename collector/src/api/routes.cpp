@@ -1,49 +1,125 @@
 #include "api/routes.h"
 
+#include "api/admin_routes.h"
+#include "auth/enrollment_request.h"
 #include "ingest/batch_decoder.h"
-#include "server/json_response.h"
+#include "util/json_writer.h"
+#include "util/time_text.h"
 
 namespace blur::collector {
 
 namespace {
+
+ApiResponse refusal(const Error& error) {
+  ApiResponse answer(http_status(error), json_text({{"error", error.message}}));
+  answer.refusal = refusal_reason(error);
+  answer.retry_after_seconds = error.retry_after_seconds;
+  return answer;
+}
+
+// The source address without its port: the enrollment rate limit's key.
+std::string_view address_of(std::string_view peer) {
+  const auto colon = peer.rfind(':');
+  return colon == std::string_view::npos ? peer : peer.substr(0, colon);
+}
+
+// Wraps `handler` so that it runs only for a bearer token with `role`.
+http::Handler for_role(auth::Authenticator* authenticator, auth::Role role,
+                       http::Handler handler) {
+  if (authenticator == nullptr) return handler;
+  return [authenticator, role, handler = std::move(handler)](const http::Request& request,
+                                                             http::Reply reply) {
+    if (auto allowed = authenticator->allow(request.header("Authorization"), role); !allowed) {
+      return reply(to_http(refusal(allowed.error())));
+    }
+    handler(request, std::move(reply));
+  };
+}
+
+}  // namespace
+
 http::Response to_http(ApiResponse answer) {
   http::Response response;
   response.status = answer.status;
   response.body = std::move(answer.body);
   if (answer.refusal) response.refusal = observe::reason_name(*answer.refusal);
   if (answer.reports) response.counts.emplace_back("reports", *answer.reports);
+  if (answer.status == 401) response.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"blur\"");
+  if (answer.status == 429 || answer.status == 503) {
+    const uint32_t seconds = answer.retry_after_seconds != 0 ? answer.retry_after_seconds : 1;
+    response.headers.emplace_back("Retry-After", std::to_string(seconds));
+  }
   return response;
 }
-}  // namespace
 
-void add_collector_routes(http::Server& server, CollectorApi& api) {
+void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
+                          auth::Authenticator* authenticator) {
   http::RouteLimits batch_limits;
   batch_limits.max_body_bytes = max_encoded_batch_size();
   batch_limits.content_types = {"application/x-protobuf"};
   batch_limits.body_limit_name = "the largest valid batch";
   // Answered from the group committer's thread after the commit.
   server.route("POST", "/v1/reports", batch_limits,
-               [&api](const http::Request& request, http::Reply reply) {
-                 api.post_reports(request.body, [reply = std::move(reply)](ApiResponse answer) {
-                   reply(to_http(answer));
-                 });
+               [&api, authenticator](const http::Request& request, http::Reply reply) {
+                 std::optional<uint64_t> device;
+                 if (authenticator != nullptr) {
+                   auto nonce = authenticator->device(request.header("Authorization"),
+                                                      request.client_device_nonce, unix_now());
+                   if (!nonce) return reply(to_http(refusal(nonce.error())));
+                   device = nonce.value();
+                 }
+                 api.post_reports(request.body, device,
+                                  [reply = std::move(reply)](ApiResponse answer) {
+                                    reply(to_http(std::move(answer)));
+                                  });
                });
+  if (authenticator != nullptr) {
+    http::RouteLimits enroll_limits;
+    enroll_limits.max_body_bytes = auth::kMaxEnrollmentRequestBytes;
+    enroll_limits.content_types = {"application/json"};
+    enroll_limits.body_limit_name = "the enrollment request limit";
+    server.route("POST", "/v1/enroll", enroll_limits,
+                 [authenticator](const http::Request& request, http::Reply reply) {
+                   // Credentials first: a stranger learns nothing of the body's rules.
+                   const std::string authorization = request.header("Authorization");
+                   if (auto allowed = authenticator->allow(authorization, auth::Role::kEnrollment);
+                       !allowed) {
+                     return reply(to_http(refusal(allowed.error())));
+                   }
+                   auto nonce = auth::parse_enrollment_request(request.body);
+                   if (!nonce) return reply(to_http(refusal(nonce.error())));
+                   auto enrollment = authenticator->enroll(
+                       authorization, address_of(request.peer), nonce.value(), unix_now());
+                   if (!enrollment) return reply(to_http(refusal(enrollment.error())));
+                   reply(to_http(ApiResponse(200, auth::enrollment_answer(enrollment.value()))));
+                 });
+  }
+  const auth::Role reader = auth::Role::kReader;
   server.route("GET", "/v1/metrics", {},
-               [&api](const http::Request&, http::Reply reply) { reply(to_http(api.metrics())); });
+               for_role(authenticator, reader, [&api](const http::Request&, http::Reply reply) {
+                 reply(to_http(api.metrics()));
+               }));
   server.route(
       "GET", R"(/v1/metrics/([^/]+)/estimate)", {},
-      [&api](const http::Request& request, http::Reply reply) {
-        reply(to_http(api.estimate(request.path_params.at(0), request.query)));
-      },
+      for_role(authenticator, reader,
+               [&api](const http::Request& request, http::Reply reply) {
+                 reply(to_http(api.estimate(request.path_params.at(0), request.query)));
+               }),
       "/v1/metrics/{id}/estimate");
   server.route(
       "GET", R"(/v1/metrics/([^/]+)/series)", {},
-      [&api](const http::Request& request, http::Reply reply) {
-        reply(to_http(api.series(request.path_params.at(0), request.query)));
-      },
+      for_role(authenticator, reader,
+               [&api](const http::Request& request, http::Reply reply) {
+                 reply(to_http(api.series(request.path_params.at(0), request.query)));
+               }),
       "/v1/metrics/{id}/series");
   server.route("GET", "/healthz", {},
                [&api](const http::Request&, http::Reply reply) { reply(to_http(api.health())); });
+  if (authenticator != nullptr) {
+    add_admin_routes(server, store, *authenticator, [authenticator](http::Handler handler) {
+      return for_role(authenticator, auth::Role::kAdmin, std::move(handler));
+    });
+  }
 }
 
 }  // namespace blur::collector

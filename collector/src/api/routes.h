@@ -1,15 +1,32 @@
 // The collector's API (collector_api.h) on the HTTP transport
-// (server/http_server.h): paths, methods, body limits and content types.
+// (server/http_server.h): paths, methods, body limits, content types, and
+// who may call each (auth/authenticator.h):
+//
+//   POST /v1/enroll                          the app's enrollment secret
+//   POST /v1/reports                         a device (token or certificate)
+//   GET  /v1/metrics, .../estimate, .../series   a reader or admin token
+//   POST /v1/admin/tokens, /v1/admin/device-keys, /v1/admin/metrics,
+//        /v1/admin/prune                     an admin token
+//   GET  /healthz                            anyone
+//
+// A 401 carries WWW-Authenticate: Bearer; a 429 or 503 carries Retry-After.
 #ifndef BLUR_COLLECTOR_API_ROUTES_H
 #define BLUR_COLLECTOR_API_ROUTES_H
 
 #include "api/collector_api.h"
+#include "auth/authenticator.h"
 #include "server/http_server.h"
 
 namespace blur::collector {
 
-// Registers the routes; `api` must outlive the server.
-void add_collector_routes(http::Server& server, CollectorApi& api);
+// Registers the routes; `api`, `store` and `authenticator` must outlive the
+// server. A null `authenticator` (serve --no-auth) lets anyone do anything
+// and leaves out /v1/enroll and /v1/admin.
+void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
+                          auth::Authenticator* authenticator);
+
+// The HTTP answer for an API answer (headers for its status included).
+http::Response to_http(ApiResponse answer);
 
 }  // namespace blur::collector
 

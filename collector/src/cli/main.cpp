@@ -4,6 +4,8 @@
 //                        [--address 127.0.0.1] [--port 8080] [--threads 4]
 //                        [--tls-cert C --tls-key K] [--shutdown-timeout 10]
 //                        [--metrics-address HOST:PORT] [--log-file F] [--log-requests false]
+//                        [--auth-dir DIR] [--enrollments-per-address N] [--no-auth]
+//   blur-collector credentials --db blur.db [--auth-dir DIR]
 //   blur-collector estimate --db blur.db [--metric 1] [--from T] [--to T] [--postprocess norm-sub]
 //   blur-collector series --db blur.db --metric 1 [--bucket hour|day] [--from T] [--to T]
 //   blur-collector metrics --db blur.db
@@ -21,6 +23,7 @@
 
 #include "api/collector_api.h"
 #include "api/routes.h"
+#include "auth/authenticator.h"
 #include "cli/observability.h"
 #include "dashboard/dashboard_routes.h"
 #include "estimate/metric_estimate.h"
@@ -50,7 +53,51 @@ struct ServeOptions {
   http::Server::Options http;
   double shutdown_timeout_seconds = 10;
   ObservabilityOptions observability;
+  bool no_auth = false;
+  std::string auth_dir;  // default: beside an SQLite store
+  auth::EnrollmentLimits enrollment;
 };
+
+// Where the credentials live: --auth-dir, or DB.auth beside an SQLite file.
+// Collectors sharing a PostgreSQL database must share one directory, so
+// there it must be given.
+Outcome<std::string> auth_directory(const ServeOptions& o) {
+  if (!o.auth_dir.empty()) return o.auth_dir;
+  if (o.db.rfind("postgres", 0) == 0) {
+    return invalid(
+        "--auth-dir is required with PostgreSQL: every collector of the database must use the "
+        "same credentials (or --no-auth for a local experiment)");
+  }
+  const std::string path = o.db.rfind("sqlite:", 0) == 0 ? o.db.substr(7) : o.db;
+  return path + ".auth";
+}
+
+// Opens (or at first start creates) the credentials; null with --no-auth.
+Outcome<std::unique_ptr<auth::Authenticator>> open_authenticator(const ServeOptions& o) {
+  if (o.no_auth) {
+    std::fprintf(stderr,
+                 "blur-collector: WARNING: --no-auth: anyone who can reach this collector can "
+                 "post reports as any device and read every estimate. For local experiments "
+                 "only.\n");
+    return std::unique_ptr<auth::Authenticator>();
+  }
+  auto directory = auth_directory(o);
+  if (!directory) return directory.error();
+  auth::FirstStart first_start;
+  auto authenticator = auth::Authenticator::open(directory.value(), o.enrollment, &first_start);
+  if (!authenticator) return authenticator.error();
+  if (!first_start.token_files.empty()) {
+    std::printf("blur-collector: credentials directory %s (first start: created, readable by "
+                "this user only):\n", directory->c_str());
+    for (const std::string& file : first_start.token_files) std::printf("  %s\n", file.c_str());
+    std::printf("  Hand the enrollment secret to your apps and the reader token to readers; "
+                "then move the token files to your secret store (the collector keeps only "
+                "their SHA-256).\n");
+  } else {
+    std::printf("blur-collector: credentials directory %s\n", directory->c_str());
+  }
+  return authenticator;
+}
 
 int serve(const ServeOptions& o) {
   auto store = open_store(o.db, Store::Mode::kReadWrite);
@@ -84,6 +131,9 @@ int serve(const ServeOptions& o) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  auto authenticator = open_authenticator(o);
+  if (!authenticator) return report(authenticator.error(), 2);
+
   auto observability = Observability::create(o.observability, **store);
   if (!observability) return report(observability.error(), 2);
   GroupCommitter::Options commit_options;
@@ -93,7 +143,7 @@ int serve(const ServeOptions& o) {
   http::Server::Options http_options = o.http;
   (*observability)->attach(&http_options);
   http::Server server(http_options);
-  add_collector_routes(server, api);
+  add_collector_routes(server, api, **store, authenticator->get());
   add_dashboard_routes(server);
   (*observability)->add_routes(server);  // after every route: each gets its histograms
   std::string error;
@@ -304,6 +354,19 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
   add_observability_options(*serve_cmd, serve_options.observability);
+  serve_cmd->add_option("--auth-dir", serve_options.auth_dir,
+                        "Credentials directory (created at first start; default: DB.auth beside "
+                        "an SQLite store; required with PostgreSQL)");
+  serve_cmd
+      ->add_option("--enrollments-per-address", serve_options.enrollment.per_address_per_hour,
+                   "POST /v1/enroll: enrollments allowed per source address and hour")
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--enrollments-per-secret", serve_options.enrollment.per_secret_per_hour,
+                   "POST /v1/enroll: enrollments allowed per enrollment secret and hour")
+      ->capture_default_str();
+  serve_cmd->add_flag("--no-auth", serve_options.no_auth,
+                      "No authentication at all: for local experiments only (warns every start)");
 
   std::string db = "blur.db";
   std::vector<uint32_t> metric_ids;
@@ -345,6 +408,15 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("--db", db, kDbHelp)->required();
   verify_cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
 
+  auto* credentials_cmd = app.add_subcommand(
+      "credentials",
+      "Create the collector's credentials now (serve does it at first start) and print where "
+      "they are: to provision apps before the first collector runs");
+  credentials_cmd->add_option("--db", serve_options.db, "The database the collector will serve")
+      ->capture_default_str();
+  credentials_cmd->add_option("--auth-dir", serve_options.auth_dir,
+                              "Credentials directory (default: DB.auth beside an SQLite store)");
+
   add_language_model_commands(app);
 
   CLI11_PARSE(app, argc, argv);
@@ -361,6 +433,10 @@ int main(int argc, char** argv) {
     if (postprocess != "none") query->emplace_back("postprocess", postprocess);
     if (series_cmd->parsed()) query->emplace_back("bucket", bucket);
     return read_command(db, metric_ids, query.value(), series_cmd->parsed());
+  }
+  if (credentials_cmd->parsed()) {
+    auto authenticator = open_authenticator(serve_options);
+    return authenticator ? 0 : report(authenticator.error(), 2);
   }
   if (metrics_cmd->parsed()) return list_metrics(db);
   if (prune_cmd->parsed()) return prune(db, metric_ids, now);

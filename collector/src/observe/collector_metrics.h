@@ -27,7 +27,7 @@ class CollectorMetrics {
   Counter& reports_accepted;     // newly stored, acknowledged
   Counter& reports_duplicate;    // already stored, identical (resent)
   Counter& batches_conflicting;  // refused with 409
-  Counter& auth_failures;        // reserved for authentication
+  Counter& auth_failures;        // 401s and 403s
   Counter& commits_failed;
   Histogram& commit_seconds;
   Histogram& commit_reports;

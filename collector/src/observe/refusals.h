@@ -27,9 +27,9 @@ enum class Reason {
   kConflict,          // a report id reused with other content (409)
   kUnavailable,       // storage failed or shutting down (503)
   kInternal,          // a handler failed (500)
-  kUnauthenticated,   // reserved for authentication: no or bad credentials (401)
-  kForbidden,         // reserved: credentials without the right (403)
-  kOverLimit,         // reserved: a device over its rate or volume limit (429)
+  kUnauthenticated,   // no or bad credentials (401)
+  kForbidden,         // credentials without the right (403)
+  kOverLimit,         // over a contribution bound or an enrollment rate (429)
   kOther,             // a token this list does not know
 };
 inline constexpr size_t kReasonCount = static_cast<size_t>(Reason::kOther) + 1;

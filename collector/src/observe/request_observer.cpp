@@ -14,6 +14,10 @@ void RequestObserver::record(const http::Completion& completion) {
   metrics_.requests.record(route, completion.status,
                            std::chrono::duration<double>(completion.latency).count());
   if (!refusal.empty()) metrics_.refusals.count(refusal);
+  if (refusal == observe::reason_name(Reason::kUnauthenticated) ||
+      refusal == observe::reason_name(Reason::kForbidden)) {
+    metrics_.auth_failures.add();
+  }
   if (log_ == nullptr) return;
   RequestRecord record;
   record.unix_millis = std::chrono::duration_cast<std::chrono::milliseconds>(

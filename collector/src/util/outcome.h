@@ -4,6 +4,7 @@
 #ifndef BLUR_COLLECTOR_UTIL_OUTCOME_H
 #define BLUR_COLLECTOR_UTIL_OUTCOME_H
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,9 +19,11 @@ struct Error {
     kUnavailable,      // storage failed or is unreachable; retry later (503)
     kUnauthenticated,  // no or no valid credentials (401)
     kForbidden,        // valid credentials, not allowed this (403)
+    kTooManyRequests,  // over a rate limit; retry after retry_after_seconds (429)
   };
   Kind kind = Kind::kUnavailable;
   std::string message;
+  uint32_t retry_after_seconds = 0;  // kTooManyRequests, kUnavailable: a hint; 0: none
 };
 
 inline Error invalid(std::string message) { return {Error::Kind::kInvalid, std::move(message)}; }

@@ -157,6 +157,19 @@ blur_status blur_acknowledge(blur_client* client, uint64_t ack_token);
 
 blur_status blur_get_budget(const blur_client* client, blur_budget* budget);
 
+/* The device nonce drawn at provisioning: the identity a collector's device
+ * token or certificate binds (BLUR_LEDGER_CLOSED before open). */
+blur_status blur_device_nonce(const blur_client* client, uint64_t* nonce);
+
+/* The body of the collector's POST /v1/enroll (Content-Type:
+ * application/json) for this device: {"device_nonce":"<16 hex digits>"},
+ * NUL-terminated, BLUR_ENROLLMENT_BODY_SIZE bytes with the NUL. Send it with
+ * "Authorization: Bearer <the app's enrollment secret>"; the answer's
+ * "token" is the device token to send as "Authorization: Bearer <token>" on
+ * every POST /v1/reports (keep it; enroll again after a 401). */
+#define BLUR_ENROLLMENT_BODY_SIZE 36
+blur_status blur_enrollment_body(const blur_client* client, char* buffer, size_t capacity);
+
 /* "ok", "lifetime budget exhausted", ... (never NULL). */
 const char* blur_status_name(blur_status status);
 

@@ -1,0 +1,170 @@
+#include "auth/authenticator.h"
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+namespace blur::collector::auth {
+
+namespace {
+
+Error unauthenticated(std::string message) {
+  return {Error::Kind::kUnauthenticated, std::move(message)};
+}
+Error forbidden(std::string message) { return {Error::Kind::kForbidden, std::move(message)}; }
+
+bool is_device_token(std::string_view token) { return token.substr(0, 4) == "bt1-"; }
+
+// "a reader token", "an admin token".
+std::string a_token(Role role) {
+  return std::string(role == Role::kReader ? "a " : "an ") + role_name(role) + " token";
+}
+
+// Only created from validated credentials (parse_credentials: at least
+// one key, ids unique).
+KeyRing ring_of(const Credentials& credentials) {
+  auto ring = KeyRing::create(credentials.device_token_keys);
+  return std::move(ring).value();
+}
+
+}  // namespace
+
+std::string_view bearer_credential(std::string_view authorization) {
+  constexpr std::string_view kScheme = "bearer";
+  if (authorization.size() <= kScheme.size() || authorization[kScheme.size()] != ' ') return {};
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) != kScheme[i]) return {};
+  }
+  std::string_view token = authorization.substr(kScheme.size());
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  return token;
+}
+
+Outcome<std::unique_ptr<Authenticator>> Authenticator::open(const std::string& directory,
+                                                            EnrollmentLimits limits,
+                                                            FirstStart* first_start) {
+  auto credentials = open_credentials(directory, first_start);
+  if (!credentials) return credentials.error();
+  return std::make_unique<Authenticator>(credentials_path(directory),
+                                         std::move(credentials).value(), limits);
+}
+
+Authenticator::Authenticator(std::string path, Credentials credentials, EnrollmentLimits limits)
+    : path_(std::move(path)),
+      credentials_(std::move(credentials)),
+      ring_(ring_of(credentials_)),
+      per_address_(limits.per_address_per_hour),
+      per_secret_(limits.per_secret_per_hour) {}
+
+std::optional<StoredToken> Authenticator::find(std::string_view authorization) const {
+  const std::string_view token = bearer_credential(authorization);
+  if (token.empty()) return std::nullopt;
+  const Digest digest = sha256(token);
+  std::shared_lock lock(mutex_);
+  std::optional<StoredToken> found;
+  // Every entry is compared, in constant time each.
+  for (const StoredToken& stored : credentials_.tokens) {
+    if (equal_in_constant_time(stored.sha256, digest)) found = stored;
+  }
+  return found;
+}
+
+Outcome<uint64_t> Authenticator::device(std::string_view authorization,
+                                        std::optional<uint64_t> certificate_nonce,
+                                        int64_t now) const {
+  if (certificate_nonce) return *certificate_nonce;
+  const std::string_view token = bearer_credential(authorization);
+  if (token.empty()) {
+    return unauthenticated(
+        "a device proves who it is: send Authorization: Bearer <device token> (POST /v1/enroll "
+        "issues one) or a client certificate from the fleet's CA");
+  }
+  if (is_device_token(token)) {
+    std::shared_lock lock(mutex_);
+    auto claims = ring_.verify(token, now);
+    if (!claims) return claims.error();
+    return claims->device_nonce;
+  }
+  if (const auto stored = find(authorization)) {
+    return forbidden(a_token(stored->role) + " cannot post reports; devices use a device token");
+  }
+  return unauthenticated("unknown token; devices use a device token from POST /v1/enroll");
+}
+
+Fallible Authenticator::allow(std::string_view authorization, Role role) const {
+  const std::string_view token = bearer_credential(authorization);
+  if (token.empty()) {
+    return unauthenticated("this needs " + a_token(role) + ": send Authorization: Bearer <token>");
+  }
+  const auto stored = find(authorization);
+  if (!stored) {
+    if (is_device_token(token)) {
+      return forbidden("a device token cannot do this; it needs " + a_token(role));
+    }
+    return unauthenticated("unknown token");
+  }
+  const bool allowed = stored->role == role || (role == Role::kReader && stored->role == Role::kAdmin);
+  if (!allowed) {
+    return forbidden(a_token(stored->role) + " cannot do this; it needs " + a_token(role));
+  }
+  return done();
+}
+
+Outcome<Enrollment> Authenticator::enroll(std::string_view authorization,
+                                          std::string_view source_address, uint64_t device_nonce,
+                                          int64_t now) {
+  if (auto allowed = allow(authorization, Role::kEnrollment); !allowed) return allowed.error();
+  const auto clock = RateLimiter::Clock::now();
+  uint32_t retry_after = 0;
+  // The secret's bucket is keyed by its digest: the secret itself is not kept.
+  const Digest secret = sha256(bearer_credential(authorization));
+  if (!per_address_.allow(source_address, clock, &retry_after)) {
+    return Error{Error::Kind::kTooManyRequests,
+                 "too many enrollments from this address; retry later", retry_after};
+  }
+  if (!per_secret_.allow(std::string_view(reinterpret_cast<const char*>(secret.data()), secret.size()),
+                         clock, &retry_after)) {
+    return Error{Error::Kind::kTooManyRequests,
+                 "too many enrollments with this enrollment secret; retry later", retry_after};
+  }
+  Enrollment out;
+  out.device_nonce = device_nonce;
+  std::shared_lock lock(mutex_);
+  out.expires_at = now + int64_t{86400} * credentials_.device_token_lifetime_days;
+  out.token = ring_.issue(device_nonce, out.expires_at);
+  return out;
+}
+
+Outcome<std::string> Authenticator::create_token(Role role, std::string name) {
+  auto token = new_bearer_token(role);
+  if (!token) return token.error();
+  std::unique_lock lock(mutex_);
+  Credentials next = credentials_;
+  next.tokens.push_back({std::move(name), role, sha256(token.value())});
+  if (auto saved = save_credentials(path_, next); !saved) return saved.error();
+  credentials_ = std::move(next);
+  return token;
+}
+
+Outcome<uint32_t> Authenticator::rotate_device_key() {
+  auto secret = random_secret();
+  if (!secret) return secret.error();
+  std::unique_lock lock(mutex_);
+  Credentials next = credentials_;
+  uint32_t id = 0;
+  for (const DeviceTokenKey& key : next.device_token_keys) id = std::max(id, key.id);
+  if (id == UINT32_MAX) return invalid("device token key ids are exhausted");
+  next.device_token_keys.push_back({id + 1, secret.value()});
+  if (auto saved = save_credentials(path_, next); !saved) return saved.error();
+  ring_ = ring_of(next);
+  credentials_ = std::move(next);
+  return id + 1;
+}
+
+uint32_t Authenticator::device_token_lifetime_days() const {
+  std::shared_lock lock(mutex_);
+  return credentials_.device_token_lifetime_days;
+}
+
+}  // namespace blur::collector::auth

@@ -1,0 +1,86 @@
+// Who may do what: the one place the collector checks credentials.
+//
+//   device      POST /v1/reports   a device token (Authorization: Bearer bt1-...)
+//                                  or a client certificate from the fleet's CA;
+//                                  either binds one device nonce
+//   enrollment  POST /v1/enroll    the app's enrollment secret: a device token
+//                                  for the nonce the device names, rate-limited
+//                                  per secret and per source address
+//   reader      GET  /v1/metrics...  estimates, series, the metric list
+//   admin       /v1/admin/...      and everything a reader may
+//
+// Missing or unknown credentials: kUnauthenticated (401); credentials that
+// are valid but not for this: kForbidden (403); over an enrollment rate:
+// kTooManyRequests (429). Messages never echo a credential.
+#ifndef BLUR_COLLECTOR_AUTH_AUTHENTICATOR_H
+#define BLUR_COLLECTOR_AUTH_AUTHENTICATOR_H
+
+#include <memory>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+
+#include "auth/credentials.h"
+#include "auth/rate_limiter.h"
+
+namespace blur::collector::auth {
+
+struct EnrollmentLimits {
+  uint32_t per_address_per_hour = 1000;
+  uint32_t per_secret_per_hour = 100000;
+};
+
+struct Enrollment {
+  std::string token;
+  uint64_t device_nonce = 0;
+  int64_t expires_at = 0;
+};
+
+// The token of an "Authorization: Bearer <token>" header value, or "".
+std::string_view bearer_credential(std::string_view authorization);
+
+class Authenticator {
+ public:
+  // Loads `directory`'s credentials, creating them at first start (then
+  // `first_start` lists the token files written).
+  static Outcome<std::unique_ptr<Authenticator>> open(const std::string& directory,
+                                                      EnrollmentLimits limits,
+                                                      FirstStart* first_start);
+  Authenticator(std::string path, Credentials credentials, EnrollmentLimits limits);
+
+  // The device nonce this request may report for: the certificate's if the
+  // connection presented one, else the device token's.
+  Outcome<uint64_t> device(std::string_view authorization,
+                           std::optional<uint64_t> certificate_nonce, int64_t now) const;
+
+  // Whether the bearer token may act as `role` (an admin may read).
+  Fallible allow(std::string_view authorization, Role role) const;
+
+  Outcome<Enrollment> enroll(std::string_view authorization, std::string_view source_address,
+                             uint64_t device_nonce, int64_t now);
+
+  // Admin actions, saved to the credentials file before they take effect.
+  // A new bearer token (returned once; only its digest is kept).
+  Outcome<std::string> create_token(Role role, std::string name);
+  // Adds a device-token key with the next id: new tokens are signed with it,
+  // those of the older keys stay valid until they expire.
+  Outcome<uint32_t> rotate_device_key();
+
+  uint32_t device_token_lifetime_days() const;
+
+ private:
+  // The stored token matching `authorization`'s bearer token, if any.
+  std::optional<StoredToken> find(std::string_view authorization) const;
+
+  const std::string path_;
+  mutable std::shared_mutex mutex_;  // guards credentials_ and ring_
+  Credentials credentials_;
+  KeyRing ring_;
+  RateLimiter per_address_;
+  RateLimiter per_secret_;
+};
+
+}  // namespace blur::collector::auth
+
+#endif  // BLUR_COLLECTOR_AUTH_AUTHENTICATOR_H

@@ -1,0 +1,102 @@
+#include "enrollment.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+namespace blur::sim {
+
+namespace {
+
+bool read_secret(const std::string& file, const char* variable, std::string* out,
+                 std::string* error) {
+  if (!file.empty()) {
+    std::ifstream in(file);
+    std::stringstream text;
+    if (!in || !(text << in.rdbuf())) {
+      *error = "cannot read " + file;
+      return false;
+    }
+    *out = text.str();
+  } else if (const char* value = std::getenv(variable)) {
+    *out = value;
+  }
+  while (!out->empty() && (out->back() == '\n' || out->back() == '\r' || out->back() == ' '))
+    out->pop_back();
+  if (!file.empty() && out->empty()) {
+    *error = file + " is empty";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool load_secrets(Options* o, std::string* error) {
+  return read_secret(o->enrollment_secret_file, "BLUR_ENROLLMENT_SECRET", &o->enrollment_secret,
+                     error) &&
+         read_secret(o->reader_token_file, "BLUR_READER_TOKEN", &o->reader_token, error);
+}
+
+httplib::Headers bearer(const std::string& token) {
+  if (token.empty()) return {};
+  return {{"Authorization", "Bearer " + token}};
+}
+
+EnrollResult enroll(httplib::Client& client, const std::string& enrollment_secret,
+                    uint64_t device_nonce, int retries) {
+  char body[64];
+  std::snprintf(body, sizeof body, "{\"device_nonce\":\"%016llx\"}",
+                static_cast<unsigned long long>(device_nonce));
+  EnrollResult result;
+  std::string last;
+  for (int attempt = 0; attempt <= retries; ++attempt) {
+    auto response = client.Post("/v1/enroll", bearer(enrollment_secret), body, "application/json");
+    if (!response) {
+      last = httplib::to_string(response.error());
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::min(50 << attempt, 2000)));
+      continue;
+    }
+    const std::string answer = std::to_string(response->status) + " " + response->body;
+    if (response->status >= 500 || response->status == 429) {
+      last = answer;
+      const int retry_after =
+          std::clamp(std::atoi(response->get_header_value("Retry-After").c_str()), 1, 5);
+      std::this_thread::sleep_for(std::chrono::seconds(response->status == 429 ? retry_after : 0) +
+                                  std::chrono::milliseconds(std::min(50 << attempt, 2000)));
+      continue;
+    }
+    result.kind = EnrollResult::Kind::kRefused;
+    const auto json = nlohmann::json::parse(response->body, nullptr, false);
+    if (response->status != 200 || !json.is_object() || !json.contains("token") ||
+        !json["token"].is_string()) {
+      result.error = "enrollment refused: " + answer;
+      return result;
+    }
+    result.kind = EnrollResult::Kind::kEnrolled;
+    result.token = json["token"].get<std::string>();
+    return result;
+  }
+  result.error = "enrollment failed after " + std::to_string(retries + 1) + " attempts: " + last;
+  return result;
+}
+
+EnrollResult DeviceCredentials::token_for(uint64_t device_nonce) {
+  EnrollResult result;
+  result.kind = EnrollResult::Kind::kEnrolled;
+  if (o_.enrollment_secret.empty()) return result;
+  if (token_.empty() || nonce_ != device_nonce) {
+    result = enroll(client_, o_.enrollment_secret, device_nonce, o_.retries);
+    if (result.kind != EnrollResult::Kind::kEnrolled) return result;
+    nonce_ = device_nonce;
+    token_ = result.token;
+  }
+  result.token = token_;
+  return result;
+}
+
+}  // namespace blur::sim
