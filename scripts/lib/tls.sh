@@ -13,3 +13,30 @@ make_test_certificates() {
   openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" \
     -CAcreateserial -days 2 -extfile "$dir/san.ext" -out "$dir/server.pem" 2>/dev/null
 }
+
+# A device certificate for mutual TLS: P-256, 2 days, signed by a fleet CA
+# (made on first use, separate from the server's CA) and binding the device
+# nonce as its one subjectAltName URI, urn:blur:device:NONCE_HEX
+# (collector/src/server/client_identity.h).
+#
+#   make_device_certificate DIR NONCE_HEX NAME
+#   -> DIR/fleet-ca.pem + DIR/fleet-ca.key (serve with --tls-client-ca fleet-ca.pem),
+#      DIR/NAME.pem + DIR/NAME.key (the device's certificate and key)
+make_device_certificate() {
+  local dir=$1 nonce=$2 name=$3
+  if [[ ! $nonce =~ ^[0-9a-f]{16}$ ]]; then
+    echo "make_device_certificate: a device nonce is 16 lower-case hex digits, not '$nonce'" >&2
+    return 1
+  fi
+  if [ ! -f "$dir/fleet-ca.pem" ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+      -subj "/CN=Blur test fleet CA" -keyout "$dir/fleet-ca.key" -out "$dir/fleet-ca.pem" \
+      2>/dev/null
+  fi
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=Blur device $nonce" \
+    -keyout "$dir/$name.key" -out "$dir/$name.csr" 2>/dev/null
+  printf 'subjectAltName=URI:urn:blur:device:%s\nextendedKeyUsage=clientAuth\n' "$nonce" \
+    > "$dir/$name.ext"
+  openssl x509 -req -in "$dir/$name.csr" -CA "$dir/fleet-ca.pem" -CAkey "$dir/fleet-ca.key" \
+    -CAcreateserial -days 2 -extfile "$dir/$name.ext" -out "$dir/$name.pem" 2>/dev/null
+}

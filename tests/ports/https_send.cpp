@@ -3,11 +3,16 @@
 // a storage file, the mbedTLS transport). Used by https_transport_test.sh.
 //
 //   https_send STORAGE HOST PORT CA_FILE RECORD_COUNT
+//              [--client-cert PEM --client-key PEM]
 // With $BLUR_ENROLLMENT_SECRET set, the device enrolls first (POST
 // /v1/enroll over the same transport) and sends its device token.
-// Prints "sent N pending P" on success; "failed: ... pending P" (exit 1).
+// Prints "device NONCE" (16 hex digits: what a device certificate binds),
+// then "sent N pending P" on success; "failed: ... pending P" (exit 1).
+// With RECORD_COUNT 0, nothing pending and no enrollment it provisions the
+// device and connects nowhere.
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <new>
 
@@ -16,8 +21,22 @@
 #include "posix_port.h"
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    fprintf(stderr, "usage: https_send STORAGE HOST PORT CA_FILE RECORD_COUNT\n");
+  const char* client_cert = nullptr;
+  const char* client_key = nullptr;
+  bool usage = argc < 6 || argc % 2 != 0;
+  for (int i = 6; !usage && i < argc; i += 2) {
+    if (strcmp(argv[i], "--client-cert") == 0) {
+      client_cert = argv[i + 1];
+    } else if (strcmp(argv[i], "--client-key") == 0) {
+      client_key = argv[i + 1];
+    } else {
+      usage = true;
+    }
+  }
+  if (usage || (client_cert == nullptr) != (client_key == nullptr)) {
+    fprintf(stderr,
+            "usage: https_send STORAGE HOST PORT CA_FILE RECORD_COUNT "
+            "[--client-cert PEM --client-key PEM]\n");
     return 2;
   }
   static blur::posix::PosixPort posix;
@@ -42,6 +61,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "device: %s\n", blur::status_name(status));
     return 2;
   }
+  printf("device %016llx\n", static_cast<unsigned long long>(client.ledger().device_nonce()));
   static blur::Rng tls_rng;  // the TLS handshake's randomness, from the same entropy port
   static const uint8_t kName[] = "blur-https";
   if (tls_rng.seed(posix.port(), kName, sizeof kName - 1) != blur::Status::kOk) return 2;
@@ -49,6 +69,8 @@ int main(int argc, char** argv) {
   config.host = argv[2];
   config.port = argv[3];
   config.ca_file = argv[4];
+  config.client_cert_file = client_cert;
+  config.client_key_file = client_key;
   config.max_attempts = 3;
   config.initial_backoff_ms = 50;
   static blur::posix::HttpsTransport transport;

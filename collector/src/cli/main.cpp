@@ -340,6 +340,11 @@ int main(int argc, char** argv) {
                    "The certificate's PEM private key")
       ->check(CLI::ExistingFile);
   serve_cmd
+      ->add_option("--tls-client-ca", serve_options.http.tls_client_ca_file,
+                   "Mutual TLS: ask HTTPS clients for a certificate and verify it against this "
+                   "PEM CA (the fleet's); clients without one are still let in")
+      ->check(CLI::ExistingFile);
+  serve_cmd
       ->add_option("--threads", serve_options.http.threads,
                    "HTTP I/O threads (commits run on one writer thread of their own)")
       ->check(CLI::Range(1, 256))

@@ -47,6 +47,33 @@ std::size_t connection_cap(std::size_t wanted) {
   return std::min<std::size_t>(wanted, static_cast<std::size_t>(fit));
 }
 
+// Mutual TLS: ask every client for a certificate and verify the one it
+// presents against `ca_file` alone, but let clients without one in (no
+// SSL_VERIFY_FAIL_IF_NO_PEER_CERT): devices with tokens share the port.
+boost::system::error_code ask_for_client_certificates(net::ssl::context& tls,
+                                                      const std::string& ca_file) {
+  boost::system::error_code ec;
+  tls.load_verify_file(ca_file, ec);
+  if (!ec) tls.set_verify_mode(net::ssl::verify_peer, ec);
+  if (ec) return ec;
+  SSL_CTX* context = tls.native_handle();
+  // The CertificateRequest names the fleet's CA, for clients holding
+  // several certificates.
+  STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(ca_file.c_str());
+  if (names == nullptr) return net::error::invalid_argument;
+  SSL_CTX_set_client_CA_list(context, names);
+  // The identity is read once, after the handshake: a client may not
+  // renegotiate another certificate in (TLS 1.2).
+  SSL_CTX_set_options(context, SSL_OP_NO_RENEGOTIATION);
+  // Without a session id context OpenSSL fails the handshake of a client
+  // resuming a session that carried a certificate, instead of resuming it.
+  static const unsigned char kSessionContext[] = "blur-collector";
+  if (SSL_CTX_set_session_id_context(context, kSessionContext, sizeof kSessionContext - 1) != 1) {
+    return net::error::invalid_argument;
+  }
+  return ec;
+}
+
 }  // namespace
 
 void log_line(const std::string& text) { std::fprintf(stderr, "%s\n", text.c_str()); }
@@ -295,6 +322,16 @@ bool Server::start(std::string* error) {
                options.tls_key_file + ": " + ec.message();
       return false;
     }
+    if (!options.tls_client_ca_file.empty()) {
+      ec = ask_for_client_certificates(*impl.tls, options.tls_client_ca_file);
+      if (ec) {
+        *error = "cannot load the client CA " + options.tls_client_ca_file + ": " + ec.message();
+        return false;
+      }
+    }
+  } else if (!options.tls_client_ca_file.empty()) {
+    *error = "a client CA needs HTTPS (a TLS certificate and key)";
+    return false;
   }
   const auto address = net::ip::make_address(options.address, ec);
   if (ec) {

@@ -24,6 +24,15 @@
 // Every answer carries an "X-Request-Id" header (a random 64-bit number in
 // hex) and, when Options::on_complete is set, is reported to it: one call
 // per answered request, with the route's name, never its raw path.
+//
+// Mutual TLS (Options::tls_client_ca_file): the server asks every HTTPS
+// client for a certificate and verifies one that is presented against the
+// fleet's CA; one that does not verify (another CA, expired, not for client
+// use) fails the handshake, so no request on that connection is read. A
+// client without a certificate is served as before (devices that prove
+// themselves with a token connect on the same port): requiring an identity
+// is the handlers' policy. Request::client_device_nonce carries the device
+// nonce a verified certificate binds (server/client_identity.h).
 #ifndef BLUR_COLLECTOR_SERVER_HTTP_SERVER_H
 #define BLUR_COLLECTOR_SERVER_HTTP_SERVER_H
 
@@ -49,8 +58,10 @@ struct Request {
   std::string body;
   std::string peer;  // "address:port"
   std::vector<std::pair<std::string, std::string>> headers;  // as sent, in order
-  // The device nonce of the client's TLS certificate, when it presented one
-  // that verified against Options::tls_client_ca_file and names a device.
+  // The device nonce bound by the connection's client certificate, which
+  // verified against Options::tls_client_ca_file; nullopt without a client
+  // certificate or without a device URI in it. The same for every request
+  // on the connection.
   std::optional<uint64_t> client_device_nonce;
 
   // The first query parameter called `name`, if any.
@@ -117,6 +128,10 @@ class Server {
     int threads = 2;  // I/O threads; handlers run on them
     // HTTPS when both are set (PEM files).
     std::string tls_certificate_file, tls_key_file;
+    // HTTPS only (start() refuses it on plain HTTP): the fleet's CA (PEM),
+    // which a client certificate must chain to. Clients may still connect
+    // without one. Empty: no client certificate is asked for.
+    std::string tls_client_ca_file;
     // From the connection (or, on a keep-alive connection, the request's
     // first byte) to the end of the header, TLS handshake included. Fixed
     // when the phase begins: a client dripping bytes (slowloris) is closed

@@ -31,6 +31,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "server/client_identity.h"
 #include "server/http_server_impl.h"
 #include "server/http_text.h"
 #include "server/json_response.h"
@@ -153,6 +154,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
                               [self = this->shared_from_this()](beast::error_code ec) {
                                 if (self->state_ == State::kClosed) return;
                                 if (ec) return self->close_now();
+                                // Once per connection: a client certificate
+                                // cannot change after the handshake.
+                                self->client_device_nonce_ =
+                                    verified_device_nonce(self->stream_.native_handle());
                                 self->begin();
                               });
     } else {
@@ -183,6 +188,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void start_request(bool idle) {
     if (stopping_ || server_.stopping) return close_now();
     request_ = Request{};
+    request_.client_device_nonce = client_device_nonce_;
     started_.reset();
     body_unread_ = false;
     keep_alive_ = false;
@@ -526,6 +532,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   beast::flat_buffer buffer_;
   std::string peer_;
   const bool refusal_;
+  std::optional<uint64_t> client_device_nonce_;  // from a verified client certificate
   State state_ = State::kHeader;
   bool stopping_ = false;
   bool keep_alive_ = false;
