@@ -410,6 +410,11 @@ Status Ledger::commit(Record& next, uint64_t* report_id) {
 }
 
 Status Ledger::write(Record& next) {
+  // A counter at its last value cannot advance: the record would wrap to 0
+  // and read as a rollback at the next open(), after the charge was
+  // reported durable. Only a forged or corrupt record gets there (found by
+  // ledger_storage_fuzz); fail closed like any failed counter.
+  if (has_counter(port_) && next.counter == UINT64_MAX) return Status::kStorageFailure;
   next.sequence = record_.sequence + 1;  // 1 for the first record (record_ is zero then)
   next.counter = has_counter(port_) ? next.counter + 1 : 0;
   uint8_t bytes[kRecordSize];

@@ -141,6 +141,23 @@ TEST(MetricConfig, ContributionBoundDefaultsAndSettings) {
   }
 }
 
+// Found by tests/fuzz/metrics_file_fuzz (UBSan): an integer key given a
+// float went through toml++'s unchecked float-to-int64 cast ("domain =
+// 1e21"); a float is now refused where an integer is due, even a whole one.
+TEST(MetricsFile, FloatsAreNotIntegers) {
+  for (const char* body : {"domain = 1e21", "domain = -1e300", "domain = 4.0", "id = 1.0",
+                           "bucket = 3600.0", "retention_days = nan"}) {
+    const std::string text = std::string("[[metric]]\nmechanism = \"grr\"\nepsilon = 1\n") +
+                             (std::string(body).rfind("id", 0) == 0 ? "" : "id = 1\n") +
+                             (std::string(body).rfind("domain", 0) == 0 ? "" : "domain = 4\n") +
+                             body;
+    const auto refused = parse_metrics_toml(text, "float.toml");
+    ASSERT_FALSE(refused) << body;
+    EXPECT_NE(refused.error().message.find("must be"), std::string::npos)
+        << body << ": " << refused.error().message;
+  }
+}
+
 TEST(MetricsFile, ContributionBoundKeys) {
   auto metrics = parse_metrics_toml(R"(
 [[metric]]

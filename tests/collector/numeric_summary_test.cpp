@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <random>
 
 namespace {
@@ -23,6 +24,41 @@ TEST(NumericSummary, ExactMomentsAndHistogram) {
   EXPECT_NEAR(summary.sample_variance() / (sq / 3), 1.0, 1e-12);
   EXPECT_EQ(summary.histogram().at(5), 2u);
   EXPECT_EQ(summary.histogram().at(-3), 1u);
+}
+
+// Found by tests/fuzz/stored_data_fuzz (UBSan): value^2 * multiplicity,
+// and the sums, overflowed signed 128 bits. A device's sint64 report value
+// is not bounded (two reports near INT64_MAX did it), nor is a stored
+// multiplicity. Exact while the sums fit, then from the histogram.
+TEST(NumericSummary, ExtremeValuesAndMultiplicitiesNeverOverflow) {
+  NumericSummary two;
+  two.add(INT64_MIN);
+  two.add(INT64_MIN);
+  EXPECT_EQ(two.mean(), -9223372036854775808.0);
+  EXPECT_EQ(two.sample_variance(), 0.0);
+
+  NumericSummary ends;
+  ends.add(INT64_MAX);
+  ends.add(INT64_MIN);
+  EXPECT_EQ(ends.mean(), -0.5);
+  // (INT64_MAX - INT64_MIN)^2 / 2 = (2^64 - 1)^2 / 2
+  EXPECT_NEAR(ends.sample_variance() / std::ldexp(1.0, 127), 1.0, 1e-12);
+
+  NumericSummary near_limit;  // the largest sum of values n can carry: still exact
+  near_limit.add(INT64_MAX, UINT64_MAX / 2);
+  near_limit.add(INT64_MAX, UINT64_MAX / 2);
+  EXPECT_EQ(near_limit.reports(), UINT64_MAX - 1);
+  EXPECT_DOUBLE_EQ(near_limit.mean(), 9223372036854775807.0);
+  EXPECT_LE(near_limit.sample_variance(), 1.0);  // 0, within long double's 64 bits at 2^63
+
+  // Stored multiplicities that wrap n around (a corrupt row): meaningless
+  // but finite answers (under UBSan, host-asan: no overflow).
+  NumericSummary corrupt;
+  corrupt.add(INT64_MAX, UINT64_MAX);
+  corrupt.add(INT64_MIN + 1, UINT64_MAX);
+  corrupt.add(INT64_MAX, UINT64_MAX);
+  EXPECT_TRUE(std::isfinite(corrupt.mean()));
+  EXPECT_TRUE(std::isfinite(corrupt.sample_variance()));
 }
 
 TEST(NumericSummary, NoiseVarianceOfTheDiscreteLaplace) {

@@ -167,4 +167,24 @@ TEST(LedgerPolicy, InterruptedCounterAdvanceIsCompletedAtOpen) {
   EXPECT_EQ(port.counter(), 2u);
 }
 
+// Found by ledger_storage_fuzz: a record whose counter is at its last value
+// (forged or corrupt, with a valid CRC) made the next charge write counter 0
+// and report success; the next open() then refused it as a rollback.
+TEST(LedgerPolicy, CounterAtItsLastValueRefusesToWrapAround) {
+  SimPort port(1);
+  port.enable_counter();
+  const blur::Port p = port.port();
+  ASSERT_EQ(p.counter_advance(p.context, UINT64_MAX - 1), Status::kOk);
+  Ledger ledger;
+  ASSERT_EQ(ledger.provision(p, daily_policy(), 1), Status::kOk);  // takes the last value
+  EXPECT_EQ(port.counter(), UINT64_MAX);
+  uint64_t id = 0;
+  EXPECT_EQ(ledger.charge(kNat / 2, 7, &id), Status::kStorageFailure);
+  EXPECT_FALSE(ledger.is_open());
+  Ledger rebooted;
+  ASSERT_EQ(rebooted.open(p), Status::kOk);  // the last durable record, not a "rollback"
+  EXPECT_EQ(rebooted.spent_micros(), 0u);
+  EXPECT_EQ(rebooted.charge(kNat / 2, 7, &id), Status::kStorageFailure);
+}
+
 }  // namespace

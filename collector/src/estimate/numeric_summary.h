@@ -17,6 +17,10 @@
 
 namespace blur::collector {
 
+// The moments are exact 128-bit integers while they fit. Values come from
+// devices (any sint64) and from stored aggregates (any multiplicity), so a
+// sum may not fit: then the moment is computed from the histogram in long
+// double instead (never an overflow, never undefined behaviour).
 class NumericSummary {
  public:
   void add(int64_t value, uint64_t multiplicity = 1);
@@ -27,9 +31,13 @@ class NumericSummary {
   const std::map<int64_t, uint64_t>& histogram() const { return histogram_; }
 
  private:
+  long double wide_mean() const;
+
   uint64_t reports_ = 0;
-  __int128 sum_ = 0;  // exact: values are bounded integers
-  __int128 sum_squares_ = 0;
+  __int128 sum_ = 0;                  // exact while sum_exact_
+  unsigned __int128 sum_squares_ = 0;  // exact while squares_exact_
+  bool sum_exact_ = true;
+  bool squares_exact_ = true;
   std::map<int64_t, uint64_t> histogram_;
 };
 

@@ -10,8 +10,12 @@ namespace blur::collector {
 
 namespace {
 
+// Integers are read with value_exact: value<int64_t>() also converts a
+// float, and toml++ 3.3 casts it to int64 unchecked (undefined behaviour
+// for "domain = 1e21", found by metrics_file_fuzz). A float where the file
+// takes an integer is refused like any other wrong type.
 std::optional<uint32_t> bucket_seconds(const toml::node& node) {
-  if (auto seconds = node.value<int64_t>()) {
+  if (auto seconds = node.value_exact<int64_t>()) {
     if (*seconds <= 0 || *seconds > 86400) return std::nullopt;
     return static_cast<uint32_t>(*seconds);
   }
@@ -68,7 +72,7 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
     return node;
   };
   auto uint_of = [&](const char* key, uint64_t max) -> Outcome<uint64_t> {
-    const auto v = table[key].value<int64_t>();
+    const auto v = table[key].value_exact<int64_t>();
     if (!v || *v < 0 || static_cast<uint64_t>(*v) > max) {
       return invalid(where + ": '" + key + "' must be an integer in 0.." + std::to_string(max));
     }

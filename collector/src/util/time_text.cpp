@@ -35,6 +35,13 @@ unsigned days_in_month(unsigned year, unsigned month) {
   return month == 2 && leap ? 29 : kDays[month - 1];
 }
 
+// A year 0000 date with a positive offset, or a 9999-12-31 one with a
+// negative offset or a leap second, is outside the range.
+std::optional<int64_t> in_range(int64_t t) {
+  if (t < kEarliestTime || t > kLatestTime) return std::nullopt;
+  return t;
+}
+
 }  // namespace
 
 std::optional<int64_t> parse_time(std::string_view text) {
@@ -45,7 +52,7 @@ std::optional<int64_t> parse_time(std::string_view text) {
     if (text.size() - start > 12) return std::nullopt;
     int64_t v = 0;
     for (size_t i = start; i < text.size(); ++i) v = v * 10 + (text[i] - '0');
-    return start ? -v : v;
+    return in_range(start ? -v : v);
   }
   unsigned year, month, day;
   if (!digits(text, 0, 4, &year) || text.size() < 10 || text[4] != '-' ||
@@ -54,7 +61,7 @@ std::optional<int64_t> parse_time(std::string_view text) {
     return std::nullopt;
   }
   const int64_t midnight = days_from_civil(year, month, day) * 86400;
-  if (text.size() == 10) return midnight;
+  if (text.size() == 10) return in_range(midnight);
   unsigned hour, minute, second;
   if ((text[10] != 'T' && text[10] != 't' && text[10] != ' ') || !digits(text, 11, 2, &hour) ||
       text.size() < 19 || text[13] != ':' || !digits(text, 14, 2, &minute) || text[16] != ':' ||
@@ -83,12 +90,18 @@ std::optional<int64_t> parse_time(std::string_view text) {
     return std::nullopt;  // RFC 3339 requires an offset
   }
   if (at != text.size()) return std::nullopt;
-  return midnight + hour * 3600 + minute * 60 + second - offset;
+  return in_range(midnight + hour * 3600 + minute * 60 + second - offset);
 }
 
 std::string format_time(int64_t t) {
-  const int64_t days = (t >= 0 ? t : t - 86399) / 86400;
-  const int64_t seconds = t - days * 86400;
+  // Floor division and its remainder, without an intermediate beyond
+  // int64 (t - 86399 or days * 86400 overflow near INT64_MIN).
+  int64_t days = t / 86400;
+  int64_t seconds = t % 86400;
+  if (seconds < 0) {
+    seconds += 86400;
+    --days;
+  }
   // civil_from_days (Hinnant)
   const int64_t z = days + 719468;
   const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
@@ -108,7 +121,8 @@ std::string format_time(int64_t t) {
 
 std::string format_time_millis(int64_t unix_millis) {
   const int64_t millis = ((unix_millis % 1000) + 1000) % 1000;
-  std::string text = format_time((unix_millis - millis) / 1000);
+  // Floor division, without unix_millis - millis (overflows near INT64_MIN).
+  std::string text = format_time(unix_millis / 1000 - (unix_millis % 1000 < 0 ? 1 : 0));
   char fraction[8];
   std::snprintf(fraction, sizeof fraction, ".%03lld", static_cast<long long>(millis));
   text.insert(text.size() - 1, fraction);  // before the 'Z'
