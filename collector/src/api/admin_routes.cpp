@@ -11,11 +11,7 @@ namespace blur::collector {
 
 namespace {
 
-http::Response error_answer(const Error& error) {
-  ApiResponse answer(http_status(error), json_text({{"error", error.message}}));
-  answer.refusal = refusal_reason(error);
-  return to_http(std::move(answer));
-}
+http::Response error_answer(const Error& error) { return to_http(error_response(error)); }
 
 http::Response ok(const nlohmann::json& body) { return to_http(ApiResponse(200, json_text(body))); }
 

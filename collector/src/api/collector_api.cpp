@@ -22,10 +22,6 @@ ApiResponse error_response(int status, std::string message, observe::Reason refu
   return answer;
 }
 
-ApiResponse error_response(const Error& error) {
-  return error_response(http_status(error), error.message, refusal_reason(error));
-}
-
 const std::string* find(const QueryParams& query, std::string_view name) {
   for (const auto& [key, value] : query) {
     if (key == name) return &value;
@@ -84,6 +80,12 @@ void describe_range(const TimeRange& range, JsonWriter& out) {
 }
 
 }  // namespace
+
+ApiResponse error_response(const Error& error) {
+  ApiResponse answer = error_response(http_status(error), error.message, refusal_reason(error));
+  answer.retry_after_seconds = error.retry_after_seconds;
+  return answer;
+}
 
 int http_status(const Error& error) {
   switch (error.kind) {

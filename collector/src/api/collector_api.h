@@ -75,6 +75,9 @@ class CollectorApi {
   observe::CollectorMetrics* metrics_;
 };
 
+// The answer for an error: its status, {"error": message}, its refusal
+// reason and its Retry-After hint.
+ApiResponse error_response(const Error& error);
 // The HTTP status for an error kind (400, 404, 409, 503).
 int http_status(const Error& error);
 // The refusal reason for an error kind.

@@ -3,19 +3,11 @@
 #include "api/admin_routes.h"
 #include "auth/enrollment_request.h"
 #include "ingest/batch_decoder.h"
-#include "util/json_writer.h"
 #include "util/time_text.h"
 
 namespace blur::collector {
 
 namespace {
-
-ApiResponse refusal(const Error& error) {
-  ApiResponse answer(http_status(error), json_text({{"error", error.message}}));
-  answer.refusal = refusal_reason(error);
-  answer.retry_after_seconds = error.retry_after_seconds;
-  return answer;
-}
 
 // The source address without its port: the enrollment rate limit's key.
 std::string_view address_of(std::string_view peer) {
@@ -30,7 +22,7 @@ http::Handler for_role(auth::Authenticator* authenticator, auth::Role role,
   return [authenticator, role, handler = std::move(handler)](const http::Request& request,
                                                              http::Reply reply) {
     if (auto allowed = authenticator->allow(request.header("Authorization"), role); !allowed) {
-      return reply(to_http(refusal(allowed.error())));
+      return reply(to_http(error_response(allowed.error())));
     }
     handler(request, std::move(reply));
   };
@@ -65,7 +57,7 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
                  if (authenticator != nullptr) {
                    auto nonce = authenticator->device(request.header("Authorization"),
                                                       request.client_device_nonce, unix_now());
-                   if (!nonce) return reply(to_http(refusal(nonce.error())));
+                   if (!nonce) return reply(to_http(error_response(nonce.error())));
                    device = nonce.value();
                  }
                  api.post_reports(request.body, device,
@@ -84,13 +76,13 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
                    const std::string authorization = request.header("Authorization");
                    if (auto allowed = authenticator->allow(authorization, auth::Role::kEnrollment);
                        !allowed) {
-                     return reply(to_http(refusal(allowed.error())));
+                     return reply(to_http(error_response(allowed.error())));
                    }
                    auto nonce = auth::parse_enrollment_request(request.body);
-                   if (!nonce) return reply(to_http(refusal(nonce.error())));
+                   if (!nonce) return reply(to_http(error_response(nonce.error())));
                    auto enrollment = authenticator->enroll(
                        authorization, address_of(request.peer), nonce.value(), unix_now());
-                   if (!enrollment) return reply(to_http(refusal(enrollment.error())));
+                   if (!enrollment) return reply(to_http(error_response(enrollment.error())));
                    reply(to_http(ApiResponse(200, auth::enrollment_answer(enrollment.value()))));
                  });
   }

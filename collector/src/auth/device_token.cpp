@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "auth/secret.h"
 #include "mbedtls/md.h"
 
 namespace blur::collector::auth {
@@ -16,24 +17,6 @@ void put_hex(std::string* out, uint64_t value, int digits) {
   static constexpr char kHex[] = "0123456789abcdef";
   for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4)
     out->push_back(kHex[(value >> shift) & 15]);
-}
-
-// Lower-case hex only: one token, one spelling.
-bool read_hex(std::string_view text, uint64_t* value) {
-  uint64_t v = 0;
-  for (const char c : text) {
-    int digit;
-    if (c >= '0' && c <= '9') {
-      digit = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      digit = c - 'a' + 10;
-    } else {
-      return false;
-    }
-    v = v << 4 | static_cast<uint64_t>(digit);
-  }
-  *value = v;
-  return true;
 }
 
 std::array<uint8_t, kMacBytes> mac(const DeviceTokenKey& key, const DeviceClaims& claims) {

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "auth/secret.h"
 #include "util/json_writer.h"
 #include "util/time_text.h"
 
@@ -16,19 +17,8 @@ Outcome<uint64_t> parse_enrollment_request(std::string_view body) {
     return invalid(kShape);
   }
   const std::string& hex = json["device_nonce"].get_ref<const std::string&>();
-  if (hex.size() != 16) return invalid(kShape);
   uint64_t nonce = 0;
-  for (const char c : hex) {
-    int digit;
-    if (c >= '0' && c <= '9') {
-      digit = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      digit = c - 'a' + 10;
-    } else {
-      return invalid(kShape);
-    }
-    nonce = nonce << 4 | static_cast<uint64_t>(digit);
-  }
+  if (hex.size() != 16 || !read_hex(hex, &nonce)) return invalid(kShape);
   return nonce;
 }
 

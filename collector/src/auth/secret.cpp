@@ -42,20 +42,31 @@ std::string to_hex(const uint8_t* bytes, size_t size) {
   return out;
 }
 
+bool read_hex(std::string_view text, uint64_t* value) {
+  if (text.size() > 16) return false;
+  uint64_t v = 0;
+  for (const char c : text) {
+    int digit;
+    if (c >= '0' && c <= '9') {
+      digit = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      digit = c - 'a' + 10;
+    } else {
+      return false;
+    }
+    v = v << 4 | static_cast<uint64_t>(digit);
+  }
+  *value = v;
+  return true;
+}
+
 std::optional<Digest> digest_from_hex(std::string_view hex) {
   if (hex.size() != 64) return std::nullopt;
   Digest out{};
-  for (size_t i = 0; i < 64; ++i) {
-    const char c = hex[i];
-    int v;
-    if (c >= '0' && c <= '9') {
-      v = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      v = c - 'a' + 10;
-    } else {
-      return std::nullopt;
-    }
-    out[i / 2] = static_cast<uint8_t>(out[i / 2] << 4 | v);
+  for (size_t i = 0; i < out.size(); ++i) {
+    uint64_t byte = 0;
+    if (!read_hex(hex.substr(2 * i, 2), &byte)) return std::nullopt;
+    out[i] = static_cast<uint8_t>(byte);
   }
   return out;
 }

@@ -26,6 +26,9 @@ Digest sha256(std::string_view text);
 
 std::string to_hex(const uint8_t* bytes, size_t size);
 inline std::string to_hex(const Digest& digest) { return to_hex(digest.data(), digest.size()); }
+// Up to 16 lower-case hex digits as a number (one token, one spelling);
+// false for any other character.
+bool read_hex(std::string_view text, uint64_t* value);
 // Exactly 64 lower-case hex digits, else nullopt.
 std::optional<Digest> digest_from_hex(std::string_view hex);
 
