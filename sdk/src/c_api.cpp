@@ -31,6 +31,9 @@ BLUR_SAME(BLUR_QUEUE_FULL, kQueueFull);
 BLUR_SAME(BLUR_MEMO_TABLE_FULL, kMemoTableFull);
 BLUR_SAME(BLUR_TRANSPORT_FAILURE, kTransportFailure);
 BLUR_SAME(BLUR_NOT_BUILT, kNotBuilt);
+BLUR_SAME(BLUR_STORAGE_WORN_OUT, kStorageWornOut);
+BLUR_SAME(BLUR_STORAGE_INCOMPATIBLE, kStorageIncompatible);
+BLUR_SAME(BLUR_PARTITIONS_OVERLAP, kPartitionsOverlap);
 #undef BLUR_SAME
 static_assert(BLUR_MAX_METRICS == blur::kMaxClientMetrics, "BLUR_MAX_METRICS");
 static_assert(BLUR_MAX_METRICS == blur::kMaxLedgerMetrics, "BLUR_MAX_METRICS");

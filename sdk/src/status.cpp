@@ -28,11 +28,14 @@ constexpr char kNames[] =
     "report queue full\0"
     "memoized value table full\0"
     "transport failure\0"
-    "not in this build\0";
+    "not in this build\0"
+    "storage worn out\0"
+    "storage incompatible with this build\0"
+    "partitions overlap\0";
 }  // namespace
 
 const char* status_name(Status status) {
-  if (status > Status::kNotBuilt) return "unknown status";
+  if (status > kLastStatus) return "unknown status";
   const char* name = kNames;
   for (unsigned i = 0; i < static_cast<unsigned>(status); ++i) name += strlen(name) + 1;
   return name;

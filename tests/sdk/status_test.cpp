@@ -6,7 +6,7 @@
 
 namespace {
 
-constexpr int kStatusCount = static_cast<int>(blur::Status::kNotBuilt) + 1;
+constexpr int kStatusCount = static_cast<int>(blur::kLastStatus) + 1;
 
 TEST(Status, EveryStatusHasItsOwnName) {
   EXPECT_EQ(strcmp(blur::status_name(blur::Status::kOk), "ok"), 0);

@@ -54,7 +54,10 @@ typedef enum blur_status {
   BLUR_QUEUE_FULL = 17,
   BLUR_MEMO_TABLE_FULL = 18,
   BLUR_TRANSPORT_FAILURE = 19,
-  BLUR_NOT_BUILT = 20
+  BLUR_NOT_BUILT = 20,
+  BLUR_STORAGE_WORN_OUT = 21,
+  BLUR_STORAGE_INCOMPATIBLE = 22,
+  BLUR_PARTITIONS_OVERLAP = 23
 } blur_status;
 
 /* The platform: callbacks return 0 on success, anything else on failure.

@@ -20,16 +20,20 @@ struct Port {
   // Returns kOk, or kEntropyFailure: the SDK then produces nothing.
   Status (*entropy)(void* context, uint8_t* out, size_t length);
 
-  // Persistent storage of `block_count` erase blocks of `block_size` bytes,
-  // NOR-flash semantics: erase sets a block to 0xFF; program writes bytes of
-  // an erased region; sync makes programmed data durable. Any failure is
-  // reported as kStorageFailure.
+  // Persistent storage of `block_count` erase blocks of `block_size` bytes
+  // with flash semantics: erase sets every byte of a block to erase_value;
+  // prog writes whole program units into an erased region (the SDK never
+  // programs a unit twice between erases, so ECC flash that refuses a second
+  // program works); sync makes programmed data durable. A block that has
+  // worn out (refuses an erase or a program, or reads back other bytes) is
+  // reported by the SDK as kStorageWornOut. Any port failure is reported as
+  // kStorageFailure. docs/storage.md has the on-flash formats.
   Status (*read)(void* context, uint32_t block, uint32_t offset, uint8_t* out, uint32_t size);
   Status (*prog)(void* context, uint32_t block, uint32_t offset, const uint8_t* data,
                  uint32_t size);
   Status (*erase)(void* context, uint32_t block);
   Status (*sync)(void* context);
-  uint32_t block_size;
+  uint32_t block_size;  // a multiple of prog_size
   uint32_t block_count;
 
   // Optional (nullptr when absent). Seconds on a clock that keeps counting
@@ -44,7 +48,30 @@ struct Port {
   // the old budget, a risk the integrator must accept or prevent.
   Status (*counter_read)(void* context, uint64_t* value);
   Status (*counter_advance)(void* context, uint64_t value);  // to at least `value`
+
+  // The program unit in bytes, a power of two from 1 to BLUR_MAX_PROG_SIZE
+  // (config.h, default 256). Default 1: byte-programmable NOR flash. Flash
+  // with ECC programs 8 (STM32L4/G4), 16 (STM32H7 some banks), 32 (STM32H7)
+  // bytes at a time: set it to that word. Every prog call starts on a unit
+  // boundary and covers whole units.
+  uint32_t prog_size = 1;
+  // The value of an erased byte: 0xFF (default: NOR flash) or 0x00.
+  uint8_t erase_value = 0xFF;
 };
+
+// A range of the port's erase blocks handed to one user (the ledger or the
+// report queue): blocks [first_block, first_block + block_count). Users'
+// partitions must not overlap; Client::open refuses overlapping ones.
+struct Partition {
+  uint32_t first_block;
+  uint32_t block_count;
+};
+
+// Whether two partitions share a block.
+constexpr bool partitions_overlap(Partition a, Partition b) {
+  return a.first_block < b.first_block + b.block_count &&
+         b.first_block < a.first_block + a.block_count;
+}
 
 }  // namespace blur
 

@@ -30,7 +30,11 @@ enum class [[nodiscard]] Status : uint8_t{
     kMemoTableFull,          // no room to remember another memoized value: refused
     kTransportFailure,       // the collector could not be reached, or refused the batch
     kNotBuilt,               // the mechanism (or memoization) was left out of this build
+    kStorageWornOut,         // a flash block failed to erase or program as it should: worn out
+    kStorageIncompatible,    // stored data this build cannot hold (larger capacities, newer format)
+    kPartitionsOverlap,      // the ledger's and the queue's partitions share a block
 };
+inline constexpr Status kLastStatus = Status::kPartitionsOverlap;
 
 // A stable, human-readable name ("ok", "budget exhausted", ...).
 const char* status_name(Status status);
