@@ -29,6 +29,9 @@ class SimPort {
   static constexpr uint32_t kBlockSize = 512;
   static constexpr uint32_t kBlockCount = 6;  // ledger: 0-1, report queue: 2-5
   static constexpr uint64_t kNever = UINT64_MAX;
+  // The default partitions of the default storage (as Client::open(port)).
+  static constexpr Partition kLedgerPartition{0, 2};
+  static constexpr Partition kQueuePartition{2, kBlockCount - 2};
 
   explicit SimPort(uint64_t seed);
   // Storage on the caller's buffer of block_count * kBlockSize bytes

@@ -109,14 +109,21 @@ Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t 
 }
 
 Status Client::open(const Port& port) {
+  if (port.block_count < kLedgerBlocks) return Status::kInvalidArgument;
+  return open(port, Partition{0, kLedgerBlocks},
+              Partition{kLedgerBlocks, port.block_count - kLedgerBlocks});
+}
+
+Status Client::open(const Port& port, Partition ledger, Partition queue) {
   ready_ = false;
+  if (partitions_overlap(ledger, queue)) return Status::kPartitionsOverlap;
   port_ = port;
+  ledger_partition_ = ledger;
   static constexpr uint8_t kPersonalization[] = "blur-client";
   BLUR_TRY(rng_.seed(port, kPersonalization, sizeof kPersonalization - 1));
-  if (port.block_count < kLedgerBlocks + 3) return Status::kInvalidArgument;
-  BLUR_TRY(queue_.open(port, kLedgerBlocks, port.block_count - kLedgerBlocks));
+  BLUR_TRY(queue_.open(port, queue));
   ready_ = true;
-  return ledger_.open(port);
+  return ledger_.open(port, ledger);
 }
 
 Status Client::provision(const LedgerPolicy& policy) {
@@ -125,7 +132,7 @@ Status Client::provision(const LedgerPolicy& policy) {
   BLUR_TRY(rng_.next_u64(&nonce));
   uint8_t secret[kLedgerSecretSize];
   BLUR_TRY(rng_.fill(secret, sizeof secret));
-  const Status provisioned = ledger_.provision(port_, policy, nonce, secret);
+  const Status provisioned = ledger_.provision(port_, ledger_partition_, policy, nonce, secret);
   mbedtls_platform_zeroize(secret, sizeof secret);
   return provisioned;
 }

@@ -39,9 +39,11 @@ bool has_counter(const Port& port) {
   return port.counter_read != nullptr && port.counter_advance != nullptr;
 }
 
-bool geometry_ok(const Port& port) {
+bool geometry_ok(const Port& port, Partition partition) {
   return port.read != nullptr && port.prog != nullptr && port.erase != nullptr &&
-         port.sync != nullptr && port.block_count >= kSlotCount &&
+         port.sync != nullptr && partition.block_count >= kSlotCount &&
+         partition.first_block <= port.block_count &&
+         partition.block_count <= port.block_count - partition.first_block &&
          port.block_size >= Ledger::kRecordSize &&
          (port.counter_read == nullptr) == (port.counter_advance == nullptr);
 }
@@ -97,9 +99,9 @@ class LedgerRecordCodec {
            r->window_spent <= r->policy.window_allowance_micros;
   }
 
-  static Status read_slot(const Port& port, uint32_t slot, Record* record, SlotState* state) {
+  static Status read_slot(const Port& port, uint32_t block, Record* record, SlotState* state) {
     uint8_t bytes[Ledger::kRecordSize];
-    if (port.read(port.context, slot, 0, bytes, sizeof bytes) != Status::kOk) {
+    if (port.read(port.context, block, 0, bytes, sizeof bytes) != Status::kOk) {
       return Status::kStorageFailure;
     }
     if (parse(bytes, record)) {
@@ -114,13 +116,13 @@ class LedgerRecordCodec {
   // The valid record with the newest sequence of the two slots: kOk, or
   // kNotProvisioned (both blank), kStorageCorrupt (neither valid),
   // kStorageFailure (the port failed).
-  static Status load_newest(const Port& port, Record* newest) {
+  static Status load_newest(const Port& port, Partition partition, Record* newest) {
     Record record;
     SlotState states[kSlotCount];
     bool found = false;
     Status status = Status::kOk;
     for (uint32_t slot = 0; slot < kSlotCount && status == Status::kOk; ++slot) {
-      status = read_slot(port, slot, &record, &states[slot]);
+      status = read_slot(port, partition.first_block + slot, &record, &states[slot]);
       if (status == Status::kOk && states[slot] == SlotState::kValid &&
           (!found || sequence_newer(record.sequence, newest->sequence))) {
         *newest = record;
@@ -228,11 +230,11 @@ const LedgerRecordCodec::Table LedgerRecordCodec::kTable = LedgerRecordCodec::ma
 
 Ledger::~Ledger() { mbedtls_platform_zeroize(record_.secret, sizeof record_.secret); }
 
-Status Ledger::open(const Port& port) {
+Status Ledger::open(const Port& port, Partition partition) {
   open_ = false;
-  if (!geometry_ok(port)) return Status::kInvalidArgument;
+  if (!geometry_ok(port, partition)) return Status::kInvalidArgument;
   Record newest;
-  Status status = LedgerRecordCodec::load_newest(port, &newest);
+  Status status = LedgerRecordCodec::load_newest(port, partition, &newest);
   if (status == Status::kOk && has_counter(port)) {
     uint64_t counter = 0;
     if (port.counter_read(port.context, &counter) != Status::kOk) {
@@ -247,6 +249,7 @@ Status Ledger::open(const Port& port) {
   }
   if (status == Status::kOk) {
     port_ = port;
+    partition_ = partition;
     record_ = newest;
     has_secret_ = !is_zero(record_.secret, sizeof record_.secret);
     open_ = true;
@@ -255,19 +258,20 @@ Status Ledger::open(const Port& port) {
   return status;
 }
 
-Status Ledger::provision(const Port& port, const LedgerPolicy& policy, uint64_t device_nonce) {
+Status Ledger::provision(const Port& port, Partition partition, const LedgerPolicy& policy,
+                         uint64_t device_nonce) {
   static constexpr uint8_t kNoSecret[kLedgerSecretSize] = {};
-  return provision(port, policy, device_nonce, kNoSecret);
+  return provision(port, partition, policy, device_nonce, kNoSecret);
 }
 
-Status Ledger::provision(const Port& port, const LedgerPolicy& policy, uint64_t device_nonce,
-                         const uint8_t secret[kLedgerSecretSize]) {
+Status Ledger::provision(const Port& port, Partition partition, const LedgerPolicy& policy,
+                         uint64_t device_nonce, const uint8_t secret[kLedgerSecretSize]) {
   open_ = false;
   if (secret == nullptr) return Status::kInvalidArgument;
-  if (!geometry_ok(port) || !valid_policy(policy)) return Status::kInvalidArgument;
+  if (!geometry_ok(port, partition) || !valid_policy(policy)) return Status::kInvalidArgument;
   if (policy.window_seconds != 0 && port.now == nullptr) return Status::kInvalidArgument;
   Record first{};
-  const Status existing = LedgerRecordCodec::load_newest(port, &first);
+  const Status existing = LedgerRecordCodec::load_newest(port, partition, &first);
   if (existing == Status::kOk) {
     mbedtls_platform_zeroize(&first, sizeof first);
     return Status::kAlreadyProvisioned;
@@ -289,6 +293,7 @@ Status Ledger::provision(const Port& port, const LedgerPolicy& policy, uint64_t 
   }
   memcpy(first.secret, secret, sizeof first.secret);
   port_ = port;
+  partition_ = partition;
   record_ = Record{};
   const Status written = write(first);
   mbedtls_platform_zeroize(first.secret, sizeof first.secret);
@@ -419,7 +424,7 @@ Status Ledger::write(Record& next) {
   next.counter = has_counter(port_) ? next.counter + 1 : 0;
   uint8_t bytes[kRecordSize];
   LedgerRecordCodec::serialize(next, bytes);
-  const uint32_t slot = next.sequence % kSlotCount;
+  const uint32_t slot = partition_.first_block + next.sequence % kSlotCount;
   // Erase, program the body, then the CRC last: a torn write leaves an
   // invalid slot, and the other slot still holds the previous record.
   Status status = port_.erase(port_.context, slot) == Status::kOk

@@ -121,8 +121,10 @@ Status ReportQueue::scan_block(uint32_t index, Scan* out, Batch* batch) const {
   return Status::kOk;
 }
 
-Status ReportQueue::open(const Port& port, uint32_t first_block, uint32_t block_count) {
+Status ReportQueue::open(const Port& port, Partition partition) {
   open_ = false;
+  const uint32_t first_block = partition.first_block;
+  const uint32_t block_count = partition.block_count;
   if (port.read == nullptr || port.prog == nullptr || port.erase == nullptr ||
       port.sync == nullptr || block_count < 3 || block_count > kMaxBlocks ||
       first_block > port.block_count || block_count > port.block_count - first_block ||

@@ -223,7 +223,7 @@ void BM_ReportBinaryWithDurableCharge(benchmark::State& state) {
   blur::Rng rng;
   blur::Ledger ledger;
   if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk ||
-      ledger.provision(port.port(), {UINT64_MAX / 2}, 1) != blur::Status::kOk) {
+      ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, {UINT64_MAX / 2}, 1) != blur::Status::kOk) {
     return state.SkipWithError("setup");
   }
   const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
@@ -273,7 +273,7 @@ void BM_SimulatedDeviceLife(benchmark::State& state) {
     uint8_t buffer[64];
     size_t written = 0;
     if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk ||
-        ledger.provision(port.port(), {10 * blur::kEpsilonMicrosPerNat}, index) !=
+        ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, {10 * blur::kEpsilonMicrosPerNat}, index) !=
             blur::Status::kOk ||
         blur::make_report(ledger, rng, rr.value(), 1, true, &report) != blur::Status::kOk ||
         blur::encode_batch(index, &report, 1, buffer, sizeof buffer, &written) !=

@@ -44,7 +44,7 @@ const uint8_t* valid_image() {
     uint8_t secret[blur::kLedgerSecretSize];
     std::memset(secret, 0x5a, sizeof secret);
     blur::Ledger ledger;
-    if (ledger.provision(port.port(), policy, 42, secret) != blur::Status::kOk) __builtin_trap();
+    if (ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, policy, 42, secret) != blur::Status::kOk) __builtin_trap();
     uint64_t id = 0;
     for (const uint32_t metric : {1u, 2u, 1u}) {
       if (ledger.charge(250000, metric, &id) != blur::Status::kOk) __builtin_trap();
@@ -81,7 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   blur::Ledger ledger;
-  if (ledger.open(port.port()) != blur::Status::kOk) {
+  if (ledger.open(port.port(), blur::sim::SimPort::kLedgerPartition) != blur::Status::kOk) {
     if (ledger.is_open()) __builtin_trap();
     return 0;
   }
@@ -92,7 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ledger.spent_micros() != spent + 1) __builtin_trap();
   // The charge is durable: the flash now opens to the new total.
   blur::Ledger reopened;
-  if (reopened.open(port.port()) != blur::Status::kOk || reopened.spent_micros() != spent + 1)
+  if (reopened.open(port.port(), blur::sim::SimPort::kLedgerPartition) != blur::Status::kOk || reopened.spent_micros() != spent + 1)
     __builtin_trap();
   return 0;
 }

@@ -57,14 +57,14 @@ TEST(PosixPort, LedgerSurvivesARestartOfTheProcessState) {
     PosixPort posix;
     ASSERT_EQ(posix.open(file.path.c_str()), Status::kOk);
     blur::Ledger ledger;
-    ASSERT_EQ(ledger.provision(posix.port(), {5000000}, 77), Status::kOk);
+    ASSERT_EQ(ledger.provision(posix.port(), blur::Partition{0, 2}, {5000000}, 77), Status::kOk);
     uint64_t id = 0;
     ASSERT_EQ(ledger.charge(1500000, 1, &id), Status::kOk);
   }
   PosixPort posix;
   ASSERT_EQ(posix.open(file.path.c_str()), Status::kOk);
   blur::Ledger ledger;
-  ASSERT_EQ(ledger.open(posix.port()), Status::kOk);
+  ASSERT_EQ(ledger.open(posix.port(), blur::Partition{0, 2}), Status::kOk);
   EXPECT_EQ(ledger.spent_micros(), 1500000u);
   EXPECT_EQ(ledger.device_nonce(), 77u);
 }

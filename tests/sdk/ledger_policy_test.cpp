@@ -29,7 +29,7 @@ LedgerPolicy daily_policy() {
 TEST(LedgerPolicy, WindowAllowanceRefillsOnlyWhenTheWindowEnds) {
   SimPort port(1);
   Ledger ledger;
-  ASSERT_EQ(ledger.provision(port.port(), daily_policy(), 1), Status::kOk);
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, daily_policy(), 1), Status::kOk);
   uint64_t id = 0;
   ASSERT_EQ(ledger.charge(6 * kNat / 10, 7, &id), Status::kOk);
   const uint64_t operations = port.storage_operations();
@@ -51,7 +51,7 @@ TEST(LedgerPolicy, WindowAllowanceRefillsOnlyWhenTheWindowEnds) {
   EXPECT_EQ(ledger.window_start(), 1700000000 + 3 * kDay);
   // The window survives a reboot.
   Ledger rebooted;
-  ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
+  ASSERT_EQ(rebooted.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kOk);
   EXPECT_EQ(rebooted.window_spent_micros(), kNat);
   EXPECT_EQ(rebooted.charge(1, 7, &id), Status::kWindowBudgetExhausted);
 }
@@ -59,7 +59,7 @@ TEST(LedgerPolicy, WindowAllowanceRefillsOnlyWhenTheWindowEnds) {
 TEST(LedgerPolicy, MetricCapsAreSeparateAndPersist) {
   SimPort port(1);
   Ledger ledger;
-  ASSERT_EQ(ledger.provision(port.port(), daily_policy(), 1), Status::kOk);
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, daily_policy(), 1), Status::kOk);
   uint64_t id = 0;
   ASSERT_EQ(ledger.charge(4 * kNat / 10, 5, &id), Status::kOk);
   EXPECT_EQ(ledger.charge(2 * kNat / 10, 5, &id), Status::kMetricBudgetExhausted);
@@ -67,7 +67,7 @@ TEST(LedgerPolicy, MetricCapsAreSeparateAndPersist) {
   ASSERT_EQ(ledger.charge(kNat / 10, 5, &id), Status::kOk);      // exactly to metric 5's cap
   EXPECT_EQ(ledger.metric_spent_micros(5), kNat / 2);
   Ledger rebooted;
-  ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
+  ASSERT_EQ(rebooted.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kOk);
   EXPECT_EQ(rebooted.metric_spent_micros(5), kNat / 2);
   EXPECT_EQ(rebooted.metric_spent_micros(6), 2 * kNat / 10);
   EXPECT_EQ(rebooted.metric_spent_micros(7), 0u);
@@ -81,11 +81,11 @@ TEST(LedgerPolicy, TheStatusNamesTheFirstCapThatWouldBreak) {
   Ledger ledger;
   LedgerPolicy policy = daily_policy();
   policy.lifetime_cap_micros = kNat / 4;
-  ASSERT_EQ(ledger.provision(port.port(), policy, 1), Status::kOk);
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, policy, 1), Status::kOk);
   EXPECT_EQ(ledger.check(kNat, 5), Status::kBudgetExhausted);
   policy.lifetime_cap_micros = 10 * kNat;
   SimPort port2(1);
-  ASSERT_EQ(ledger.provision(port2.port(), policy, 1), Status::kOk);
+  ASSERT_EQ(ledger.provision(port2.port(), blur::sim::SimPort::kLedgerPartition, policy, 1), Status::kOk);
   EXPECT_EQ(ledger.check(2 * kNat, 5), Status::kWindowBudgetExhausted);
   EXPECT_EQ(ledger.check(kNat, 5), Status::kMetricBudgetExhausted);
   EXPECT_EQ(ledger.check(kNat, 6), Status::kOk);
@@ -94,7 +94,7 @@ TEST(LedgerPolicy, TheStatusNamesTheFirstCapThatWouldBreak) {
 TEST(LedgerPolicy, ClockFailureFailsClosed) {
   SimPort port(1);
   Ledger ledger;
-  ASSERT_EQ(ledger.provision(port.port(), daily_policy(), 1), Status::kOk);
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, daily_policy(), 1), Status::kOk);
   port.fail_clock(true);
   uint64_t id = 0;
   EXPECT_EQ(ledger.charge(1, 7, &id), Status::kClockFailure);
@@ -105,27 +105,27 @@ TEST(LedgerPolicy, ClockFailureFailsClosed) {
   SimPort other(2);
   blur::Port no_clock = other.port();
   no_clock.now = nullptr;
-  EXPECT_EQ(Ledger().provision(no_clock, daily_policy(), 1), Status::kInvalidArgument);
+  EXPECT_EQ(Ledger().provision(no_clock, blur::sim::SimPort::kLedgerPartition, daily_policy(), 1), Status::kInvalidArgument);
 }
 
 TEST(LedgerPolicy, InvalidPoliciesAreRefused) {
   SimPort port(1);
   Ledger ledger;
   LedgerPolicy zero;
-  EXPECT_EQ(ledger.provision(port.port(), zero, 1), Status::kInvalidArgument);
+  EXPECT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, zero, 1), Status::kInvalidArgument);
   LedgerPolicy no_allowance = daily_policy();
   no_allowance.window_allowance_micros = 0;
-  EXPECT_EQ(ledger.provision(port.port(), no_allowance, 1), Status::kInvalidArgument);
+  EXPECT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, no_allowance, 1), Status::kInvalidArgument);
   LedgerPolicy repeated = daily_policy();
   repeated.metric_caps[1].metric_id = 5;
-  EXPECT_EQ(ledger.provision(port.port(), repeated, 1), Status::kInvalidArgument);
+  EXPECT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, repeated, 1), Status::kInvalidArgument);
   LedgerPolicy zero_cap = daily_policy();
   zero_cap.metric_caps[0].cap_micros = 0;
-  EXPECT_EQ(ledger.provision(port.port(), zero_cap, 1), Status::kInvalidArgument);
+  EXPECT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, zero_cap, 1), Status::kInvalidArgument);
   LedgerPolicy too_many = daily_policy();
   too_many.metric_cap_count = blur::kMaxLedgerMetrics + 1;
-  EXPECT_EQ(ledger.provision(port.port(), too_many, 1), Status::kInvalidArgument);
-  EXPECT_EQ(ledger.open(port.port()), Status::kNotProvisioned);  // nothing was written
+  EXPECT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, too_many, 1), Status::kInvalidArgument);
+  EXPECT_EQ(ledger.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kNotProvisioned);  // nothing was written
 }
 
 // With a monotonic counter, an older flash image (a restored backup) is
@@ -134,7 +134,7 @@ TEST(LedgerPolicy, MonotonicCounterRefusesARolledBackImage) {
   SimPort port(1);
   port.enable_counter();
   Ledger ledger;
-  ASSERT_EQ(ledger.provision(port.port(), daily_policy(), 1), Status::kOk);
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, daily_policy(), 1), Status::kOk);
   uint64_t id = 0;
   ASSERT_EQ(ledger.charge(kNat / 2, 7, &id), Status::kOk);
   static uint8_t image[SimPort::kBlockSize * SimPort::kBlockCount];
@@ -143,7 +143,7 @@ TEST(LedgerPolicy, MonotonicCounterRefusesARolledBackImage) {
   EXPECT_EQ(port.counter(), 3u);  // provision + 2 charges
   memcpy(port.flash(), image, sizeof image);
   Ledger rebooted;
-  EXPECT_EQ(rebooted.open(port.port()), Status::kStorageRollback);
+  EXPECT_EQ(rebooted.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kStorageRollback);
   EXPECT_EQ(rebooted.charge(1, 7, &id), Status::kLedgerClosed);
 }
 
@@ -153,16 +153,16 @@ TEST(LedgerPolicy, InterruptedCounterAdvanceIsCompletedAtOpen) {
   SimPort port(1);
   port.enable_counter();
   Ledger ledger;
-  ASSERT_EQ(ledger.provision(port.port(), daily_policy(), 1), Status::kOk);
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, daily_policy(), 1), Status::kOk);
   blur::Port port_without_advance = port.port();
   port_without_advance.counter_advance = [](void*, uint64_t) { return Status::kStorageFailure; };
   Ledger interrupted;
-  ASSERT_EQ(interrupted.open(port_without_advance), Status::kOk);
+  ASSERT_EQ(interrupted.open(port_without_advance, blur::sim::SimPort::kLedgerPartition), Status::kOk);
   uint64_t id = 0;
   EXPECT_EQ(interrupted.charge(kNat / 2, 7, &id), Status::kStorageFailure);
   EXPECT_EQ(port.counter(), 1u);
   Ledger rebooted;
-  ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
+  ASSERT_EQ(rebooted.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kOk);
   EXPECT_EQ(rebooted.spent_micros(), kNat / 2);  // the durable charge counts
   EXPECT_EQ(port.counter(), 2u);
 }
@@ -176,13 +176,13 @@ TEST(LedgerPolicy, CounterAtItsLastValueRefusesToWrapAround) {
   const blur::Port p = port.port();
   ASSERT_EQ(p.counter_advance(p.context, UINT64_MAX - 1), Status::kOk);
   Ledger ledger;
-  ASSERT_EQ(ledger.provision(p, daily_policy(), 1), Status::kOk);  // takes the last value
+  ASSERT_EQ(ledger.provision(p, blur::sim::SimPort::kLedgerPartition, daily_policy(), 1), Status::kOk);  // takes the last value
   EXPECT_EQ(port.counter(), UINT64_MAX);
   uint64_t id = 0;
   EXPECT_EQ(ledger.charge(kNat / 2, 7, &id), Status::kStorageFailure);
   EXPECT_FALSE(ledger.is_open());
   Ledger rebooted;
-  ASSERT_EQ(rebooted.open(p), Status::kOk);  // the last durable record, not a "rollback"
+  ASSERT_EQ(rebooted.open(p, blur::sim::SimPort::kLedgerPartition), Status::kOk);  // the last durable record, not a "rollback"
   EXPECT_EQ(rebooted.spent_micros(), 0u);
   EXPECT_EQ(rebooted.charge(kNat / 2, 7, &id), Status::kStorageFailure);
 }

@@ -17,7 +17,7 @@ constexpr LedgerPolicy kPolicy{5 * kNat / 2};  // 2.5 nats for life
 TEST(Ledger, BlankStorageIsNotProvisionedAndChargesNothing) {
   SimPort port(1);
   Ledger ledger;
-  EXPECT_EQ(ledger.open(port.port()), Status::kNotProvisioned);
+  EXPECT_EQ(ledger.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kNotProvisioned);
   uint64_t id = 0;
   EXPECT_EQ(ledger.charge(1, 1, &id), Status::kLedgerClosed);
   EXPECT_EQ(ledger.remaining_micros(), 0u);
@@ -26,7 +26,7 @@ TEST(Ledger, BlankStorageIsNotProvisionedAndChargesNothing) {
 TEST(Ledger, ProvisionOnceThenStateSurvivesReopen) {
   SimPort port(1);
   Ledger ledger;
-  ASSERT_EQ(ledger.provision(port.port(), kPolicy, 0xABCDEF), Status::kOk);
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 0xABCDEF), Status::kOk);
   uint64_t id = 0;
   ASSERT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);
   EXPECT_EQ(id, 0u);
@@ -34,7 +34,7 @@ TEST(Ledger, ProvisionOnceThenStateSurvivesReopen) {
   EXPECT_EQ(id, 1u);
 
   Ledger rebooted;
-  ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
+  ASSERT_EQ(rebooted.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kOk);
   EXPECT_EQ(rebooted.spent_micros(), 2 * kNat);
   EXPECT_EQ(rebooted.remaining_micros(), kNat / 2);
   EXPECT_EQ(rebooted.device_nonce(), 0xABCDEFu);
@@ -42,13 +42,13 @@ TEST(Ledger, ProvisionOnceThenStateSurvivesReopen) {
   EXPECT_EQ(id, 2u);  // ids continue across reboots
 
   Ledger again;
-  EXPECT_EQ(again.provision(port.port(), kPolicy, 1), Status::kAlreadyProvisioned);
+  EXPECT_EQ(again.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 1), Status::kAlreadyProvisioned);
 }
 
 TEST(Ledger, RefusesChargesBeyondTheCapAndChangesNothing) {
   SimPort port(1);
   Ledger ledger;
-  ASSERT_EQ(ledger.provision(port.port(), kPolicy, 1), Status::kOk);
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 1), Status::kOk);
   uint64_t id = 0;
   ASSERT_EQ(ledger.charge(2 * kNat, 1, &id), Status::kOk);
   const uint64_t operations = port.storage_operations();
@@ -63,12 +63,12 @@ TEST(Ledger, RefusesChargesBeyondTheCapAndChangesNothing) {
 TEST(Ledger, CorruptNewestRecordFallsBackToThePreviousOne) {
   SimPort port(1);
   Ledger ledger;
-  ASSERT_EQ(ledger.provision(port.port(), kPolicy, 1), Status::kOk);  // sequence 1, slot 1
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 1), Status::kOk);  // sequence 1, slot 1
   uint64_t id = 0;
   ASSERT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);  // sequence 2, slot 0
   port.flash()[0 * SimPort::kBlockSize + 33] ^= 0x01;   // a bit of slot 0's spent total
   Ledger rebooted;
-  ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
+  ASSERT_EQ(rebooted.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kOk);
   EXPECT_EQ(rebooted.spent_micros(), 0u);  // the record before the charge
   // (The lost charge's report never existed: charge() returns only after a
   // read-back, and the report is made after that.)
@@ -77,16 +77,16 @@ TEST(Ledger, CorruptNewestRecordFallsBackToThePreviousOne) {
 TEST(Ledger, NoValidRecordKeepsTheLedgerClosed) {
   SimPort port(1);
   Ledger ledger;
-  ASSERT_EQ(ledger.provision(port.port(), kPolicy, 1), Status::kOk);
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 1), Status::kOk);
   uint64_t id = 0;
   ASSERT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);
   port.flash()[0 * SimPort::kBlockSize + 50] ^= 0x80;  // CRC of slot 0
   port.flash()[1 * SimPort::kBlockSize + 0] ^= 0x80;   // magic of slot 1
   Ledger rebooted;
-  EXPECT_EQ(rebooted.open(port.port()), Status::kStorageCorrupt);
+  EXPECT_EQ(rebooted.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kStorageCorrupt);
   EXPECT_EQ(rebooted.charge(1, 1, &id), Status::kLedgerClosed);
   // Starting over is an explicit act.
-  EXPECT_EQ(rebooted.provision(port.port(), kPolicy, 2), Status::kOk);
+  EXPECT_EQ(rebooted.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 2), Status::kOk);
 }
 
 // Storage failing at the k-th operation of a charge: the call reports it,
@@ -96,7 +96,7 @@ TEST(Ledger, StorageFailureDuringAChargeClosesTheLedger) {
   for (uint64_t k = 0; k < 4; ++k) {
     SimPort port(1);
     Ledger ledger;
-    ASSERT_EQ(ledger.provision(port.port(), kPolicy, 1), Status::kOk);
+    ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 1), Status::kOk);
     uint64_t id = 0;
     ASSERT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);
     port.fail_storage_after(k);
@@ -105,7 +105,7 @@ TEST(Ledger, StorageFailureDuringAChargeClosesTheLedger) {
     EXPECT_EQ(ledger.charge(1, 1, &id), Status::kLedgerClosed);
     port.fail_storage_after(SimPort::kNever);
     Ledger rebooted;
-    ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
+    ASSERT_EQ(rebooted.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kOk);
     EXPECT_GE(rebooted.spent_micros(), kNat);
     ASSERT_EQ(rebooted.charge(1, 1, &id), Status::kOk);
     EXPECT_GE(id, 1u);
@@ -117,8 +117,8 @@ TEST(Ledger, RejectsPortsTooSmallForTwoSlots) {
   blur::Port small = port.port();
   small.block_count = 1;
   Ledger ledger;
-  EXPECT_EQ(ledger.open(small), Status::kInvalidArgument);
-  EXPECT_EQ(ledger.provision(small, kPolicy, 1), Status::kInvalidArgument);
+  EXPECT_EQ(ledger.open(small, blur::sim::SimPort::kLedgerPartition), Status::kInvalidArgument);
+  EXPECT_EQ(ledger.provision(small, blur::sim::SimPort::kLedgerPartition, kPolicy, 1), Status::kInvalidArgument);
 }
 
 }  // namespace

@@ -188,14 +188,14 @@ TEST(Memoized, LedgerChargesTheLongitudinalEpsilonOncePerValue) {
   policy.lifetime_cap_micros = 1000 * kNat;
   uint8_t secret[32];
   for (int i = 0; i < 32; ++i) secret[i] = static_cast<uint8_t>(i + 1);
-  ASSERT_EQ(ledger.provision(port.port(), policy, 9, secret), Status::kOk);
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, policy, 9, secret), Status::kOk);
   uint64_t id = 0;
   ASSERT_EQ(ledger.charge_memoized(kNat / 2, 4 * kNat, 5, 17, &id), Status::kOk);
   EXPECT_EQ(ledger.spent_micros(), 4 * kNat + kNat / 2);
   ASSERT_EQ(ledger.charge_memoized(kNat / 2, 4 * kNat, 5, 17, &id), Status::kOk);
   EXPECT_EQ(ledger.spent_micros(), 5 * kNat);
   blur::Ledger rebooted;
-  ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
+  ASSERT_EQ(rebooted.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kOk);
   EXPECT_EQ(memcmp(rebooted.secret(), secret, 32), 0);
   EXPECT_TRUE(rebooted.memoized(5, 17));
   ASSERT_EQ(rebooted.charge_memoized(kNat / 2, 4 * kNat, 5, 17, &id), Status::kOk);
@@ -212,7 +212,7 @@ TEST(Memoized, LedgerChargesTheLongitudinalEpsilonOncePerValue) {
   // A ledger without a secret cannot memoize.
   blur::sim::SimPort plain_port(64);
   blur::Ledger plain;
-  ASSERT_EQ(plain.provision(plain_port.port(), policy, 9), Status::kOk);
+  ASSERT_EQ(plain.provision(plain_port.port(), blur::sim::SimPort::kLedgerPartition, policy, 9), Status::kOk);
   EXPECT_TRUE(plain.secret() == nullptr);
   EXPECT_EQ(plain.charge_memoized(1, kNat, 5, 17, &id), Status::kInvalidArgument);
 }

@@ -84,12 +84,12 @@ bool run(uint64_t cut, ScenarioRun* out) {
   uint32_t next = 0;
   while (next < kSteps) {
     Ledger ledger;
-    const Status opened = ledger.open(port->port());
+    const Status opened = ledger.open(port->port(), blur::sim::SimPort::kLedgerPartition);
     if (!provisioned) {
       // Only a first provisioning cut short may leave blank or torn slots.
       if (opened != Status::kOk) {
         EXPECT_TRUE(opened == Status::kNotProvisioned || opened == Status::kStorageCorrupt);
-        if (ledger.provision(port->port(), policy(), 42) != Status::kOk) {
+        if (ledger.provision(port->port(), blur::sim::SimPort::kLedgerPartition, policy(), 42) != Status::kOk) {
           port->restore_power();
           ++out->reboots;
           continue;
@@ -134,7 +134,7 @@ bool run(uint64_t cut, ScenarioRun* out) {
   }
   // The caps over what was released.
   Ledger final_ledger;
-  EXPECT_EQ(final_ledger.open(port->port()), Status::kOk);
+  EXPECT_EQ(final_ledger.open(port->port(), blur::sim::SimPort::kLedgerPartition), Status::kOk);
   uint64_t total = 0, metric_total[3] = {};
   for (uint32_t i = 0; i < out->released_count; ++i) {
     const Released& r = out->released[i];
@@ -244,10 +244,10 @@ bool run_device(uint64_t cut, DeviceRun* out) {
     Ledger ledger;
     blur::ReportQueue queue;
     blur::Rng rng;
-    const Status opened = ledger.open(port->port());
+    const Status opened = ledger.open(port->port(), blur::sim::SimPort::kLedgerPartition);
     if (!provisioned) {
       if (opened != Status::kOk) {
-        if (ledger.provision(port->port(), policy(), 42) != Status::kOk) {
+        if (ledger.provision(port->port(), blur::sim::SimPort::kLedgerPartition, policy(), 42) != Status::kOk) {
           port->restore_power();
           ++out->reboots;
           continue;
@@ -259,7 +259,7 @@ bool run_device(uint64_t cut, DeviceRun* out) {
       if (opened != Status::kOk) return false;
       EXPECT_GE(ledger.spent_micros(), durable_spent) << "cut " << cut;
     }
-    EXPECT_EQ(queue.open(port->port(), 2, 4), Status::kOk) << "cut " << cut;
+    EXPECT_EQ(queue.open(port->port(), blur::Partition{2, 4}), Status::kOk) << "cut " << cut;
     EXPECT_GE(queue.ack_floor(), durable_floor) << "cut " << cut;
     EXPECT_EQ(rng.seed(port->port(), nullptr, 0), Status::kOk);
     bool power_lost = false;

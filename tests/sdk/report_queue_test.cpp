@@ -50,7 +50,7 @@ void expect_pending(const ReportQueue& queue, uint64_t first, uint64_t last) {
 TEST(ReportQueue, AppendPendingAcknowledgeAndReopen) {
   SimPort port(1);
   ReportQueue queue;
-  ASSERT_EQ(queue.open(port.port(), kFirstBlock, kBlocks), Status::kOk);
+  ASSERT_EQ(queue.open(port.port(), blur::Partition{kFirstBlock, kBlocks}), Status::kOk);
   EXPECT_EQ(queue.pending_count(), 0u);
   for (uint64_t id = 0; id < 10; ++id) ASSERT_EQ(append(queue, id), Status::kOk);
   expect_pending(queue, 0, 9);
@@ -59,7 +59,7 @@ TEST(ReportQueue, AppendPendingAcknowledgeAndReopen) {
   expect_pending(queue, 4, 9);
 
   ReportQueue rebooted;
-  ASSERT_EQ(rebooted.open(port.port(), kFirstBlock, kBlocks), Status::kOk);
+  ASSERT_EQ(rebooted.open(port.port(), blur::Partition{kFirstBlock, kBlocks}), Status::kOk);
   EXPECT_EQ(rebooted.pending_count(), 6u);
   EXPECT_EQ(rebooted.ack_floor(), 4u);
   expect_pending(rebooted, 4, 9);
@@ -82,7 +82,7 @@ TEST(ReportQueue, AppendPendingAcknowledgeAndReopen) {
 TEST(ReportQueue, FullQueueRefusesAndAcknowledgementFreesSegments) {
   SimPort port(1);
   ReportQueue queue;
-  ASSERT_EQ(queue.open(port.port(), kFirstBlock, kBlocks), Status::kOk);
+  ASSERT_EQ(queue.open(port.port(), blur::Partition{kFirstBlock, kBlocks}), Status::kOk);
   uint64_t id = 0;
   Status status = Status::kOk;
   while ((status = append(queue, id)) == Status::kOk) ++id;
@@ -109,7 +109,7 @@ TEST(ReportQueue, TornAppendIsDroppedAndTheLogContinues) {
   for (uint64_t cut = 0; cut < 8; ++cut) {
     SimPort port(1);
     ReportQueue queue;
-    ASSERT_EQ(queue.open(port.port(), kFirstBlock, kBlocks), Status::kOk);
+    ASSERT_EQ(queue.open(port.port(), blur::Partition{kFirstBlock, kBlocks}), Status::kOk);
     for (uint64_t id = 0; id < 5; ++id) ASSERT_EQ(append(queue, id), Status::kOk);
     port.cut_power_after(cut, cut);
     Status status = Status::kOk;
@@ -118,7 +118,7 @@ TEST(ReportQueue, TornAppendIsDroppedAndTheLogContinues) {
     EXPECT_EQ(status, Status::kStorageFailure);
     port.restore_power();
     ReportQueue rebooted;
-    ASSERT_EQ(rebooted.open(port.port(), kFirstBlock, kBlocks), Status::kOk);
+    ASSERT_EQ(rebooted.open(port.port(), blur::Partition{kFirstBlock, kBlocks}), Status::kOk);
     const uint64_t kept = rebooted.pending_count();
     EXPECT_GE(kept, 5u);
     EXPECT_LE(kept, id - 1);
@@ -131,8 +131,8 @@ TEST(ReportQueue, TornAppendIsDroppedAndTheLogContinues) {
 TEST(ReportQueue, RejectsBadRanges) {
   SimPort port(1);
   ReportQueue queue;
-  EXPECT_EQ(queue.open(port.port(), 2, 1), Status::kInvalidArgument);
-  EXPECT_EQ(queue.open(port.port(), 5, 2), Status::kInvalidArgument);
+  EXPECT_EQ(queue.open(port.port(), blur::Partition{2, 1}), Status::kInvalidArgument);
+  EXPECT_EQ(queue.open(port.port(), blur::Partition{5, 2}), Status::kInvalidArgument);
   EXPECT_EQ(append(queue, 0), Status::kInvalidArgument);  // not open
 }
 

@@ -19,7 +19,7 @@ struct Device {
 TEST(Report, ChargesTheLedgerBeforeTheReportExists) {
   Device device(7);
   ASSERT_EQ(device.rng.seed(device.port.port(), nullptr, 0), Status::kOk);
-  ASSERT_EQ(device.ledger.provision(device.port.port(), {3 * blur::kEpsilonMicrosPerNat}, 9),
+  ASSERT_EQ(device.ledger.provision(device.port.port(), blur::sim::SimPort::kLedgerPartition, {3 * blur::kEpsilonMicrosPerNat}, 9),
             Status::kOk);
   const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
   ASSERT_TRUE(rr.ok());
@@ -33,14 +33,14 @@ TEST(Report, ChargesTheLedgerBeforeTheReportExists) {
   EXPECT_EQ(device.ledger.spent_micros(), blur::kEpsilonMicrosPerNat);
   // The charge is on flash, not just in memory.
   blur::Ledger rebooted;
-  ASSERT_EQ(rebooted.open(device.port.port()), Status::kOk);
+  ASSERT_EQ(rebooted.open(device.port.port(), blur::sim::SimPort::kLedgerPartition), Status::kOk);
   EXPECT_EQ(rebooted.spent_micros(), blur::kEpsilonMicrosPerNat);
 }
 
 TEST(Report, NoReportWhenTheBudgetIsExhausted) {
   Device device(7);
   ASSERT_EQ(device.rng.seed(device.port.port(), nullptr, 0), Status::kOk);
-  ASSERT_EQ(device.ledger.provision(device.port.port(), {blur::kEpsilonMicrosPerNat}, 9),
+  ASSERT_EQ(device.ledger.provision(device.port.port(), blur::sim::SimPort::kLedgerPartition, {blur::kEpsilonMicrosPerNat}, 9),
             Status::kOk);
   const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
   ASSERT_TRUE(rr.ok());
@@ -58,7 +58,7 @@ TEST(Report, NoChargeAndNoReportWithoutEntropy) {
   Device device(7);
   device.port.fail_entropy_after(0);
   EXPECT_EQ(device.rng.seed(device.port.port(), nullptr, 0), Status::kEntropyFailure);
-  ASSERT_EQ(device.ledger.provision(device.port.port(), {blur::kEpsilonMicrosPerNat}, 9),
+  ASSERT_EQ(device.ledger.provision(device.port.port(), blur::sim::SimPort::kLedgerPartition, {blur::kEpsilonMicrosPerNat}, 9),
             Status::kOk);
   const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
   ASSERT_TRUE(rr.ok());
@@ -71,7 +71,7 @@ TEST(Report, NoChargeAndNoReportWithoutEntropy) {
 TEST(Report, ClosedLedgerMeansNoReport) {
   Device device(7);
   ASSERT_EQ(device.rng.seed(device.port.port(), nullptr, 0), Status::kOk);
-  EXPECT_EQ(device.ledger.open(device.port.port()), Status::kNotProvisioned);
+  EXPECT_EQ(device.ledger.open(device.port.port(), blur::sim::SimPort::kLedgerPartition), Status::kNotProvisioned);
   const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
   ASSERT_TRUE(rr.ok());
   blur::Report report{};

@@ -1,6 +1,7 @@
 // A whole device in one object: DRBG, ledger, report queue and the
-// configured metrics, on one port's storage (ledger: blocks 0-1; report
-// queue: blocks 2..). record() is the safe order for a report: room in the
+// configured metrics, on one port's storage, each store on its own
+// Partition (by default the ledger on blocks 0..kLedgerBlocks-1, the report
+// queue on the rest). record() is the safe order for a report: room in the
 // queue, durable charge, randomize, durable append. The C API (blur.h) is
 // a thin layer over this class.
 #ifndef BLUR_CLIENT_H
@@ -66,8 +67,13 @@ class Client {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  // Seeds the DRBG from port.entropy, opens the ledger (its status:
-  // kNotProvisioned on blank storage) and the report queue.
+  // Seeds the DRBG from port.entropy, opens the report queue and the ledger
+  // (its status: kNotProvisioned on blank storage), each on its partition.
+  // kPartitionsOverlap if the two share a block; kInvalidArgument if one
+  // does not fit the port's storage.
+  Status open(const Port& port, Partition ledger, Partition queue);
+  // The default partitions: the ledger on the first kLedgerBlocks blocks,
+  // the report queue on all the others.
   Status open(const Port& port);
   Status provision(const LedgerPolicy& policy);
   // longitudinal_epsilon != 0: memoized reports (memoized.h; sue, rappor).
@@ -93,6 +99,7 @@ class Client {
   };
 
   Port port_{};
+  Partition ledger_partition_{};
   bool ready_ = false;  // DRBG seeded and queue open
   Rng rng_;
   Ledger ledger_;

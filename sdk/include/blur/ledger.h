@@ -93,19 +93,20 @@ class Ledger {
   // kStorageRollback if the newest one is older than the monotonic counter,
   // kStorageFailure if the port fails, kInvalidArgument if the port cannot
   // hold two slots.
-  Status open(const Port& port);
+  Status open(const Port& port, Partition partition);
 
   // Writes the first record of a new device. kAlreadyProvisioned if a valid
   // record exists; kInvalidArgument for an invalid policy (zero lifetime
   // cap, a window without allowance, repeated or zero metric caps) or a
   // window policy on a port without a clock. On corrupt storage this is the
   // documented way to start over.
-  Status provision(const Port& port, const LedgerPolicy& policy, uint64_t device_nonce);
+  Status provision(const Port& port, Partition partition, const LedgerPolicy& policy,
+                   uint64_t device_nonce);
   // The same with the device secret of memoized reports (32 random bytes
   // from the DRBG; see permanent_stream.h). Without it, charge_memoized()
   // is refused.
-  Status provision(const Port& port, const LedgerPolicy& policy, uint64_t device_nonce,
-                   const uint8_t secret[kLedgerSecretSize]);
+  Status provision(const Port& port, Partition partition, const LedgerPolicy& policy,
+                   uint64_t device_nonce, const uint8_t secret[kLedgerSecretSize]);
 
   // Adds `epsilon` (> 0) to the spent totals of the lifetime, the current
   // window and `metric_id`, reserves the next report id, and returns only
@@ -175,6 +176,7 @@ class Ledger {
   Status write(Record& next);
 
   Port port_{};
+  Partition partition_{};
   bool open_ = false;
   bool has_secret_ = false;
   Record record_{};  // the newest durable record

@@ -50,12 +50,12 @@ class ReportQueue {
 
   ReportQueue() = default;
 
-  // Uses blocks [first_block, first_block + block_count) (3..kMaxBlocks of
-  // them: two for acknowledgements, the rest for reports) of `port`; blank
-  // blocks are formatted as needed. Scans the log and
-  // recovers from a torn write. kInvalidArgument for a bad range,
+  // Uses the blocks of `partition` (3..kMaxBlocks of them: two for
+  // acknowledgements, the rest for reports) of `port`; blank blocks are
+  // formatted as needed. Scans the log and recovers from a torn write.
+  // kInvalidArgument for a partition outside the port's storage,
   // kStorageFailure if the port fails.
-  Status open(const Port& port, uint32_t first_block, uint32_t block_count);
+  Status open(const Port& port, Partition partition);
 
   // The largest report message that fits in one entry.
   uint32_t max_report_size() const;
