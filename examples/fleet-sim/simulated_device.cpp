@@ -170,8 +170,8 @@ uint32_t flash_blocks_for(const collector::MetricConfig& metric, uint32_t report
     const uint32_t bits = shape == PayloadKind::kBloom ? metric.rappor.bloom_bits : metric.domain_size;
     bound += 12 + (bits + 7) / 8;
   }
-  const size_t entry = (ReportQueue::kEntryOverhead + bound + 3) & ~size_t{3};
-  const size_t per_segment = (SimPort::kBlockSize - ReportQueue::kSegmentHeaderSize) / entry;
+  const size_t per_segment = ReportQueue::reports_per_segment(
+      SimPort::kBlockSize, 1, static_cast<uint32_t>(bound));
   if (per_segment == 0) return 0;
   const size_t segments = (reports + per_segment - 1) / per_segment + 1;  // + a spare
   const size_t blocks = kLedgerBlocks + 2 + segments;

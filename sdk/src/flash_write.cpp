@@ -3,35 +3,100 @@
 #include <string.h>
 
 #include "crc32.h"
+#include "little_endian.h"
+#include "mbedtls/platform_util.h"
 
 namespace blur {
 
 namespace {
-constexpr uint32_t kChunk = 32;  // bytes per read-back: stack, not RAM buffers
+constexpr uint32_t kChunk = 32;  // bytes per read: stack, not RAM buffers
+
+bool power_of_two(uint32_t x) { return x != 0 && (x & (x - 1)) == 0; }
 }  // namespace
 
-Status program_verified(const Port& port, uint32_t block, uint32_t offset, const uint8_t* body,
-                        uint32_t body_size, const uint8_t* mark, uint32_t mark_size) {
-  if (port.prog(port.context, block, offset, body, body_size) != Status::kOk ||
-      port.prog(port.context, block, offset + body_size, mark, mark_size) != Status::kOk ||
-      port.sync(port.context) != Status::kOk) {
-    return Status::kStorageFailure;
-  }
-  BLUR_TRY(read_back(port, block, offset, body, body_size));
-  return read_back(port, block, offset + body_size, mark, mark_size);
+bool storage_geometry_ok(const Port& port) {
+  return port.read != nullptr && port.prog != nullptr && port.erase != nullptr &&
+         port.sync != nullptr && power_of_two(port.prog_size) &&
+         port.prog_size <= BLUR_MAX_PROG_SIZE && port.block_size % port.prog_size == 0 &&
+         (port.erase_value == 0xFF || port.erase_value == 0x00) &&
+         (port.counter_read == nullptr) == (port.counter_advance == nullptr);
 }
 
-Status read_back(const Port& port, uint32_t block, uint32_t offset, const uint8_t* expected,
-                 uint32_t size) {
-  uint8_t chunk[kChunk];
-  for (uint32_t done = 0; done < size;) {
-    const uint32_t n = size - done < kChunk ? size - done : kChunk;
-    if (port.read(port.context, block, offset + done, chunk, n) != Status::kOk ||
-        memcmp(chunk, expected + done, n) != 0) {
-      return Status::kStorageFailure;
-    }
-    done += n;
+bool partition_fits(const Port& port, Partition partition, uint32_t min_blocks) {
+  return partition.block_count >= min_blocks && partition.first_block <= port.block_count &&
+         partition.block_count <= port.block_count - partition.first_block;
+}
+
+RecordWriter::RecordWriter(const Port& port, uint32_t block, uint32_t offset)
+    : port_(port), block_(block), start_(offset), offset_(offset), crc_(crc32_start()) {}
+
+RecordWriter::~RecordWriter() { mbedtls_platform_zeroize(stage_, sizeof stage_); }
+
+// Programs stage_[0..size) (whole units) at offset_.
+void RecordWriter::flush(uint32_t size) {
+  if (status_ == Status::kOk && size > 0) {
+    status_ = storage_status(port_.prog(port_.context, block_, offset_, stage_, size));
+    offset_ += size;
   }
+  staged_ = 0;
+}
+
+Status RecordWriter::append(const uint8_t* data, uint32_t size) {
+  crc_ = crc32_update(crc_, data, size);
+  body_size_ += size;
+  while (size > 0 && status_ == Status::kOk) {
+    const uint32_t n = size < kStageSize - staged_ ? size : kStageSize - staged_;
+    memcpy(stage_ + staged_, data, n);
+    staged_ += n;
+    data += n;
+    size -= n;
+    if (staged_ == kStageSize) flush(kStageSize);
+  }
+  return status_;
+}
+
+Status RecordWriter::commit() {
+  // The body's last unit, padded with the erased value.
+  const uint32_t padded = unit_align(port_, staged_);
+  memset(stage_ + staged_, port_.erase_value, padded - staged_);
+  flush(padded);
+  // The commit unit, programmed on its own after the whole body.
+  const uint32_t crc = crc32_finish(crc_);
+  const uint32_t commit_size = unit_align(port_, 4);
+  memset(stage_, port_.erase_value, commit_size);
+  store_le32(stage_, crc);
+  const uint32_t commit_offset = offset_;
+  flush(commit_size);
+  if (status_ != Status::kOk) return status_;
+  if (port_.sync(port_.context) != Status::kOk) return status_ = Status::kStorageFailure;
+  // Read back: the body's CRC and the commit unit. A mismatch with the power
+  // on means the block does not hold what it was given: it is worn.
+  uint32_t stored_crc = 0;
+  uint8_t mark[4];
+  if (crc_of_flash(port_, block_, start_, body_size_, &stored_crc) != Status::kOk ||
+      port_.read(port_.context, block_, commit_offset, mark, sizeof mark) != Status::kOk) {
+    return status_ = Status::kStorageFailure;
+  }
+  if (stored_crc != crc || load_le32(mark) != crc) status_ = Status::kStorageWornOut;
+  return status_;
+}
+
+Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
+                    RecordState* state) {
+  bool erased = false;
+  BLUR_TRY(flash_erased(port, block, offset, record_span(port, body_size), &erased));
+  if (erased) {
+    *state = RecordState::kErased;
+    return Status::kOk;
+  }
+  uint8_t mark[4];
+  uint32_t crc = 0;
+  BLUR_TRY(crc_of_flash(port, block, offset, body_size, &crc));
+  if (port.read(port.context, block, offset + unit_align(port, body_size), mark, sizeof mark) !=
+      Status::kOk) {
+    return Status::kStorageFailure;
+  }
+  *state = load_le32(mark) == crc ? RecordState::kValid : RecordState::kInvalid;
   return Status::kOk;
 }
 
@@ -51,11 +116,26 @@ Status crc_of_flash(const Port& port, uint32_t block, uint32_t offset, uint32_t 
   return Status::kOk;
 }
 
-bool is_erased(const uint8_t* bytes, size_t length) {
+bool is_erased(const uint8_t* bytes, size_t length, uint8_t erase_value) {
   for (size_t i = 0; i < length; ++i) {
-    if (bytes[i] != 0xFF) return false;
+    if (bytes[i] != erase_value) return false;
   }
   return true;
+}
+
+Status flash_erased(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
+                    bool* erased) {
+  uint8_t chunk[kChunk];
+  *erased = true;
+  for (uint32_t done = 0; done < size && *erased;) {
+    const uint32_t n = size - done < kChunk ? size - done : kChunk;
+    if (port.read(port.context, block, offset + done, chunk, n) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    *erased = is_erased(chunk, n, port.erase_value);
+    done += n;
+  }
+  return Status::kOk;
 }
 
 }  // namespace blur

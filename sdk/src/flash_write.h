@@ -1,35 +1,98 @@
-// Durable writes and reads of records on the storage port, shared by the
-// ledger and the report queue (littlefs' discipline: a commit mark written
-// last, then read back).
+// Records on the storage port, shared by the ledger and the report queue
+// (littlefs' discipline: a record becomes valid by a commit mark written
+// last, in a program unit of its own, then everything is read back).
+//
+// A record at an offset aligned to the port's program unit (prog_size):
+//   body bytes, padded with the erased value to a whole number of units |
+//   commit unit: crc32 u32 (IEEE 802.3, over the body) padded to one unit
+// Power lost before the commit unit is durable leaves a record whose CRC
+// does not match. No unit is programmed twice: the padding is programmed
+// with its unit and the commit unit is never shared.
 #ifndef BLUR_SRC_FLASH_WRITE_H
 #define BLUR_SRC_FLASH_WRITE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blur/config.h"
 #include "blur/port.h"
 #include "blur/status.h"
 
 namespace blur {
 
-// Programs `body` at `offset` of `block`, then `mark` (its CRC) right after
-// it, syncs, and reads both back. Power lost before the mark is durable
-// leaves a record whose CRC does not match. kStorageFailure if the port
-// fails or the flash does not hold what was written.
-Status program_verified(const Port& port, uint32_t block, uint32_t offset, const uint8_t* body,
-                        uint32_t body_size, const uint8_t* mark, uint32_t mark_size);
+// Callbacks present, prog_size a power of two up to BLUR_MAX_PROG_SIZE,
+// block_size a multiple of it, erase_value 0xFF or 0x00, and the counter
+// callbacks both present or both absent.
+bool storage_geometry_ok(const Port& port);
+// At least `min_blocks` blocks, all inside the port's storage.
+bool partition_fits(const Port& port, Partition partition, uint32_t min_blocks);
 
-// Whether `size` bytes at `offset` of `block` equal `expected` (read in
-// small chunks: no large buffers). kStorageFailure if not, or on a port error.
-Status read_back(const Port& port, uint32_t block, uint32_t offset, const uint8_t* expected,
-                 uint32_t size);
+// `bytes` rounded up to whole program units.
+inline uint32_t unit_align(const Port& port, uint32_t bytes) {
+  return (bytes + port.prog_size - 1) & ~(port.prog_size - 1);
+}
+// Flash taken by a record whose body has `body_size` bytes.
+inline uint32_t record_span(const Port& port, uint32_t body_size) {
+  return unit_align(port, body_size) + unit_align(port, 4);
+}
+
+// Programs one record at (block, offset): append() the body in any number
+// of pieces, then commit(). Bytes are staged so that every program covers
+// whole aligned units (and, for small units, several at once).
+class RecordWriter {
+ public:
+  RecordWriter(const Port& port, uint32_t block, uint32_t offset);
+  ~RecordWriter();  // wipes the staging buffer (it may hold the device secret)
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
+
+  Status append(const uint8_t* data, uint32_t size);
+  // Pads and programs the body's last unit, programs the commit unit, syncs
+  // and reads the record back: kOk; kStorageFailure if the port failed;
+  // kStorageWornOut if the port said so or flash holds other bytes than
+  // were programmed (a worn block).
+  Status commit();
+
+ private:
+  static constexpr uint32_t kStageSize = BLUR_MAX_PROG_SIZE < 32 ? 32 : BLUR_MAX_PROG_SIZE;
+  void flush(uint32_t size);  // stage_[0..size), whole units; a failure stays in status_
+
+  const Port& port_;
+  uint32_t block_;
+  uint32_t start_;   // the record's offset
+  uint32_t offset_;  // where stage_[0] goes
+  uint32_t staged_ = 0;
+  uint32_t body_size_ = 0;
+  uint32_t crc_;
+  Status status_ = Status::kOk;
+  uint8_t stage_[kStageSize];
+};
+
+enum class RecordState : uint8_t { kValid, kErased, kInvalid };
+
+// The state of the record with a `body_size`-byte body at (block, offset):
+// kValid (its CRC matches), kErased (body and commit unit all erased: free
+// space), or kInvalid (anything else: torn or corrupt).
+Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
+                    RecordState* state);
 
 // CRC-32 of `size` bytes at `offset` of `block`, read in small chunks.
 Status crc_of_flash(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
                     uint32_t* crc);
 
-// All bytes 0xFF (erased NOR flash).
-bool is_erased(const uint8_t* bytes, size_t length);
+// All `length` bytes equal the erased value.
+bool is_erased(const uint8_t* bytes, size_t length, uint8_t erase_value);
+// Whether `size` bytes at `offset` of `block` are all erased.
+Status flash_erased(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
+                    bool* erased);
+
+// A port's program or erase status as the SDK reports it: kOk, kStorageWornOut
+// (the port says the block wore out), or kStorageFailure.
+inline Status storage_status(Status port_status) {
+  return port_status == Status::kOk || port_status == Status::kStorageWornOut
+             ? port_status
+             : Status::kStorageFailure;
+}
 
 // Sequence a is newer than b, modulo 2^32 (RFC 1982 serial arithmetic).
 inline bool sequence_newer(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) > 0; }

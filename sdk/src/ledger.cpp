@@ -13,9 +13,17 @@ namespace blur {
 namespace {
 
 constexpr uint32_t kMagic = 0x4C524C42;  // "BLRL"
-constexpr uint32_t kFormat = 3;
-constexpr uint32_t kCrcOffset = Ledger::kRecordSize - 4;
-constexpr uint32_t kSlotCount = 2;
+constexpr uint32_t kFormat = 4;          // a log: snapshot, then entries (ledger.h)
+// Format 3 (before the log): one snapshot per block, no capacities in its
+// header (this build's defaults of the time: 8 metric slots, 16 memo
+// slots), its CRC right after the body. Read so an update keeps the budget.
+constexpr uint32_t kLegacyFormat = 3;
+constexpr uint32_t kLegacyMetricSlots = 8;
+constexpr uint32_t kLegacyMemoSlots = 16;
+constexpr uint32_t kMaxStoredSlots = 1024;  // a sane bound on a header's capacities
+constexpr uint32_t kMinBlocks = 2;
+constexpr uint8_t kEntryTag = 0xE1;
+constexpr uint8_t kNoMetric = 0xFF;
 
 bool valid_policy(const LedgerPolicy& p) {
   if (p.lifetime_cap_micros == 0 || p.metric_cap_count > kMaxLedgerMetrics) return false;
@@ -39,194 +47,330 @@ bool has_counter(const Port& port) {
   return port.counter_read != nullptr && port.counter_advance != nullptr;
 }
 
+// Bytes of a snapshot's body with the given slot counts.
+constexpr uint32_t snapshot_size(uint32_t format, uint32_t metric_slots, uint32_t memo_slots) {
+  return (format == kLegacyFormat ? 8 : 12) + 80 + 24 * metric_slots + kLedgerSecretSize + 4 +
+         8 * memo_slots;
+}
+
 bool geometry_ok(const Port& port, Partition partition) {
-  return port.read != nullptr && port.prog != nullptr && port.erase != nullptr &&
-         port.sync != nullptr && partition.block_count >= kSlotCount &&
-         partition.first_block <= port.block_count &&
-         partition.block_count <= port.block_count - partition.first_block &&
-         port.block_size >= Ledger::kRecordSize &&
-         (port.counter_read == nullptr) == (port.counter_advance == nullptr);
+  return storage_geometry_ok(port) && partition_fits(port, partition, kMinBlocks) &&
+         record_span(port, Ledger::kSnapshotSize) <= port.block_size;
 }
 
-enum class SlotState { kBlank, kInvalid, kValid };
+// Moves a record's fields between a Record and flash in their byte order:
+// one walk for both directions. Writing goes through a RecordWriter; reading
+// comes straight from flash, so neither needs a record-sized buffer.
+class FieldIo {
+ public:
+  explicit FieldIo(RecordWriter* writer) : writer_(writer) {}
+  FieldIo(const Port& port, uint32_t block, uint32_t offset)
+      : port_(&port), block_(block), offset_(offset) {}
 
-// A uint32_t (width 4) or uint64_t (width 8) member, through its bytes.
-uint64_t member_value(const uint8_t* member, uint32_t width) {
-  if (width == 4) {
-    uint32_t value;
-    memcpy(&value, member, sizeof value);
-    return value;
+  void u32(uint32_t& v) {
+    uint8_t b[4];
+    if (writer_ != nullptr) {
+      store_le32(b, v);
+      put(b, 4);
+    } else if (get(b, 4)) {
+      v = load_le32(b);
+    }
   }
-  uint64_t value;
-  memcpy(&value, member, sizeof value);
-  return value;
-}
-
-void set_member(uint8_t* member, uint32_t width, uint64_t value) {
-  if (width == 4) {
-    const uint32_t narrow = static_cast<uint32_t>(value);
-    memcpy(member, &narrow, sizeof narrow);
-  } else {
-    memcpy(member, &value, sizeof value);
+  void u64(uint64_t& v) {
+    uint8_t b[8];
+    if (writer_ != nullptr) {
+      store_le64(b, v);
+      put(b, 8);
+    } else if (get(b, 8)) {
+      v = load_le64(b);
+    }
   }
-}
+  void bytes(uint8_t* p, uint32_t n) { writer_ != nullptr ? put(p, n) : static_cast<void>(get(p, n)); }
+  // A reserved word: written 0, read back as 0 or the record is refused.
+  void zero() {
+    uint32_t v = 0;
+    u32(v);
+    if (v != 0) status_ = Status::kStorageCorrupt;
+  }
+  // Reading only: bytes of a slot this build has no room for.
+  void skip(uint32_t n) { offset_ += n; }
+  Status status() const { return status_; }
+
+ private:
+  void put(const uint8_t* p, uint32_t n) {
+    if (status_ == Status::kOk) status_ = writer_->append(p, n);
+  }
+  bool get(uint8_t* p, uint32_t n) {
+    if (status_ == Status::kOk && port_->read(port_->context, block_, offset_, p, n) != Status::kOk) {
+      status_ = Status::kStorageFailure;
+    }
+    offset_ += n;
+    return status_ == Status::kOk;
+  }
+
+  RecordWriter* writer_ = nullptr;
+  const Port* port_ = nullptr;
+  uint32_t block_ = 0;
+  uint32_t offset_ = 0;
+  Status status_ = Status::kOk;
+};
 
 }  // namespace
 
-// The record's byte layout (ledger.h), written once for both directions: the
-// same walk stores a Record into bytes or loads it from them.
+// The snapshot and entry layouts (ledger.h), each written once for both
+// directions.
 class LedgerRecordCodec {
  public:
   using Record = Ledger::Record;
+  static constexpr uint32_t kEntrySize = 64;
 
-  static void serialize(Record& record, uint8_t out[Ledger::kRecordSize]) {
-    walk(record, out, nullptr);
-    store_le32(out + kCrcOffset, crc32(out, kCrcOffset));
-  }
-
-  // A record is valid when its CRC matches and its contents are consistent:
-  // a valid policy and totals within their caps (a forged or corrupted
-  // record with a correct CRC still cannot open a ledger that breaks its own
-  // caps).
-  static bool parse(const uint8_t in[Ledger::kRecordSize], Record* r) {
-    if (load_le32(in + kCrcOffset) != crc32(in, kCrcOffset)) return false;
-    *r = Record{};
-    if (!walk(*r, nullptr, in) || !valid_policy(r->policy)) return false;
-    for (uint32_t i = 0; i < r->policy.metric_cap_count; ++i) {
-      if (r->metric_spent[i] > r->policy.metric_caps[i].cap_micros) return false;
+  static void walk_snapshot(FieldIo& io, Record& r, uint32_t metric_slots, uint32_t memo_slots) {
+    LedgerPolicy& p = r.policy;
+    io.u32(r.sequence);
+    io.u32(p.metric_cap_count);
+    io.u64(r.device_nonce);
+    io.u64(p.lifetime_cap_micros);
+    io.u64(r.spent);
+    io.u64(r.next_report_id);
+    io.u64(p.window_seconds);
+    io.u64(p.window_allowance_micros);
+    io.u64(r.window_start);
+    io.u64(r.window_spent);
+    io.u64(r.counter);
+    for (uint32_t i = 0; i < metric_slots; ++i) {
+      if (i >= kMaxLedgerMetrics) {
+        io.skip(24);  // must be unused: checked against metric_cap_count
+        continue;
+      }
+      io.u32(p.metric_caps[i].metric_id);
+      io.zero();
+      io.u64(p.metric_caps[i].cap_micros);
+      io.u64(r.metric_spent[i]);
     }
-    return r->memo_count <= kMaxMemoValues && r->spent <= r->policy.lifetime_cap_micros &&
-           r->window_spent <= r->policy.window_allowance_micros;
+    io.bytes(r.secret, kLedgerSecretSize);
+    io.u32(r.memo_count);
+    for (uint32_t i = 0; i < memo_slots; ++i) {
+      if (i >= kMaxMemoValues) {
+        io.skip(8);
+        continue;
+      }
+      io.u32(r.memo[i].metric_id);
+      io.u32(r.memo[i].value);
+    }
   }
 
-  static Status read_slot(const Port& port, uint32_t block, Record* record, SlotState* state) {
-    uint8_t bytes[Ledger::kRecordSize];
-    if (port.read(port.context, block, 0, bytes, sizeof bytes) != Status::kOk) {
+  // Programs `r` as the snapshot that starts a block.
+  static Status write_snapshot(const Port& port, uint32_t block, Record& r) {
+    RecordWriter writer(port, block, 0);
+    uint8_t header[12];
+    store_le32(header, kMagic);
+    store_le32(header + 4, kFormat | (~kFormat & 0xFFFF) << 16);
+    store_le32(header + 8, kMaxLedgerMetrics | kMaxMemoValues << 16);
+    BLUR_TRY(writer.append(header, sizeof header));
+    FieldIo io(&writer);
+    walk_snapshot(io, r, kMaxLedgerMetrics, kMaxMemoValues);
+    BLUR_TRY(io.status());
+    return writer.commit();
+  }
+
+  enum class Snapshot : uint8_t { kBlank, kInvalid, kValid, kIncompatible };
+
+  // The snapshot at the start of `block`; *entries: where its log starts.
+  // A valid snapshot is also consistent (a valid policy, totals within
+  // their caps): a forged or corrupted record with a correct CRC still
+  // cannot open a ledger that breaks its own caps. kIncompatible: a newer
+  // format, or more metric caps or memoized values than this build holds.
+  static Status read_snapshot(const Port& port, uint32_t block, Record* r, Snapshot* state,
+                              uint32_t* entries) {
+    uint8_t header[12];
+    if (port.read(port.context, block, 0, header, sizeof header) != Status::kOk) {
       return Status::kStorageFailure;
     }
-    if (parse(bytes, record)) {
-      *state = SlotState::kValid;
-    } else {
-      *state = is_erased(bytes, sizeof bytes) ? SlotState::kBlank : SlotState::kInvalid;
+    *state = Snapshot::kInvalid;
+    if (load_le32(header) != kMagic) {
+      if (is_erased(header, sizeof header, port.erase_value)) *state = Snapshot::kBlank;
+      return Status::kOk;
     }
-    mbedtls_platform_zeroize(bytes, sizeof bytes);  // it held the device secret
+    // The format and its complement: a torn header cannot pass for a newer
+    // format (which would keep the ledger closed for no reason).
+    const uint32_t format_word = load_le32(header + 4);
+    const uint32_t format =
+        format_word == kLegacyFormat || ((format_word ^ format_word >> 16) & 0xFFFF) != 0xFFFF
+            ? format_word
+            : format_word & 0xFFFF;
+    uint32_t metric_slots = kLegacyMetricSlots, memo_slots = kLegacyMemoSlots;
+    if (format == kFormat) {
+      metric_slots = load_le32(header + 8) & 0xFFFF;
+      memo_slots = load_le32(header + 8) >> 16;
+    } else if (format != kLegacyFormat) {
+      *state = format > kFormat && format <= 0xFFFF ? Snapshot::kIncompatible : Snapshot::kInvalid;
+      return Status::kOk;
+    }
+    if (metric_slots > kMaxStoredSlots || memo_slots > kMaxStoredSlots) return Status::kOk;
+    const uint32_t size = snapshot_size(format, metric_slots, memo_slots);
+    // Format 3 put its CRC right after the body; format 4 in its own unit.
+    const uint32_t mark = format == kLegacyFormat ? size : unit_align(port, size);
+    if (mark + 4 > port.block_size) return Status::kOk;
+    uint32_t crc = 0;
+    uint8_t stored[4];
+    BLUR_TRY(crc_of_flash(port, block, 0, size, &crc));
+    if (port.read(port.context, block, mark, stored, sizeof stored) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    if (load_le32(stored) != crc) return Status::kOk;
+    *r = Record{};
+    FieldIo io(port, block, format == kLegacyFormat ? 8 : 12);
+    walk_snapshot(io, *r, metric_slots, memo_slots);
+    if (io.status() == Status::kStorageFailure) return io.status();
+    *entries = unit_align(port, mark + 4);
+    if (io.status() != Status::kOk || r->policy.metric_cap_count > metric_slots ||
+        r->memo_count > memo_slots) {
+      return Status::kOk;  // inconsistent: invalid
+    }
+    if (r->policy.metric_cap_count > kMaxLedgerMetrics || r->memo_count > kMaxMemoValues) {
+      *state = Snapshot::kIncompatible;
+      return Status::kOk;
+    }
+    if (consistent(*r)) *state = Snapshot::kValid;
     return Status::kOk;
   }
 
-  // The valid record with the newest sequence of the two slots: kOk, or
-  // kNotProvisioned (both blank), kStorageCorrupt (neither valid),
-  // kStorageFailure (the port failed).
-  static Status load_newest(const Port& port, Partition partition, Record* newest) {
+  static bool consistent(const Record& r) {
+    if (!valid_policy(r.policy)) return false;
+    for (uint32_t i = 0; i < r.policy.metric_cap_count; ++i) {
+      if (r.metric_spent[i] > r.policy.metric_caps[i].cap_micros) return false;
+    }
+    return r.spent <= r.policy.lifetime_cap_micros &&
+           r.window_spent <= r.policy.window_allowance_micros;
+  }
+
+  // An entry: what one charge changed, as absolute values.
+  //   tag u8 | metric_slot u8 (0xFF: none) | memo_added u8 | 0 u8 |
+  //   sequence u32 | counter u64 | spent u64 | next_report_id u64 |
+  //   window_start u64 | window_spent u64 | metric_spent u64 |
+  //   memo_metric_id u32 | memo_value u32
+  static void encode_entry(const Record& prev, const Record& next, uint8_t out[kEntrySize]) {
+    memset(out, 0, kEntrySize);
+    out[0] = kEntryTag;
+    out[1] = kNoMetric;
+    for (uint32_t i = 0; i < next.policy.metric_cap_count; ++i) {
+      if (next.metric_spent[i] != prev.metric_spent[i]) {
+        out[1] = static_cast<uint8_t>(i);
+        store_le64(out + 48, next.metric_spent[i]);
+      }
+    }
+    if (next.memo_count > prev.memo_count) {
+      out[2] = 1;
+      store_le32(out + 56, next.memo[prev.memo_count].metric_id);
+      store_le32(out + 60, next.memo[prev.memo_count].value);
+    }
+    store_le32(out + 4, next.sequence);
+    store_le64(out + 8, next.counter);
+    store_le64(out + 16, next.spent);
+    store_le64(out + 24, next.next_report_id);
+    store_le64(out + 32, next.window_start);
+    store_le64(out + 40, next.window_spent);
+  }
+
+  // Applies an entry to `r`, checking it is exactly what a charge produces:
+  // the next sequence, one more report id, and the same amount added to the
+  // lifetime, window and metric totals, all within their caps.
+  // kStorageCorrupt otherwise (a CRC-valid entry that breaks these is forged
+  // or corrupt: the ledger fails closed rather than fall back to an older
+  // state); kStorageIncompatible if a memoized value does not fit.
+  static Status apply_entry(const uint8_t in[kEntrySize], Record* r) {
+    const LedgerPolicy& p = r->policy;
+    const uint8_t slot = in[1];
+    const uint64_t spent = load_le64(in + 16);
+    const uint64_t window_start = load_le64(in + 32);
+    const uint64_t window_spent = load_le64(in + 40);
+    const uint64_t amount = spent - r->spent;
+    const bool same_window = window_start == r->window_start;
+    if (in[0] != kEntryTag || in[2] > 1 || in[3] != 0 || (slot != kNoMetric && slot >= p.metric_cap_count) ||
+        load_le32(in + 4) != r->sequence + 1 || load_le64(in + 8) < r->counter ||
+        spent < r->spent || spent > p.lifetime_cap_micros ||
+        load_le64(in + 24) != r->next_report_id + 1 || window_start < r->window_start ||
+        window_spent != (same_window ? r->window_spent : 0) + (p.window_seconds != 0 ? amount : 0) ||
+        window_spent > p.window_allowance_micros) {
+      return Status::kStorageCorrupt;
+    }
+    if (slot != kNoMetric) {
+      const uint64_t metric_spent = load_le64(in + 48);
+      if (metric_spent != r->metric_spent[slot] + amount ||
+          metric_spent > p.metric_caps[slot].cap_micros) {
+        return Status::kStorageCorrupt;
+      }
+      r->metric_spent[slot] = metric_spent;
+    }
+    if (in[2] == 1) {
+      if (r->memo_count == kMaxMemoValues) return Status::kStorageIncompatible;
+      r->memo[r->memo_count++] = Ledger::MemoValue{load_le32(in + 56), load_le32(in + 60)};
+    }
+    r->sequence += 1;
+    r->counter = load_le64(in + 8);
+    r->spent = spent;
+    r->next_report_id += 1;
+    r->window_start = window_start;
+    r->window_spent = window_spent;
+    return Status::kOk;
+  }
+
+  // The newest state in the partition: the newest valid snapshot, then the
+  // entries of its block in order. *append: where the next entry goes
+  // (block_size when the log of that block cannot take one: full, or ended
+  // by a torn entry). kOk, or kNotProvisioned (all blank), kStorageCorrupt
+  // (nothing valid, or an inconsistent entry), kStorageIncompatible (a
+  // record this build cannot hold), kStorageFailure (the port failed).
+  static Status load_newest(const Port& port, Partition partition, Record* newest,
+                            uint32_t* active, uint32_t* append, bool* holds_record) {
     Record record;
-    SlotState states[kSlotCount];
-    bool found = false;
+    bool found = false, blank = true, incompatible = false;
+    uint32_t entries = 0, newest_entries = 0;
     Status status = Status::kOk;
-    for (uint32_t slot = 0; slot < kSlotCount && status == Status::kOk; ++slot) {
-      status = read_slot(port, partition.first_block + slot, &record, &states[slot]);
-      if (status == Status::kOk && states[slot] == SlotState::kValid &&
+    for (uint32_t i = 0; i < partition.block_count && status == Status::kOk; ++i) {
+      Snapshot state;
+      status = read_snapshot(port, partition.first_block + i, &record, &state, &entries);
+      blank = blank && state == Snapshot::kBlank;
+      incompatible = incompatible || state == Snapshot::kIncompatible;
+      if (status == Status::kOk && state == Snapshot::kValid &&
           (!found || sequence_newer(record.sequence, newest->sequence))) {
         *newest = record;
+        *active = i;
+        newest_entries = entries;
         found = true;
       }
     }
     mbedtls_platform_zeroize(&record, sizeof record);  // a stack copy of the secret
-    if (status != Status::kOk || found) return status;
-    const bool blank = states[0] == SlotState::kBlank && states[1] == SlotState::kBlank;
-    return blank ? Status::kNotProvisioned : Status::kStorageCorrupt;
+    if (status != Status::kOk) return status;
+    *holds_record = found || incompatible;
+    // Any record this build cannot read keeps the ledger closed, even beside
+    // a readable one: it may be the newest.
+    if (incompatible) return Status::kStorageIncompatible;
+    if (!found) return blank ? Status::kNotProvisioned : Status::kStorageCorrupt;
+    return replay(port, partition.first_block + *active, newest_entries, newest, append);
   }
 
- private:
-  // The record's fields in their byte order, one entry each: the Record
-  // member's offset and its kind (one table instead of code per field).
-  enum Kind : uint16_t { kU32 = 0, kU64 = 1, kSecret = 2, kConstant = 3 };
-  static constexpr uint32_t kConstants[] = {kMagic, kFormat, 0};  // kConstant: index here
-  static constexpr uint32_t kFieldCount = 13 + 4 * kMaxLedgerMetrics + 2 + 2 * kMaxMemoValues;
-  struct Table {
-    uint16_t fields[kFieldCount];  // offset | kind << 12
-    uint32_t bytes;                // the record's size before its CRC
-  };
-
-  static constexpr uint32_t width_of(uint32_t kind) {
-    return kind == kU64 ? 8 : kind == kSecret ? kLedgerSecretSize : 4;
-  }
-
-  static constexpr Table make_table() {
-    Table t{};
-    uint32_t n = 0;
-    auto add = [&](size_t offset, Kind kind) {
-      t.fields[n++] = static_cast<uint16_t>(offset | uint32_t{kind} << 12);
-      t.bytes += width_of(kind);
-    };
-    constexpr size_t kPolicy = offsetof(Record, policy);
-    add(0, kConstant);  // magic
-    add(1, kConstant);  // format
-    add(offsetof(Record, sequence), kU32);
-    add(kPolicy + offsetof(LedgerPolicy, metric_cap_count), kU32);
-    add(offsetof(Record, device_nonce), kU64);
-    add(kPolicy + offsetof(LedgerPolicy, lifetime_cap_micros), kU64);
-    add(offsetof(Record, spent), kU64);
-    add(offsetof(Record, next_report_id), kU64);
-    add(kPolicy + offsetof(LedgerPolicy, window_seconds), kU64);
-    add(kPolicy + offsetof(LedgerPolicy, window_allowance_micros), kU64);
-    add(offsetof(Record, window_start), kU64);
-    add(offsetof(Record, window_spent), kU64);
-    add(offsetof(Record, counter), kU64);
-    for (size_t i = 0; i < kMaxLedgerMetrics; ++i) {
-      const size_t cap = kPolicy + offsetof(LedgerPolicy, metric_caps) + i * sizeof(MetricCap);
-      add(cap + offsetof(MetricCap, metric_id), kU32);
-      add(2, kConstant);  // reserved: 0
-      add(cap + offsetof(MetricCap, cap_micros), kU64);
-      add(offsetof(Record, metric_spent) + i * sizeof(uint64_t), kU64);
-    }
-    add(offsetof(Record, secret), kSecret);
-    add(offsetof(Record, memo_count), kU32);
-    for (size_t i = 0; i < kMaxMemoValues; ++i) {
-      const size_t memo = offsetof(Record, memo) + i * sizeof(Ledger::MemoValue);
-      add(memo + offsetof(Ledger::MemoValue, metric_id), kU32);
-      add(memo + offsetof(Ledger::MemoValue, value), kU32);
-    }
-    return t;
-  }
-  static const Table kTable;
-
-  // Stores `r` into `out`, or (out == nullptr) loads it from `in`; false if
-  // a loaded magic, format or reserved word is wrong.
-  static bool walk(Record& r, uint8_t* out, const uint8_t* in) {
-    static_assert(make_table().bytes == kCrcOffset, "the record layout of ledger.h");
-    static_assert(sizeof(Record) <= 0xFFF,
-                  "member offsets take 12 bits: fewer BLUR_LEDGER_MAX_METRICS / _MEMO_VALUES");
-    uint8_t* const base = reinterpret_cast<uint8_t*>(&r);
-    uint32_t at = 0;
-    for (const uint16_t entry : kTable.fields) {
-      const uint32_t kind = entry >> 12;
-      uint8_t* const field = base + (entry & 0xFFF);
-      const uint32_t width = width_of(kind);
-      if (kind == kSecret) {
-        memcpy(out != nullptr ? out + at : field, out != nullptr ? field : in + at, width);
-      } else if (kind == kConstant) {
-        const uint32_t constant = kConstants[entry & 0xFFF];
-        if (out != nullptr) {
-          store_le32(out + at, constant);
-        } else if (load_le32(in + at) != constant) {
-          return false;
-        }
-      } else {
-        // The member's value (a uint32_t or uint64_t) as little-endian bytes.
-        if (out == nullptr) {
-          set_member(field, width, width == 8 ? load_le64(in + at) : load_le32(in + at));
-        } else if (width == 8) {
-          store_le64(out + at, member_value(field, width));
-        } else {
-          store_le32(out + at, static_cast<uint32_t>(member_value(field, width)));
-        }
+  static Status replay(const Port& port, uint32_t block, uint32_t offset, Record* r,
+                       uint32_t* append) {
+    const uint32_t span = record_span(port, kEntrySize);
+    for (; offset + span <= port.block_size; offset += span) {
+      RecordState state;
+      BLUR_TRY(check_record(port, block, offset, kEntrySize, &state));
+      if (state == RecordState::kErased) break;  // the end of the log
+      if (state == RecordState::kInvalid) {
+        offset = port.block_size;  // torn: the log moves on at the next write
+        break;
       }
-      at += width;
+      uint8_t entry[kEntrySize];
+      if (port.read(port.context, block, offset, entry, sizeof entry) != Status::kOk) {
+        return Status::kStorageFailure;
+      }
+      BLUR_TRY(apply_entry(entry, r));
     }
-    return true;
+    *append = offset;
+    return Status::kOk;
   }
 };
-
-const LedgerRecordCodec::Table LedgerRecordCodec::kTable = LedgerRecordCodec::make_table();
 
 Ledger::~Ledger() { mbedtls_platform_zeroize(record_.secret, sizeof record_.secret); }
 
@@ -234,7 +378,10 @@ Status Ledger::open(const Port& port, Partition partition) {
   open_ = false;
   if (!geometry_ok(port, partition)) return Status::kInvalidArgument;
   Record newest;
-  Status status = LedgerRecordCodec::load_newest(port, partition, &newest);
+  uint32_t active = 0, append = 0;
+  bool holds_record = false;
+  Status status =
+      LedgerRecordCodec::load_newest(port, partition, &newest, &active, &append, &holds_record);
   if (status == Status::kOk && has_counter(port)) {
     uint64_t counter = 0;
     if (port.counter_read(port.context, &counter) != Status::kOk) {
@@ -250,6 +397,9 @@ Status Ledger::open(const Port& port, Partition partition) {
   if (status == Status::kOk) {
     port_ = port;
     partition_ = partition;
+    active_ = active;
+    append_offset_ = append;
+    has_active_ = true;
     record_ = newest;
     has_secret_ = !is_zero(record_.secret, sizeof record_.secret);
     open_ = true;
@@ -271,12 +421,15 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
   if (!geometry_ok(port, partition) || !valid_policy(policy)) return Status::kInvalidArgument;
   if (policy.window_seconds != 0 && port.now == nullptr) return Status::kInvalidArgument;
   Record first{};
-  const Status existing = LedgerRecordCodec::load_newest(port, partition, &first);
-  if (existing == Status::kOk) {
-    mbedtls_platform_zeroize(&first, sizeof first);
-    return Status::kAlreadyProvisioned;
-  }
+  uint32_t active = 0, append = 0;
+  bool holds_record = false;
+  const Status existing =
+      LedgerRecordCodec::load_newest(port, partition, &first, &active, &append, &holds_record);
+  mbedtls_platform_zeroize(&first, sizeof first);
   if (existing == Status::kStorageFailure) return existing;
+  // Any valid record, even one this build cannot read or one followed by a
+  // corrupt entry, is a budget that must not be reset.
+  if (holds_record) return Status::kAlreadyProvisioned;
   first = Record{};
   if (policy.window_seconds != 0 && port.now(port.context, &first.window_start) != Status::kOk) {
     return Status::kClockFailure;
@@ -294,6 +447,7 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
   memcpy(first.secret, secret, sizeof first.secret);
   port_ = port;
   partition_ = partition;
+  has_active_ = false;  // the first snapshot goes to the partition's first block
   record_ = Record{};
   const Status written = write(first);
   mbedtls_platform_zeroize(first.secret, sizeof first.secret);
@@ -422,15 +576,32 @@ Status Ledger::write(Record& next) {
   if (has_counter(port_) && next.counter == UINT64_MAX) return Status::kStorageFailure;
   next.sequence = record_.sequence + 1;  // 1 for the first record (record_ is zero then)
   next.counter = has_counter(port_) ? next.counter + 1 : 0;
-  uint8_t bytes[kRecordSize];
-  LedgerRecordCodec::serialize(next, bytes);
-  const uint32_t slot = partition_.first_block + next.sequence % kSlotCount;
-  // Erase, program the body, then the CRC last: a torn write leaves an
-  // invalid slot, and the other slot still holds the previous record.
-  Status status = port_.erase(port_.context, slot) == Status::kOk
-                      ? program_verified(port_, slot, 0, bytes, kCrcOffset, bytes + kCrcOffset, 4)
-                      : Status::kStorageFailure;
-  mbedtls_platform_zeroize(bytes, sizeof bytes);
+  const uint32_t entry_span = record_span(port_, LedgerRecordCodec::kEntrySize);
+  Status status;
+  if (has_active_ && append_offset_ + entry_span <= port_.block_size) {
+    // Append an entry to the active block's log: no erase.
+    uint8_t entry[LedgerRecordCodec::kEntrySize];
+    LedgerRecordCodec::encode_entry(record_, next, entry);
+    const uint32_t offset = append_offset_;
+    append_offset_ = port_.block_size;  // sealed until this entry is known good
+    RecordWriter writer(port_, partition_.first_block + active_, offset);
+    status = writer.append(entry, sizeof entry);
+    if (status == Status::kOk) status = writer.commit();
+    if (status == Status::kOk) append_offset_ = offset + entry_span;
+  } else {
+    // The log moves on: erase the next block of the partition and start it
+    // with a snapshot. Until that snapshot is valid, the active block still
+    // holds the newest state (a torn move leaves the previous record).
+    const uint32_t target = has_active_ ? (active_ + 1) % partition_.block_count : 0;
+    const uint32_t block = partition_.first_block + target;
+    status = storage_status(port_.erase(port_.context, block));
+    if (status == Status::kOk) status = LedgerRecordCodec::write_snapshot(port_, block, next);
+    if (status == Status::kOk) {
+      has_active_ = true;
+      active_ = target;
+      append_offset_ = record_span(port_, kSnapshotSize);
+    }
+  }
   // The record is durable; now the counter, so an older image is refused.
   if (status == Status::kOk && has_counter(port_) &&
       port_.counter_advance(port_.context, next.counter) != Status::kOk) {

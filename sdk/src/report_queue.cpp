@@ -13,14 +13,20 @@ namespace {
 
 constexpr uint32_t kMagic = 0x51524C42;     // "BLRQ"
 constexpr uint32_t kAckMagic = 0x41524C42;  // "BLRA"
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormat = 2;             // records in whole program units
+// Format 1 (byte-programmable flash only): the same records, each entry
+// padded to 4 bytes. Still read, so reports queued before an update are sent.
+constexpr uint32_t kLegacyFormat = 1;
 constexpr uint8_t kReportEntry = 1;
 constexpr uint32_t kEntryHeaderSize = 16;
+constexpr uint32_t kSegmentHeaderBody = 12;  // magic | format | segment_sequence
+constexpr uint32_t kAckBody = 16;            // magic | sequence | ack_floor
 
 }  // namespace
 
 struct ReportQueue::Scan {
   bool valid;            // the segment header is intact
+  uint32_t format;
   uint32_t sequence;     // of the segment
   uint32_t end;          // offset after the last valid entry
   bool sealed;           // a torn entry follows the last valid one
@@ -69,40 +75,37 @@ Status ReportQueue::copy_to_batch(uint32_t block, uint32_t offset, uint32_t leng
 }
 
 Status ReportQueue::scan_block(uint32_t index, Scan* out, Batch* batch) const {
-  *out = Scan{false, 0, kSegmentHeaderSize, false, 0, 0, false};
   const uint32_t block = segment_block(index);
-  uint8_t header[kSegmentHeaderSize];
-  if (port_.read(port_.context, block, 0, header, sizeof header) != Status::kOk) {
-    return Status::kStorageFailure;
+  *out = Scan{false, 0, 0, 0, false, 0, 0, false};
+  RecordState state;
+  BLUR_TRY(check_record(port_, block, 0, kSegmentHeaderBody, &state));
+  uint8_t header[kSegmentHeaderBody];
+  if (state != RecordState::kValid ||
+      port_.read(port_.context, block, 0, header, sizeof header) != Status::kOk) {
+    return state == RecordState::kValid ? Status::kStorageFailure : Status::kOk;
   }
-  if (load_le32(header) != kMagic || load_le32(header + 4) != kFormat ||
-      load_le32(header + 12) != crc32(header, 12)) {
-    return Status::kOk;  // blank or torn header: the segment holds nothing
+  out->format = load_le32(header + 4);
+  if (load_le32(header) != kMagic || (out->format != kFormat && out->format != kLegacyFormat)) {
+    return Status::kOk;  // not a segment: it holds nothing
   }
   out->valid = true;
   out->sequence = load_le32(header + 8);
   const uint32_t block_size = port_.block_size;
-  uint32_t offset = kSegmentHeaderSize;
-  while (offset + kEntryOverhead <= block_size) {
+  uint32_t offset = record_span(port_, kSegmentHeaderBody);
+  while (offset + record_span(port_, kEntryHeaderSize + 1) <= block_size) {
     uint8_t entry[kEntryHeaderSize];
     if (port_.read(port_.context, block, offset, entry, sizeof entry) != Status::kOk) {
       return Status::kStorageFailure;
     }
-    if (is_erased(entry, sizeof entry)) break;  // the end of the log
+    if (is_erased(entry, sizeof entry, port_.erase_value)) break;  // the end of the log
     const uint32_t length = static_cast<uint32_t>(entry[2]) | static_cast<uint32_t>(entry[3]) << 8;
-    const uint32_t size = entry_size(length);
-    uint32_t crc = 0;
-    uint8_t stored[4];
+    const uint32_t size = entry_span(length, out->format);
     if (entry[0] != kReportEntry || length == 0 || size > block_size - offset) {
       out->sealed = true;  // torn header: nothing valid follows in this segment
       break;
     }
-    BLUR_TRY(crc_of_flash(port_, block, offset, kEntryHeaderSize + length, &crc));
-    if (port_.read(port_.context, block, offset + kEntryHeaderSize + length, stored, 4) !=
-        Status::kOk) {
-      return Status::kStorageFailure;
-    }
-    if (load_le32(stored) != crc) {
+    BLUR_TRY(check_record(port_, block, offset, kEntryHeaderSize + length, &state));
+    if (state != RecordState::kValid) {
       out->sealed = true;  // torn body or CRC
       break;
     }
@@ -118,17 +121,29 @@ Status ReportQueue::scan_block(uint32_t index, Scan* out, Batch* batch) const {
     offset += size;
   }
   out->end = offset;
+  // Appends continue here only if everything after the log is erased (a
+  // torn program may leave programmed units past an erased-looking start).
+  if (!out->sealed && offset < block_size) {
+    bool erased = false;
+    BLUR_TRY(flash_erased(port_, block, offset, block_size - offset, &erased));
+    out->sealed = !erased;
+  }
   return Status::kOk;
+}
+
+uint32_t ReportQueue::entry_span(uint32_t length, uint32_t format) const {
+  return format == kLegacyFormat ? (kEntryHeaderSize + length + 4 + 3) & ~3u
+                                 : record_span(port_, kEntryHeaderSize + length);
 }
 
 Status ReportQueue::open(const Port& port, Partition partition) {
   open_ = false;
   const uint32_t first_block = partition.first_block;
   const uint32_t block_count = partition.block_count;
-  if (port.read == nullptr || port.prog == nullptr || port.erase == nullptr ||
-      port.sync == nullptr || block_count < 3 || block_count > kMaxBlocks ||
-      first_block > port.block_count || block_count > port.block_count - first_block ||
-      port.block_size < kSegmentHeaderSize + kEntryOverhead + 4 || port.block_size > 65536) {
+  if (!storage_geometry_ok(port) || !partition_fits(port, partition, 3) ||
+      block_count > kMaxBlocks || port.block_size > 65536 ||
+      port.block_size < record_span(port, kSegmentHeaderBody) +
+                            record_span(port, kEntryHeaderSize + kMinReportRoom)) {
     return Status::kInvalidArgument;
   }
   port_ = port;
@@ -152,6 +167,7 @@ Status ReportQueue::open(const Port& port, Partition partition) {
       has_active_ = true;
       active_ = i;
       active_sequence_ = scan.sequence;
+      active_format_ = scan.format;
       write_offset_ = scan.sealed ? port_.block_size : scan.end;
     }
   }
@@ -177,18 +193,22 @@ Status ReportQueue::open_ack_log() {
   has_ack_ = false;
   ack_block_ = 0;
   ack_offset_ = 0;
+  const uint32_t span = record_span(port_, kAckBody);
   for (uint32_t b = 0; b < 2; ++b) {
+    const uint32_t block = first_block_ + b;
     uint32_t offset = 0;
     bool sealed = false;
     bool newest_here = false;
-    for (; offset + kAckRecordSize <= port_.block_size; offset += kAckRecordSize) {
-      uint8_t record[kAckRecordSize];
-      if (port_.read(port_.context, first_block_ + b, offset, record, sizeof record) !=
-          Status::kOk) {
+    for (; offset + span <= port_.block_size; offset += span) {
+      RecordState state;
+      BLUR_TRY(check_record(port_, block, offset, kAckBody, &state));
+      if (state == RecordState::kErased) break;
+      uint8_t record[kAckBody];
+      if (state == RecordState::kValid &&
+          port_.read(port_.context, block, offset, record, sizeof record) != Status::kOk) {
         return Status::kStorageFailure;
       }
-      if (is_erased(record, sizeof record)) break;
-      if (load_le32(record) != kAckMagic || load_le32(record + 16) != crc32(record, 16)) {
+      if (state == RecordState::kInvalid || load_le32(record) != kAckMagic) {
         sealed = true;  // torn: the rest of this block is not used
         break;
       }
@@ -201,45 +221,65 @@ Status ReportQueue::open_ack_log() {
         newest_here = true;
       }
     }
+    if (!sealed && offset < port_.block_size) {
+      bool erased = false;
+      BLUR_TRY(flash_erased(port_, block, offset, port_.block_size - offset, &erased));
+      sealed = !erased;
+    }
     if (newest_here) ack_offset_ = sealed ? port_.block_size : offset;
   }
   return Status::kOk;
 }
 
 Status ReportQueue::write_ack_record(uint64_t floor) {
-  if (!has_ack_ || ack_offset_ + kAckRecordSize > port_.block_size) {
+  const uint32_t span = record_span(port_, kAckBody);
+  if (!has_ack_ || ack_offset_ + span > port_.block_size) {
     // Continue in the other block (or start the log): erase it first. The
     // block in use keeps the previous floor until the new record is valid.
     const uint32_t next = has_ack_ ? 1 - ack_block_ : 0;
-    if (port_.erase(port_.context, first_block_ + next) != Status::kOk) {
+    const Status erased = storage_status(port_.erase(port_.context, first_block_ + next));
+    if (erased != Status::kOk) {
       open_ = false;
-      return Status::kStorageFailure;
+      return erased;
     }
     ack_block_ = next;
     ack_offset_ = 0;
   }
   const uint32_t sequence = has_ack_ ? ack_sequence_ + 1 : 1;
-  uint8_t record[kAckRecordSize];
+  uint8_t record[kAckBody];
   store_le32(record, kAckMagic);
   store_le32(record + 4, sequence);
   store_le64(record + 8, floor);
-  store_le32(record + 16, crc32(record, 16));
   const uint32_t offset = ack_offset_;
   ack_offset_ = port_.block_size;  // sealed until this record is known good
-  if (program_verified(port_, first_block_ + ack_block_, offset, record, 16, record + 16, 4) !=
-      Status::kOk) {
+  RecordWriter writer(port_, first_block_ + ack_block_, offset);
+  Status status = writer.append(record, sizeof record);
+  if (status == Status::kOk) status = writer.commit();
+  if (status != Status::kOk) {
     open_ = false;
-    return Status::kStorageFailure;
+    return status;
   }
   has_ack_ = true;
   ack_sequence_ = sequence;
-  ack_offset_ = offset + kAckRecordSize;
+  ack_offset_ = offset + span;
   return Status::kOk;
 }
 
+uint32_t ReportQueue::reports_per_segment(uint32_t block_size, uint32_t prog_size,
+                                          uint32_t report_size) {
+  Port geometry{};
+  geometry.block_size = block_size;
+  geometry.prog_size = prog_size;
+  const uint32_t header = record_span(geometry, kSegmentHeaderBody);
+  return block_size < header ? 0
+                             : (block_size - header) /
+                                   record_span(geometry, kEntryHeaderSize + report_size);
+}
+
 uint32_t ReportQueue::max_report_size() const {
-  const uint32_t room = port_.block_size - kSegmentHeaderSize - kEntryOverhead;
-  return room > 0xFFFF ? 0xFFFF : room & ~3u;
+  const uint32_t room = port_.block_size - record_span(port_, kSegmentHeaderBody) -
+                        unit_align(port_, 4) - kEntryHeaderSize;
+  return room > 0xFFFF ? 0xFFFF : room;
 }
 
 bool ReportQueue::segment_free(uint32_t index, bool* reusable) const {
@@ -252,7 +292,8 @@ bool ReportQueue::segment_free(uint32_t index, bool* reusable) const {
 Status ReportQueue::has_room(size_t report_size) const {
   if (!open_) return Status::kInvalidArgument;
   if (report_size == 0 || report_size > max_report_size()) return Status::kInvalidArgument;
-  if (has_active_ && write_offset_ + entry_size(report_size) <= port_.block_size) {
+  if (has_active_ &&
+      write_offset_ + entry_span(static_cast<uint32_t>(report_size), kFormat) <= port_.block_size) {
     return Status::kOk;
   }
   const uint32_t next = has_active_ ? (active_ + 1) % segment_count() : 0;
@@ -269,21 +310,26 @@ Status ReportQueue::rotate() {
   if (!segment_free(next, &reusable)) return Status::kStorageFailure;
   if (!reusable) return Status::kQueueFull;
   const uint32_t sequence = has_active_ ? active_sequence_ + 1 : 1;
-  uint8_t header[kSegmentHeaderSize];
+  uint8_t header[kSegmentHeaderBody];
   store_le32(header, kMagic);
   store_le32(header + 4, kFormat);
   store_le32(header + 8, sequence);
-  store_le32(header + 12, crc32(header, 12));
   const uint32_t block = segment_block(next);
-  if (port_.erase(port_.context, block) != Status::kOk ||
-      program_verified(port_, block, 0, header, 12, header + 12, 4) != Status::kOk) {
+  Status status = storage_status(port_.erase(port_.context, block));
+  if (status == Status::kOk) {
+    RecordWriter writer(port_, block, 0);
+    status = writer.append(header, sizeof header);
+    if (status == Status::kOk) status = writer.commit();
+  }
+  if (status != Status::kOk) {
     open_ = false;
-    return Status::kStorageFailure;
+    return status;
   }
   has_active_ = true;
   active_ = next;
   active_sequence_ = sequence;
-  write_offset_ = kSegmentHeaderSize;
+  active_format_ = kFormat;
+  write_offset_ = record_span(port_, kSegmentHeaderBody);
   return Status::kOk;
 }
 
@@ -294,7 +340,9 @@ Status ReportQueue::append(uint64_t report_id, const uint8_t* report, size_t rep
     return Status::kInvalidArgument;
   }
   const uint32_t size = static_cast<uint32_t>(report_size);
-  const uint32_t total = entry_size(size);
+  // A legacy segment is never appended to: its padding differs.
+  if (has_active_ && active_format_ != kFormat) write_offset_ = port_.block_size;
+  const uint32_t total = entry_span(size, kFormat);
   if (!has_active_ || write_offset_ + total > port_.block_size) BLUR_TRY(rotate());
   const uint32_t block = segment_block(active_);
   uint8_t header[kEntryHeaderSize];
@@ -303,18 +351,15 @@ Status ReportQueue::append(uint64_t report_id, const uint8_t* report, size_t rep
   header[2] = static_cast<uint8_t>(size);
   header[3] = static_cast<uint8_t>(size >> 8);
   store_le64(header + 8, report_id);
-  uint8_t crc[4];
-  store_le32(crc, crc32_finish(crc32_update(crc32_update(crc32_start(), header, sizeof header),
-                                            report, size)));
-  // Body first, CRC last; the padding after the CRC stays erased.
   const uint32_t offset = write_offset_;
   write_offset_ = port_.block_size;  // sealed until this entry is known good
-  if (port_.prog(port_.context, block, offset, header, sizeof header) != Status::kOk ||
-      program_verified(port_, block, offset + kEntryHeaderSize, report, size, crc, sizeof crc) !=
-          Status::kOk ||
-      read_back(port_, block, offset, header, sizeof header) != Status::kOk) {
+  RecordWriter writer(port_, block, offset);
+  Status status = writer.append(header, sizeof header);
+  if (status == Status::kOk) status = writer.append(report, size);
+  if (status == Status::kOk) status = writer.commit();
+  if (status != Status::kOk) {
     open_ = false;
-    return Status::kStorageFailure;
+    return status;
   }
   write_offset_ = offset + total;
   last_report_id_ = report_id;

@@ -73,7 +73,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     std::memcpy(port.flash(), data, used);
   }
-  constexpr uint32_t kCrcOffset = blur::Ledger::kRecordSize - 4;
+  // The snapshot's commit unit follows its body (byte-programmable flash).
+  constexpr uint32_t kCrcOffset = blur::Ledger::kSnapshotSize;
   for (uint32_t slot = 0; slot < 2; ++slot) {
     if ((flags >> slot & 1) == 0) continue;
     uint8_t* record = port.flash() + slot * SimPort::kBlockSize;

@@ -63,10 +63,13 @@ TEST(Ledger, RefusesChargesBeyondTheCapAndChangesNothing) {
 TEST(Ledger, CorruptNewestRecordFallsBackToThePreviousOne) {
   SimPort port(1);
   Ledger ledger;
-  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 1), Status::kOk);  // sequence 1, slot 1
+  // (512-byte blocks hold one snapshot and no entry: every record starts
+  // the next block.)
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 1),
+            Status::kOk);  // sequence 1, block 0
   uint64_t id = 0;
-  ASSERT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);  // sequence 2, slot 0
-  port.flash()[0 * SimPort::kBlockSize + 33] ^= 0x01;   // a bit of slot 0's spent total
+  ASSERT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);  // sequence 2, block 1
+  port.flash()[1 * SimPort::kBlockSize + 37] ^= 0x01;   // a bit of its spent total
   Ledger rebooted;
   ASSERT_EQ(rebooted.open(port.port(), blur::sim::SimPort::kLedgerPartition), Status::kOk);
   EXPECT_EQ(rebooted.spent_micros(), 0u);  // the record before the charge

@@ -10,35 +10,49 @@
 // charge() refuses a report that would exceed any of them and says which:
 // kBudgetExhausted (lifetime), kWindowBudgetExhausted, kMetricBudgetExhausted.
 //
-// The charge is durable (erased, programmed, synced and read back) before
-// charge() returns, and make_report() randomizes only after that. The
-// ledger also hands out report ids, so an id is never reused across reboots.
+// The charge is durable (programmed, synced and read back) before charge()
+// returns, and make_report() randomizes only after that. The ledger also
+// hands out report ids, so an id is never reused across reboots.
 //
-// Storage layout: two slots in separate erase blocks (0 and 1). A record is
-// little-endian, kRecordSize bytes:
-//   magic u32 | format u32 | sequence u32 | metric_count u32 |
-//   device_nonce u64 | lifetime_cap u64 | spent u64 | next_report_id u64 |
-//   window_seconds u64 | window_allowance u64 | window_start u64 |
-//   window_spent u64 | counter u64 |
-//   kMaxLedgerMetrics x (metric_id u32 | 0 u32 | cap u64 | spent u64) |
-//   device_secret[32] | memo_count u32 |
-//   kMaxMemoValues x (metric_id u32 | value u32) |
-//   crc32 u32 (IEEE 802.3, over everything before it, programmed last)
+// Storage: a log on the blocks of its Partition (at least two; like
+// littlefs's metadata logs). A block starts with a snapshot of the whole
+// record; each charge appends an entry holding what it changed. Only when
+// the block is full does the log move on: the next block of the partition
+// (round robin, for even wear) is erased and starts with a new snapshot, so
+// a block is erased once per (entries per block + 1) charges instead of
+// every other charge. Every record is programmed in whole aligned program
+// units (Port::prog_size), its CRC last in a unit of its own, so flash with
+// ECC words works and a torn write leaves an invalid record. open() takes
+// the valid snapshot with the newest sequence (RFC 1982 serial arithmetic)
+// and replays its block's entries; a torn entry ends that block's log (the
+// next charge moves on). docs/storage.md has every field.
+//
+//   snapshot: magic u32 | format u16 (4) | ~format u16 | metric slots u16 | memo slots u16 |
+//     sequence u32 | metric_count u32 | device_nonce u64 | lifetime_cap u64 |
+//     spent u64 | next_report_id u64 | window_seconds u64 |
+//     window_allowance u64 | window_start u64 | window_spent u64 | counter u64 |
+//     metric slots x (metric_id u32 | 0 u32 | cap u64 | spent u64) |
+//     device_secret[32] | memo_count u32 | memo slots x (metric_id u32 | value u32)
+//   entry (64 bytes): see LedgerRecordCodec::encode_entry in ledger.cpp.
+//
+// Firmware updates: a snapshot carries its format and the capacities it was
+// written with, so a build with other BLUR_LEDGER_MAX_METRICS or
+// BLUR_LEDGER_MAX_MEMO_VALUES (or the two-slot format 3 of earlier
+// releases) reads it and continues the same budget; a record that does not
+// fit this build (more metric caps or memoized values than it holds, or a
+// newer format) is refused with kStorageIncompatible and left untouched.
 //
 // Longitudinal privacy (memoized reports, memoized.h): the record keeps the
 // device secret the permanent responses derive from, and the (metric,
 // value) pairs whose longitudinal epsilon has been charged, so each is
 // charged once. A new pair when the table is full is refused
 // (kMemoTableFull), never charged as if it were known.
-// Record `s` lives in slot s % 2, so an update erases and rewrites the older
-// slot and never touches the newest valid record; open() takes the valid
-// record with the newest sequence (RFC 1982 serial arithmetic).
 //
-// Fail closed: with no valid record, a failed write, a failed clock or a
-// rolled-back image (see Port::counter_read), the ledger is closed and
-// charges nothing until open() succeeds or the explicit provision() call
-// (which refuses while any valid record exists: a budget is never reset by
-// accident).
+// Fail closed: with no valid record, a failed or worn-out write, a failed
+// clock or a rolled-back image (see Port::counter_read), the ledger is
+// closed and charges nothing until open() succeeds or the explicit
+// provision() call (which refuses while any valid record exists: a budget
+// is never reset by accident).
 #ifndef BLUR_LEDGER_H
 #define BLUR_LEDGER_H
 
@@ -82,21 +96,24 @@ struct LedgerPolicy {
 
 class Ledger {
  public:
-  static constexpr uint32_t kRecordSize =
-      88 + 24 * kMaxLedgerMetrics + kLedgerSecretSize + 4 + 8 * kMaxMemoValues + 4;
+  // Bytes of a snapshot's body (before its commit unit).
+  static constexpr uint32_t kSnapshotSize =
+      92 + 24 * kMaxLedgerMetrics + kLedgerSecretSize + 4 + 8 * kMaxMemoValues;
 
   Ledger() = default;
   ~Ledger();  // wipes the device secret from RAM
 
-  // Loads the newest valid record. kNotProvisioned if both slots are blank
-  // (all 0xFF), kStorageCorrupt if neither holds a valid record,
-  // kStorageRollback if the newest one is older than the monotonic counter,
-  // kStorageFailure if the port fails, kInvalidArgument if the port cannot
-  // hold two slots.
+  // Loads the newest state from `partition`. kNotProvisioned if every block
+  // is blank, kStorageCorrupt if none holds a valid record (or a valid
+  // entry breaks the ledger's arithmetic), kStorageIncompatible if a record
+  // does not fit this build, kStorageRollback if the newest one is older
+  // than the monotonic counter, kStorageFailure if the port fails,
+  // kInvalidArgument for a bad geometry (ledger.cpp: geometry_ok) or a
+  // partition of fewer than two blocks or blocks too small for a snapshot.
   Status open(const Port& port, Partition partition);
 
-  // Writes the first record of a new device. kAlreadyProvisioned if a valid
-  // record exists; kInvalidArgument for an invalid policy (zero lifetime
+  // Writes the first record of a new device. kAlreadyProvisioned if any
+  // valid record exists (even one this build cannot read); kInvalidArgument for an invalid policy (zero lifetime
   // cap, a window without allowance, repeated or zero metric caps) or a
   // window policy on a port without a clock. On corrupt storage this is the
   // documented way to start over.
@@ -177,6 +194,9 @@ class Ledger {
 
   Port port_{};
   Partition partition_{};
+  uint32_t active_ = 0;         // the block (index in the partition) the log is in
+  uint32_t append_offset_ = 0;  // where its next entry goes; block_size: full or sealed
+  bool has_active_ = false;
   bool open_ = false;
   bool has_secret_ = false;
   Record record_{};  // the newest durable record

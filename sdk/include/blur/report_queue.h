@@ -6,24 +6,26 @@
 // Reports leave the queue only when acknowledged; when the queue is full,
 // the caller refuses new values before charging anything (has_room()).
 //
-// Layout: the first two blocks of the range are the acknowledgement log,
-// the others a ring of report segments.
+// Layout: the first two blocks of the partition are the acknowledgement
+// log, the others a ring of report segments. Every record is written in
+// whole program units with its CRC in a unit of its own (flash_write.h), so
+// a torn write leaves a record whose CRC fails.
 //
-//   Acknowledgement log: 20-byte records appended in one block
-//     magic u32 | sequence u32 | ack_floor u64 | crc32 u32
+//   Acknowledgement log: records appended in one block
+//     magic u32 | sequence u32 | ack_floor u64 | commit unit (crc32)
 //   (every report id below ack_floor is acknowledged); when the block is
 //   full the other one is erased and continues the log. The valid record
 //   with the newest sequence wins, so a torn record or a torn erase leaves
 //   the previous floor in force. One erase per block's worth of acks.
 //
-//   Report segments: a 16-byte header
-//     magic u32 | format u32 | segment_sequence u32 | crc32 u32
-//   then 4-byte-aligned entries
+//   Report segments: a header
+//     magic u32 | format u32 (2) | segment_sequence u32 | commit unit
+//   then entries
 //     type u8 (1 = report) | 0 u8 | length u16 | 0 u32 | report_id u64 |
-//     blur.Report message[length] | crc32 u32 (over header and message)
-//   programmed body first and CRC last, so a torn entry fails its CRC:
-//   open() stops reading that segment there and seals it (appends continue
-//   in a fresh segment).
+//     blur.Report message[length] | commit unit (crc32 over both)
+//   A torn entry fails its CRC: open() stops reading that segment there and
+//   seals it (appends continue in a fresh segment). Segments of format 1
+//   (byte-programmable flash, entries padded to 4 bytes) are still read.
 //
 // A segment is reused (erased, new header) only when it holds no
 // unacknowledged report, so an erase never loses one. Acknowledgements live
@@ -43,10 +45,9 @@ namespace blur {
 
 class ReportQueue {
  public:
-  static constexpr uint32_t kSegmentHeaderSize = 16;
-  static constexpr uint32_t kAckRecordSize = 20;
-  static constexpr uint32_t kEntryOverhead = 16 + 4;
   static constexpr uint32_t kMaxBlocks = 64;
+  // A block must hold the segment header and an entry of this many bytes.
+  static constexpr uint32_t kMinReportRoom = 64;
 
   ReportQueue() = default;
 
@@ -59,6 +60,11 @@ class ReportQueue {
 
   // The largest report message that fits in one entry.
   uint32_t max_report_size() const;
+  // How many reports of `report_size` bytes one segment holds on blocks of
+  // `block_size` bytes programmed in units of `prog_size` (for sizing a
+  // partition: a queue of N such reports needs 2 + ceil(N / this) + 1 blocks).
+  static uint32_t reports_per_segment(uint32_t block_size, uint32_t prog_size,
+                                      uint32_t report_size);
   // kOk if a report of `report_size` bytes can be appended now, else
   // kQueueFull (every other segment holds unacknowledged reports) or
   // kInvalidArgument (larger than max_report_size()). Writes nothing.
@@ -96,7 +102,8 @@ class ReportQueue {
   Status write_ack_record(uint64_t floor);
   uint32_t segment_count() const { return block_count_ - 2; }
   uint32_t segment_block(uint32_t index) const { return first_block_ + 2 + index; }
-  uint32_t entry_size(size_t payload) const { return (kEntryOverhead + payload + 3) & ~3u; }
+  // Flash taken by an entry with a `length`-byte report in a segment of `format`.
+  uint32_t entry_span(uint32_t length, uint32_t format) const;
   bool segment_free(uint32_t index, bool* reusable) const;
 
   Port port_{};
@@ -105,6 +112,7 @@ class ReportQueue {
   uint32_t block_count_ = 0;
   uint32_t active_ = 0;  // index of the segment appends go to
   uint32_t active_sequence_ = 0;
+  uint32_t active_format_ = 0;
   uint32_t write_offset_ = 0;  // in the active block; block_size when sealed
   bool has_active_ = false;    // false: no segment formatted yet
   uint64_t ack_floor_ = 0;
