@@ -1,7 +1,11 @@
 #include "blur/ledger.h"
 
 #include <gtest/gtest.h>
+#include <string.h>
 
+#include "crc32.h"
+#include "ledger_format3.inc"
+#include "little_endian.h"
 #include "sim_port.h"
 
 namespace {
@@ -122,6 +126,88 @@ TEST(Ledger, RejectsPortsTooSmallForTwoSlots) {
   Ledger ledger;
   EXPECT_EQ(ledger.open(small, blur::sim::SimPort::kLedgerPartition), Status::kInvalidArgument);
   EXPECT_EQ(ledger.provision(small, blur::sim::SimPort::kLedgerPartition, kPolicy, 1), Status::kInvalidArgument);
+}
+
+// tests/vectors/ledger_format3.hex: the two-slot format of earlier releases.
+// An update to the log format keeps that budget and continues it.
+TEST(Ledger, ReadsTheTwoSlotFormatOfEarlierReleases) {
+  SimPort port(1);
+  port.enable_counter();
+  uint32_t at = 0;
+  for (const char* line = kLedgerFormat3; *line != '\0';) {
+    const char* end = line;
+    while (*end != '\0' && *end != '\n') ++end;
+    for (const char* c = line; *line != '#' && c + 1 < end; c += 2) {
+      auto nibble = [](char h) { return h <= '9' ? h - '0' : h - 'a' + 10; };
+      port.flash()[at++] = static_cast<uint8_t>(nibble(c[0]) << 4 | nibble(c[1]));
+    }
+    line = *end == '\n' ? end + 1 : end;
+  }
+  ASSERT_EQ(at, 2 * SimPort::kBlockSize);
+  Ledger ledger;
+  ASSERT_EQ(ledger.open(port.port(), SimPort::kLedgerPartition), Status::kOk);
+  EXPECT_EQ(ledger.spent_micros(), 1850000u);
+  EXPECT_EQ(ledger.next_report_id(), 3u);
+  EXPECT_EQ(ledger.metric_spent_micros(7), 1600000u);
+  EXPECT_EQ(ledger.metric_spent_micros(9), 250000u);
+  EXPECT_TRUE(ledger.memoized(7, 3));
+  EXPECT_EQ(ledger.device_nonce(), 0x1122334455667788u);
+  ASSERT_NE(ledger.secret(), nullptr);
+  EXPECT_EQ(ledger.secret()[31], 32);
+  EXPECT_EQ(port.counter(), 4u);  // completed from the record
+  uint64_t id = 0;
+  ASSERT_EQ(ledger.charge(100000, 9, &id), Status::kOk);
+  EXPECT_EQ(id, 3u);
+  Ledger rebooted;
+  ASSERT_EQ(rebooted.open(port.port(), SimPort::kLedgerPartition), Status::kOk);
+  EXPECT_EQ(rebooted.spent_micros(), 1950000u);
+  EXPECT_EQ(rebooted.metric_spent_micros(9), 350000u);
+  EXPECT_TRUE(rebooted.memoized(7, 3));
+  EXPECT_EQ(Ledger().provision(port.port(), SimPort::kLedgerPartition, kPolicy, 1),
+            Status::kAlreadyProvisioned);
+}
+
+// A snapshot of a newer format (firmware rolled back after an update) keeps
+// the ledger closed and is never overwritten by provisioning.
+TEST(Ledger, ANewerFormatIsRefusedAndLeftAlone) {
+  SimPort port(1);
+  Ledger ledger;
+  ASSERT_EQ(ledger.provision(port.port(), SimPort::kLedgerPartition, kPolicy, 1), Status::kOk);
+  uint8_t* header = port.flash();
+  blur::store_le32(header + 4, 5 | (~5u & 0xFFFF) << 16);  // format 5 and its complement
+  uint8_t before[2 * SimPort::kBlockSize];
+  memcpy(before, port.flash(), sizeof before);
+  Ledger rebooted;
+  EXPECT_EQ(rebooted.open(port.port(), SimPort::kLedgerPartition), Status::kStorageIncompatible);
+  EXPECT_EQ(rebooted.provision(port.port(), SimPort::kLedgerPartition, kPolicy, 2),
+            Status::kAlreadyProvisioned);
+  EXPECT_EQ(memcmp(before, port.flash(), sizeof before), 0);
+}
+
+// Geometries the SDK cannot write correctly are refused before any write.
+TEST(Ledger, RefusesBadGeometriesAndPartitions) {
+  SimPort port(1);
+  auto refused = [&](blur::Port p, blur::Partition partition) {
+    Ledger ledger;
+    const uint64_t operations = port.storage_operations();
+    return ledger.open(p, partition) == Status::kInvalidArgument &&
+           ledger.provision(p, partition, kPolicy, 1) == Status::kInvalidArgument &&
+           port.storage_operations() == operations;
+  };
+  blur::Port p = port.port();
+  p.prog_size = 3;  // not a power of two
+  EXPECT_TRUE(refused(p, SimPort::kLedgerPartition));
+  p = port.port();
+  p.prog_size = 1024;  // above BLUR_MAX_PROG_SIZE
+  EXPECT_TRUE(refused(p, SimPort::kLedgerPartition));
+  p = port.port();
+  p.erase_value = 0x55;
+  EXPECT_TRUE(refused(p, SimPort::kLedgerPartition));
+  p = port.port();
+  EXPECT_TRUE(refused(p, blur::Partition{0, 1}));                  // one block
+  EXPECT_TRUE(refused(p, blur::Partition{SimPort::kBlockCount - 1, 2}));  // past the end
+  p.block_size = 256;  // a snapshot does not fit
+  EXPECT_TRUE(refused(p, SimPort::kLedgerPartition));
 }
 
 }  // namespace
