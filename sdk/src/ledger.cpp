@@ -122,7 +122,7 @@ class FieldIo {
 class LedgerRecordCodec {
  public:
   using Record = Ledger::Record;
-  static constexpr uint32_t kEntrySize = 64;
+  static constexpr uint32_t kEntrySize = 40;
 
   static void walk_snapshot(FieldIo& io, Record& r, uint32_t metric_slots, uint32_t memo_slots) {
     LedgerPolicy& p = r.policy;
@@ -244,74 +244,41 @@ class LedgerRecordCodec {
            r.window_spent <= r.policy.window_allowance_micros;
   }
 
-  // An entry: what one charge changed, as absolute values.
-  //   tag u8 | metric_slot u8 (0xFF: none) | memo_added u8 | 0 u8 |
-  //   sequence u32 | counter u64 | spent u64 | next_report_id u64 |
-  //   window_start u64 | window_spent u64 | metric_spent u64 |
-  //   memo_metric_id u32 | memo_value u32
-  static void encode_entry(const Record& prev, const Record& next, uint8_t out[kEntrySize]) {
-    memset(out, 0, kEntrySize);
+  // An entry: the charge, as Ledger::apply takes it.
+  //   tag u8 | memo_added u8 | 0 u16 | sequence u32 | counter u64 |
+  //   amount u64 | window_start u64 | metric_id u32 | memo_value u32
+  static void encode_entry(const Record& next, const Ledger::Charge& c, uint8_t out[kEntrySize]) {
     out[0] = kEntryTag;
-    out[1] = kNoMetric;
-    for (uint32_t i = 0; i < next.policy.metric_cap_count; ++i) {
-      if (next.metric_spent[i] != prev.metric_spent[i]) {
-        out[1] = static_cast<uint8_t>(i);
-        store_le64(out + 48, next.metric_spent[i]);
-      }
-    }
-    if (next.memo_count > prev.memo_count) {
-      out[2] = 1;
-      store_le32(out + 56, next.memo[prev.memo_count].metric_id);
-      store_le32(out + 60, next.memo[prev.memo_count].value);
-    }
+    out[1] = c.memo ? 1 : 0;
+    out[2] = out[3] = 0;
     store_le32(out + 4, next.sequence);
     store_le64(out + 8, next.counter);
-    store_le64(out + 16, next.spent);
-    store_le64(out + 24, next.next_report_id);
-    store_le64(out + 32, next.window_start);
-    store_le64(out + 40, next.window_spent);
+    store_le64(out + 16, c.amount);
+    store_le64(out + 24, c.window_start);
+    store_le32(out + 32, c.metric_id);
+    store_le32(out + 36, c.memo_value);
   }
 
-  // Applies an entry to `r`, checking it is exactly what a charge produces:
-  // the next sequence, one more report id, and the same amount added to the
-  // lifetime, window and metric totals, all within their caps.
-  // kStorageCorrupt otherwise (a CRC-valid entry that breaks these is forged
-  // or corrupt: the ledger fails closed rather than fall back to an older
-  // state); kStorageIncompatible if a memoized value does not fit.
+  // Replays an entry onto `r` through the same arithmetic as charge(), so
+  // only what a charge can produce is accepted: the next sequence, and
+  // totals within every cap. A CRC-valid entry that breaks them is forged
+  // or corrupt: kStorageCorrupt (the ledger fails closed rather than fall
+  // back to an older state); kStorageIncompatible if a memoized value does
+  // not fit this build.
   static Status apply_entry(const uint8_t in[kEntrySize], Record* r) {
-    const LedgerPolicy& p = r->policy;
-    const uint8_t slot = in[1];
-    const uint64_t spent = load_le64(in + 16);
-    const uint64_t window_start = load_le64(in + 32);
-    const uint64_t window_spent = load_le64(in + 40);
-    const uint64_t amount = spent - r->spent;
-    const bool same_window = window_start == r->window_start;
-    if (in[0] != kEntryTag || in[2] > 1 || in[3] != 0 || (slot != kNoMetric && slot >= p.metric_cap_count) ||
-        load_le32(in + 4) != r->sequence + 1 || load_le64(in + 8) < r->counter ||
-        spent < r->spent || spent > p.lifetime_cap_micros ||
-        load_le64(in + 24) != r->next_report_id + 1 || window_start < r->window_start ||
-        window_spent != (same_window ? r->window_spent : 0) + (p.window_seconds != 0 ? amount : 0) ||
-        window_spent > p.window_allowance_micros) {
+    const Ledger::Charge c{load_le64(in + 16), load_le64(in + 24), load_le32(in + 32),
+                           load_le32(in + 36), in[1] == 1};
+    if (in[0] != kEntryTag || in[1] > 1 || in[2] != 0 || in[3] != 0 ||
+        load_le32(in + 4) != r->sequence + 1 || load_le64(in + 8) < r->counter) {
       return Status::kStorageCorrupt;
     }
-    if (slot != kNoMetric) {
-      const uint64_t metric_spent = load_le64(in + 48);
-      if (metric_spent != r->metric_spent[slot] + amount ||
-          metric_spent > p.metric_caps[slot].cap_micros) {
-        return Status::kStorageCorrupt;
-      }
-      r->metric_spent[slot] = metric_spent;
-    }
-    if (in[2] == 1) {
-      if (r->memo_count == kMaxMemoValues) return Status::kStorageIncompatible;
-      r->memo[r->memo_count++] = Ledger::MemoValue{load_le32(in + 56), load_le32(in + 60)};
+    const Status applied = Ledger::apply(c, r);
+    if (applied != Status::kOk) {
+      return applied == Status::kMemoTableFull ? Status::kStorageIncompatible
+                                               : Status::kStorageCorrupt;
     }
     r->sequence += 1;
     r->counter = load_le64(in + 8);
-    r->spent = spent;
-    r->next_report_id += 1;
-    r->window_start = window_start;
-    r->window_spent = window_spent;
     return Status::kOk;
   }
 
@@ -449,7 +416,7 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
   partition_ = partition;
   has_active_ = false;  // the first snapshot goes to the partition's first block
   record_ = Record{};
-  const Status written = write(first);
+  const Status written = write(first, nullptr);
   mbedtls_platform_zeroize(first.secret, sizeof first.secret);
   if (written != Status::kOk) return written;
   has_secret_ = !is_zero(record_.secret, sizeof record_.secret);
@@ -465,26 +432,25 @@ bool Ledger::memoized(uint32_t metric_id, uint32_t value) const {
 }
 
 Status Ledger::memoized_record(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
-                               uint32_t metric_id, uint32_t value, Record* next) const {
+                               uint32_t metric_id, uint32_t value, Record* next,
+                               Charge* charge) const {
   if (!open_) return Status::kLedgerClosed;
   if (!has_secret_ || longitudinal_epsilon == 0 || longitudinal_epsilon < report_epsilon) {
     return Status::kInvalidArgument;
   }
   const bool known = memoized(metric_id, value);
-  if (!known && record_.memo_count == kMaxMemoValues) return Status::kMemoTableFull;
   // The longitudinal epsilon once per distinct value, the report's every time
   // (0 for a repeat of a purely memoized report: only the report id moves).
   const uint64_t amount = uint64_t{report_epsilon} + (known ? 0 : longitudinal_epsilon);
-  BLUR_TRY(charged_record(amount, metric_id, next));
-  if (!known) next->memo[next->memo_count++] = MemoValue{metric_id, value};
-  return Status::kOk;
+  return charged_record(amount, metric_id, !known, value, next, charge);
 }
 
 Status Ledger::check_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
                               uint32_t metric_id, uint32_t value) const {
   Record next;
+  Charge charge;
   const Status status =
-      memoized_record(report_epsilon, longitudinal_epsilon, metric_id, value, &next);
+      memoized_record(report_epsilon, longitudinal_epsilon, metric_id, value, &next, &charge);
   mbedtls_platform_zeroize(next.secret, sizeof next.secret);
   return status;
 }
@@ -493,8 +459,10 @@ Status Ledger::charge_memoized(EpsilonMicros report_epsilon, EpsilonMicros longi
                                uint32_t metric_id, uint32_t value, uint64_t* report_id) {
   if (report_id == nullptr) return Status::kInvalidArgument;
   Record next;
-  Status status = memoized_record(report_epsilon, longitudinal_epsilon, metric_id, value, &next);
-  if (status == Status::kOk) status = commit(next, report_id);
+  Charge charge;
+  Status status =
+      memoized_record(report_epsilon, longitudinal_epsilon, metric_id, value, &next, &charge);
+  if (status == Status::kOk) status = commit(next, charge, report_id);
   mbedtls_platform_zeroize(next.secret, sizeof next.secret);
   return status;
 }
@@ -506,11 +474,11 @@ uint64_t Ledger::metric_spent_micros(uint32_t metric_id) const {
   return 0;
 }
 
-Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, Record* next) const {
+Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, uint32_t value,
+                              Record* next, Charge* charge) const {
   if (!open_) return Status::kLedgerClosed;
   const LedgerPolicy& policy = record_.policy;
-  *next = record_;
-  if (epsilon > policy.lifetime_cap_micros - record_.spent) return Status::kBudgetExhausted;
+  *charge = Charge{epsilon, record_.window_start, metric_id, value, memo};
   if (policy.window_seconds != 0) {
     uint64_t now = 0;
     if (port_.now == nullptr || port_.now(port_.context, &now) != Status::kOk) {
@@ -518,32 +486,48 @@ Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, Record* next
     }
     // Roll forward by whole windows; a clock behind the window start (set
     // back, or a reset RTC) keeps the current window: it never refills.
-    if (now >= next->window_start && now - next->window_start >= policy.window_seconds) {
-      next->window_start +=
-          (now - next->window_start) / policy.window_seconds * policy.window_seconds;
-      next->window_spent = 0;
+    if (now >= record_.window_start && now - record_.window_start >= policy.window_seconds) {
+      charge->window_start +=
+          (now - record_.window_start) / policy.window_seconds * policy.window_seconds;
     }
-    if (epsilon > policy.window_allowance_micros - next->window_spent) {
+  }
+  *next = record_;
+  return apply(*charge, next);
+}
+
+Status Ledger::apply(const Charge& c, Record* r) {
+  const LedgerPolicy& policy = r->policy;
+  if (c.memo && r->memo_count == kMaxMemoValues) return Status::kMemoTableFull;
+  if (c.amount > policy.lifetime_cap_micros - r->spent) return Status::kBudgetExhausted;
+  if (policy.window_seconds != 0) {
+    if (c.window_start < r->window_start) return Status::kInvalidArgument;
+    if (c.window_start != r->window_start) {
+      r->window_start = c.window_start;
+      r->window_spent = 0;
+    }
+    if (c.amount > policy.window_allowance_micros - r->window_spent) {
       return Status::kWindowBudgetExhausted;
     }
-    next->window_spent += epsilon;
+    r->window_spent += c.amount;
   }
   for (uint32_t i = 0; i < policy.metric_cap_count; ++i) {
-    if (policy.metric_caps[i].metric_id != metric_id) continue;
-    if (epsilon > policy.metric_caps[i].cap_micros - record_.metric_spent[i]) {
+    if (policy.metric_caps[i].metric_id != c.metric_id) continue;
+    if (c.amount > policy.metric_caps[i].cap_micros - r->metric_spent[i]) {
       return Status::kMetricBudgetExhausted;
     }
-    next->metric_spent[i] += epsilon;
+    r->metric_spent[i] += c.amount;
   }
-  next->spent += epsilon;
-  next->next_report_id += 1;
+  if (c.memo) r->memo[r->memo_count++] = MemoValue{c.metric_id, c.memo_value};
+  r->spent += c.amount;
+  r->next_report_id += 1;
   return Status::kOk;
 }
 
 Status Ledger::check(EpsilonMicros epsilon, uint32_t metric_id) const {
   if (epsilon == 0) return Status::kInvalidArgument;
   Record next;
-  const Status status = charged_record(epsilon, metric_id, &next);
+  Charge charge;
+  const Status status = charged_record(epsilon, metric_id, false, 0, &next, &charge);
   mbedtls_platform_zeroize(next.secret, sizeof next.secret);
   return status;
 }
@@ -551,15 +535,16 @@ Status Ledger::check(EpsilonMicros epsilon, uint32_t metric_id) const {
 Status Ledger::charge(EpsilonMicros epsilon, uint32_t metric_id, uint64_t* report_id) {
   if (report_id == nullptr || epsilon == 0) return Status::kInvalidArgument;
   Record next;
-  Status status = charged_record(epsilon, metric_id, &next);
-  if (status == Status::kOk) status = commit(next, report_id);
+  Charge charge;
+  Status status = charged_record(epsilon, metric_id, false, 0, &next, &charge);
+  if (status == Status::kOk) status = commit(next, charge, report_id);
   mbedtls_platform_zeroize(next.secret, sizeof next.secret);
   return status;
 }
 
-Status Ledger::commit(Record& next, uint64_t* report_id) {
+Status Ledger::commit(Record& next, const Charge& charge, uint64_t* report_id) {
   const uint64_t id = record_.next_report_id;
-  const Status written = write(next);
+  const Status written = write(next, &charge);
   if (written != Status::kOk) {
     open_ = false;  // state on flash unknown: re-open() decides
     return written;
@@ -568,7 +553,7 @@ Status Ledger::commit(Record& next, uint64_t* report_id) {
   return Status::kOk;
 }
 
-Status Ledger::write(Record& next) {
+Status Ledger::write(Record& next, const Charge* charge) {
   // A counter at its last value cannot advance: the record would wrap to 0
   // and read as a rollback at the next open(), after the charge was
   // reported durable. Only a forged or corrupt record gets there (found by
@@ -578,10 +563,10 @@ Status Ledger::write(Record& next) {
   next.counter = has_counter(port_) ? next.counter + 1 : 0;
   const uint32_t entry_span = record_span(port_, LedgerRecordCodec::kEntrySize);
   Status status;
-  if (has_active_ && append_offset_ + entry_span <= port_.block_size) {
+  if (charge != nullptr && has_active_ && append_offset_ + entry_span <= port_.block_size) {
     // Append an entry to the active block's log: no erase.
     uint8_t entry[LedgerRecordCodec::kEntrySize];
-    LedgerRecordCodec::encode_entry(record_, next, entry);
+    LedgerRecordCodec::encode_entry(next, *charge, entry);
     const uint32_t offset = append_offset_;
     append_offset_ = port_.block_size;  // sealed until this entry is known good
     RecordWriter writer(port_, partition_.first_block + active_, offset);

@@ -183,14 +183,29 @@ class Ledger {
     MemoValue memo[kMaxMemoValues];
   };
 
+  // One charge, as charge() makes it and a log entry stores it.
+  struct Charge {
+    uint64_t amount;        // micro-nats added to every total it counts against
+    uint64_t window_start;  // the window it falls in (the current one, or a later one)
+    uint32_t metric_id;
+    uint32_t memo_value;  // with memo: the (metric_id, memo_value) pair now charged
+    bool memo;
+  };
+  // Adds a charge to `r`, or returns the cap it would break (kMemoTableFull
+  // when a new memoized value has no room). The one arithmetic of charge()
+  // and of replaying the log at open().
+  static Status apply(const Charge& charge, Record* r);
   // The record a charge would produce, or the cap it would break.
-  Status charged_record(uint64_t epsilon, uint32_t metric_id, Record* next) const;
+  Status charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, uint32_t value,
+                        Record* next, Charge* charge) const;
   Status memoized_record(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
-                         uint32_t metric_id, uint32_t value, Record* next) const;
+                         uint32_t metric_id, uint32_t value, Record* next, Charge* charge) const;
   // Persists `next` as the following record, then makes it the current one.
   // On failure the ledger closes (the flash state is for open() to decide).
-  Status commit(Record& next, uint64_t* report_id);
-  Status write(Record& next);
+  Status commit(Record& next, const Charge& charge, uint64_t* report_id);
+  // As an entry of the active block's log (`charge` given and room left) or
+  // as the snapshot starting the next block.
+  Status write(Record& next, const Charge* charge);
 
   Port port_{};
   Partition partition_{};
