@@ -26,8 +26,9 @@ namespace blur {
 namespace cortex_m {
 
 struct BoardContext {
+  // All zero until board_port() sets them (a global context costs no .data).
   flash::EmulatedFlash flash;          // over the caller's bytes
-  int32_t entropy_handle = -1;         // semihosting handle of /dev/urandom, -1 until opened
+  int32_t entropy_handle = 0;          // semihosting handle of /dev/urandom, -1 until opened
   const char* storage_path = nullptr;  // host file behind the flash, or nullptr
 };
 

@@ -21,7 +21,7 @@ bool power_of_two(uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
 Status EmulatedFlash::init(const Config& config, uint8_t* bytes, uint32_t* erase_counts) {
   // Unconfigured (every call fails) until every check passes.
-  config_ = Config{};
+  config_ = Config{0, 0, 0, 0x00, false, 0, WearOut::kRefusesPrograms, 0};
   bytes_ = nullptr;
   erase_counts_ = nullptr;
   const bool valid = bytes != nullptr && config.block_count > 0 && power_of_two(config.prog_size) &&
@@ -37,8 +37,9 @@ Status EmulatedFlash::init(const Config& config, uint8_t* bytes, uint32_t* erase
   if (erase_counts_ != nullptr) {
     for (uint32_t b = 0; b < config_.block_count; ++b) erase_counts_[b] = 0;
   }
-  powered_ = true;
-  power_cut_after_ = kNever;
+  power_off_ = false;
+  cut_armed_ = false;
+  cut_after_ = 0;
   tear_state_ = 0;
   garbage_state_ = config_.garbage_seed;
   flash_operations_ = total_programs_ = total_erases_ = 0;
@@ -63,18 +64,19 @@ bool EmulatedFlash::in_range(uint32_t block, uint32_t offset, uint32_t size) con
 }
 
 void EmulatedFlash::cut_power_after(uint64_t operations, uint64_t tear_seed) {
-  power_cut_after_ = operations;
+  cut_armed_ = operations != kNever;
+  cut_after_ = operations;
   tear_state_ = tear_seed;
 }
 
 bool EmulatedFlash::take_operation() {
-  if (power_cut_after_ != kNever) {
-    if (power_cut_after_ == 0) {
-      power_cut_after_ = kNever;
-      powered_ = false;
+  if (cut_armed_) {
+    if (cut_after_ == 0) {
+      cut_armed_ = false;
+      power_off_ = true;
       return true;
     }
-    --power_cut_after_;
+    --cut_after_;
   }
   ++flash_operations_;
   return false;
@@ -137,13 +139,13 @@ void EmulatedFlash::garble_erased_block(uint32_t block) {
 }
 
 Status EmulatedFlash::read(uint32_t block, uint32_t offset, uint8_t* out, uint32_t size) const {
-  if (!powered_ || !in_range(block, offset, size)) return Status::kStorageFailure;
+  if (power_off_ || !in_range(block, offset, size)) return Status::kStorageFailure;
   memcpy(out, bytes_ + block * config_.block_size + offset, size);
   return Status::kOk;
 }
 
 Status EmulatedFlash::prog(uint32_t block, uint32_t offset, const uint8_t* data, uint32_t size) {
-  if (!powered_ || !in_range(block, offset, size)) return Status::kStorageFailure;
+  if (power_off_ || !in_range(block, offset, size)) return Status::kStorageFailure;
   const uint32_t unit_size = config_.prog_size;
   if (offset % unit_size != 0 || size % unit_size != 0) {
     ++misaligned_programs_;
@@ -181,7 +183,7 @@ Status EmulatedFlash::prog(uint32_t block, uint32_t offset, const uint8_t* data,
 }
 
 Status EmulatedFlash::erase(uint32_t block) {
-  if (!powered_ || block >= config_.block_count) return Status::kStorageFailure;
+  if (power_off_ || block >= config_.block_count) return Status::kStorageFailure;
   const bool torn = take_operation();
   ++total_erases_;
   if (erase_counts_ != nullptr && erase_counts_[block] != UINT32_MAX) ++erase_counts_[block];

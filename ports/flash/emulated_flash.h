@@ -117,10 +117,11 @@ class EmulatedFlash {
   // Whether [offset, offset + size) lies in block `block`.
   bool in_range(uint32_t block, uint32_t offset, uint32_t size) const;
 
-  // Power cut: see the behaviour list. tear_seed draws the torn pattern.
+  // Power cut: see the behaviour list. tear_seed draws the torn pattern;
+  // operations == kNever disarms. restore_power() powers on and disarms.
   void cut_power_after(uint64_t operations, uint64_t tear_seed);
-  void restore_power() { power_cut_after_ = kNever, powered_ = true; }
-  bool powered() const { return powered_; }
+  void restore_power() { cut_armed_ = false, power_off_ = false; }
+  bool powered() const { return !power_off_; }
 
   // Statistics since init().
   // Programs and erases that went through untorn (what cut_power_after counts).
@@ -156,11 +157,13 @@ class EmulatedFlash {
   void garble_programmed_unit(uint8_t* target);
   void garble_erased_block(uint32_t block);
 
-  Config config_{};
+  // Every member starts at zero (a global EmulatedFlash costs no .data).
+  Config config_{0, 0, 0, 0x00, false, 0, WearOut::kRefusesPrograms, 0};
   uint8_t* bytes_ = nullptr;
   uint32_t* erase_counts_ = nullptr;
-  bool powered_ = true;
-  uint64_t power_cut_after_ = kNever;
+  bool power_off_ = false;
+  bool cut_armed_ = false;
+  uint64_t cut_after_ = 0;  // operations before the torn one, when armed
   uint64_t tear_state_ = 0;
   uint64_t garbage_state_ = 0;
   uint64_t flash_operations_ = 0;
