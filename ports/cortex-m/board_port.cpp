@@ -1,18 +1,11 @@
 #include "board_port.h"
 
-#include <string.h>
-
 #include "semihosting.h"
 
 namespace blur {
 namespace cortex_m {
 
 namespace {
-
-bool in_range(const BoardContext& board, uint32_t block, uint32_t offset, uint32_t size) {
-  return block < board.block_count && offset <= board.block_size &&
-         size <= board.block_size - offset;
-}
 
 Status board_entropy(void* context, uint8_t* out, size_t length) {
   BoardContext* board = static_cast<BoardContext*>(context);
@@ -37,26 +30,16 @@ Status board_entropy(void* context, uint8_t* out, size_t length) {
 }
 
 Status board_read(void* context, uint32_t block, uint32_t offset, uint8_t* out, uint32_t size) {
-  const BoardContext* board = static_cast<BoardContext*>(context);
-  if (!in_range(*board, block, offset, size)) return Status::kStorageFailure;
-  memcpy(out, board->flash + block * board->block_size + offset, size);
-  return Status::kOk;
+  return static_cast<const BoardContext*>(context)->flash.read(block, offset, out, size);
 }
 
 Status board_prog(void* context, uint32_t block, uint32_t offset, const uint8_t* data,
                   uint32_t size) {
-  BoardContext* board = static_cast<BoardContext*>(context);
-  if (!in_range(*board, block, offset, size)) return Status::kStorageFailure;
-  uint8_t* target = board->flash + block * board->block_size + offset;
-  for (uint32_t i = 0; i < size; ++i) target[i] &= data[i];  // NOR: program clears bits
-  return Status::kOk;
+  return static_cast<BoardContext*>(context)->flash.prog(block, offset, data, size);
 }
 
 Status board_erase(void* context, uint32_t block) {
-  BoardContext* board = static_cast<BoardContext*>(context);
-  if (block >= board->block_count) return Status::kStorageFailure;
-  memset(board->flash + block * board->block_size, 0xFF, board->block_size);
-  return Status::kOk;
+  return static_cast<BoardContext*>(context)->flash.erase(block);
 }
 
 size_t path_length(const char* path) {
@@ -79,13 +62,15 @@ void close_host_file(int32_t handle) {
 
 // RAM is "durable" until reset; the persistent variant writes the image out.
 Status board_sync(void* context) {
-  const BoardContext* board = static_cast<BoardContext*>(context);
+  const BoardContext* board = static_cast<const BoardContext*>(context);
+  if (!board->flash.configured() || !board->flash.powered()) return Status::kStorageFailure;
   if (board->storage_path == nullptr) return Status::kOk;
   const int32_t handle = open_host_file(board->storage_path, 5);
   if (handle < 0) return Status::kStorageFailure;
-  const uint32_t size = board->block_size * board->block_count;
-  const uint32_t args[3] = {static_cast<uint32_t>(handle), reinterpret_cast<uint32_t>(board->flash),
-                            size};
+  const flash::Config& config = board->flash.config();
+  const uint32_t size = config.block_size * config.block_count;
+  const uint32_t args[3] = {static_cast<uint32_t>(handle),
+                            reinterpret_cast<uint32_t>(board->flash.bytes()), size};
   const int32_t missing = semihosting_call(SemihostingOp::kWrite, args);  // bytes not written
   close_host_file(handle);
   return missing == 0 ? Status::kOk : Status::kStorageFailure;
@@ -99,21 +84,51 @@ Status board_now(void*, uint64_t* seconds) {
   return Status::kOk;
 }
 
+flash::Config nor_config(uint32_t block_size, uint32_t block_count, uint32_t prog_size,
+                         uint8_t erase_value) {
+  flash::Config config;
+  config.block_size = block_size;
+  config.block_count = block_count;
+  config.prog_size = prog_size;
+  config.erase_value = erase_value;
+  config.refuse_second_program = false;
+  return config;
+}
+
 }  // namespace
 
-Port board_port_persistent(BoardContext* context, uint8_t* flash, uint32_t block_size,
-                           uint32_t block_count, const char* path) {
-  Port port = board_port(context, flash, block_size, block_count);
+Port board_port(BoardContext* context, uint8_t* flash, const flash::Config& config,
+                uint32_t* erase_counts) {
+  context->entropy_handle = -1;
+  context->storage_path = nullptr;
+  if (context->flash.init(config, flash, erase_counts) == Status::kOk) context->flash.erase_all();
+  // No monotonic counter on this board: an old flash image would restore an
+  // old budget (document the risk, or wire RPMB/OTP into counter_read).
+  Port port{context, &board_entropy, &board_read, &board_prog, &board_erase, &board_sync, 0,
+            0,       &board_now,     nullptr,     nullptr};
+  context->flash.describe(&port);
+  return port;
+}
+
+Port board_port(BoardContext* context, uint8_t* flash, uint32_t block_size, uint32_t block_count,
+                uint32_t prog_size, uint8_t erase_value) {
+  return board_port(context, flash, nor_config(block_size, block_count, prog_size, erase_value));
+}
+
+Port board_port_persistent(BoardContext* context, uint8_t* flash, const flash::Config& config,
+                           const char* path, uint32_t* erase_counts) {
+  Port port = board_port(context, flash, config, erase_counts);
+  if (!context->flash.configured()) return port;
   context->storage_path = path;
   const int32_t handle = open_host_file(path, 1);
   if (handle >= 0) {
     const uint32_t flen_args[1] = {static_cast<uint32_t>(handle)};
-    const uint32_t size = block_size * block_count;
+    const uint32_t size = config.block_size * config.block_count;
     if (semihosting_call(SemihostingOp::kFlen, flen_args) == static_cast<int32_t>(size)) {
       const uint32_t read_args[3] = {static_cast<uint32_t>(handle),
                                      reinterpret_cast<uint32_t>(flash), size};
       if (semihosting_call(SemihostingOp::kRead, read_args) != 0) {
-        memset(flash, 0xFF, size);  // a short read: start erased, the ledger stays closed
+        context->flash.erase_all();  // a short read: start erased, the ledger stays closed
       }
     }
     close_host_file(handle);
@@ -121,13 +136,11 @@ Port board_port_persistent(BoardContext* context, uint8_t* flash, uint32_t block
   return port;
 }
 
-Port board_port(BoardContext* context, uint8_t* flash, uint32_t block_size, uint32_t block_count) {
-  *context = BoardContext{flash, block_size, block_count, -1, nullptr};
-  memset(flash, 0xFF, static_cast<size_t>(block_size) * block_count);
-  // No monotonic counter on this board: an old flash image would restore an
-  // old budget (document the risk, or wire RPMB/OTP into counter_read).
-  return Port{context,    &board_entropy, &board_read, &board_prog, &board_erase, &board_sync,
-              block_size, block_count,    &board_now,  nullptr,     nullptr};
+Port board_port_persistent(BoardContext* context, uint8_t* flash, uint32_t block_size,
+                           uint32_t block_count, const char* path, uint32_t prog_size,
+                           uint8_t erase_value) {
+  return board_port_persistent(context, flash,
+                               nor_config(block_size, block_count, prog_size, erase_value), path);
 }
 
 }  // namespace cortex_m

@@ -1,7 +1,5 @@
 #include "sim_port.h"
 
-#include <string.h>
-
 namespace blur {
 namespace sim {
 
@@ -16,50 +14,46 @@ uint64_t splitmix64(uint64_t* state) {
 
 }  // namespace
 
-SimPort::SimPort(uint64_t seed) : state_(seed), flash_(own_flash_) {
-  memset(own_flash_, 0xFF, sizeof own_flash_);
+flash::Config SimPort::default_flash_config(uint32_t block_count) {
+  flash::Config config;
+  config.block_size = kBlockSize;
+  config.block_count = block_count;
+  config.prog_size = 1;
+  config.erase_value = 0xFF;
+  config.refuse_second_program = true;
+  return config;
 }
 
-SimPort::SimPort(uint64_t seed, uint8_t* flash, uint32_t block_count)
-    : state_(seed), flash_(flash), block_count_(block_count) {
-  memset(flash_, 0xFF, static_cast<size_t>(block_count) * kBlockSize);
+SimPort::SimPort(uint64_t seed) : state_(seed) {
+  init_flash(default_flash_config(), own_flash_, own_erase_counts_);
 }
 
-bool SimPort::in_range(uint32_t block, uint32_t offset, uint32_t size) const {
-  return block < block_count_ && offset <= kBlockSize && size <= kBlockSize - offset;
+SimPort::SimPort(uint64_t seed, uint8_t* flash, uint32_t block_count) : state_(seed) {
+  init_flash(default_flash_config(block_count), flash, nullptr);
+}
+
+SimPort::SimPort(uint64_t seed, const flash::Config& config, uint8_t* flash, uint32_t* erase_counts)
+    : state_(seed) {
+  init_flash(config, flash, erase_counts);
+}
+
+void SimPort::init_flash(const flash::Config& config, uint8_t* flash, uint32_t* erase_counts) {
+  if (erase_counts == nullptr && config.block_count <= kOwnEraseCounters) {
+    erase_counts = own_erase_counts_;
+  }
+  if (flash_.init(config, flash, erase_counts) == Status::kOk) flash_.erase_all();
 }
 
 Port SimPort::port() {
-  Port port{this,           &SimPort::entropy, &SimPort::read, &SimPort::prog, &SimPort::erase,
-            &SimPort::sync, kBlockSize,        block_count_,   &SimPort::now,  nullptr,
-            nullptr};
+  Port port{
+      this, &SimPort::entropy, &SimPort::read, &SimPort::prog, &SimPort::erase, &SimPort::sync, 0,
+      0,    &SimPort::now,     nullptr,        nullptr};
+  flash_.describe(&port);
   if (counter_enabled_) {
     port.counter_read = &SimPort::counter_read;
     port.counter_advance = &SimPort::counter_advance;
   }
   return port;
-}
-
-void SimPort::cut_power_after(uint64_t operations, uint64_t tear_seed) {
-  power_cut_after_ = operations;
-  tear_state_ = tear_seed;
-}
-
-uint64_t SimPort::next_tear_random() { return splitmix64(&tear_state_); }
-
-bool SimPort::take_flash_operation(bool* tear) {
-  *tear = false;
-  if (!powered_) return false;
-  if (power_cut_after_ != kNever) {
-    if (power_cut_after_ == 0) {
-      *tear = true;
-      powered_ = false;
-      return true;  // the caller applies part of the operation
-    }
-    --power_cut_after_;
-  }
-  ++flash_operations_;
-  return true;
 }
 
 Status SimPort::now(void* context, uint64_t* seconds) {
@@ -76,7 +70,7 @@ Status SimPort::counter_read(void* context, uint64_t* value) {
 
 Status SimPort::counter_advance(void* context, uint64_t value) {
   SimPort* self = static_cast<SimPort*>(context);
-  if (!self->powered_) return Status::kStorageFailure;
+  if (!self->powered()) return Status::kStorageFailure;
   if (value > self->counter_) self->counter_ = value;
   return Status::kOk;
 }
@@ -105,55 +99,29 @@ bool SimPort::take_storage_operation() {
 }
 
 Status SimPort::read(void* context, uint32_t block, uint32_t offset, uint8_t* out, uint32_t size) {
-  SimPort* self = static_cast<SimPort*>(context);
-  if (!self->in_range(block, offset, size) || !self->powered_) return Status::kStorageFailure;
-  memcpy(out, self->flash_ + block * kBlockSize + offset, size);
-  return Status::kOk;
+  return static_cast<SimPort*>(context)->flash_.read(block, offset, out, size);
 }
 
 Status SimPort::prog(void* context, uint32_t block, uint32_t offset, const uint8_t* data,
                      uint32_t size) {
   SimPort* self = static_cast<SimPort*>(context);
-  bool tear = false;
-  if (!self->in_range(block, offset, size) || !self->take_storage_operation() ||
-      !self->take_flash_operation(&tear)) {
+  if (!self->flash_.in_range(block, offset, size) || !self->take_storage_operation()) {
     return Status::kStorageFailure;
   }
-  uint8_t* target = self->flash_ + block * kBlockSize + offset;
-  for (uint32_t i = 0; i < size; ++i) {
-    if (target[i] != 0xFF) return Status::kStorageFailure;  // not erased
-  }
-  // Torn: a prefix is programmed, the next byte only partly (programming
-  // clears bits: some of the bits that should become 0 do).
-  const uint32_t complete =
-      tear ? static_cast<uint32_t>(self->next_tear_random() % (size + 1)) : size;
-  for (uint32_t i = 0; i < complete; ++i) target[i] = data[i];
-  if (tear) {
-    if (complete < size) {
-      target[complete] = static_cast<uint8_t>(data[complete] | self->next_tear_random());
-    }
-    return Status::kStorageFailure;
-  }
-  return Status::kOk;
+  return self->flash_.prog(block, offset, data, size);
 }
 
 Status SimPort::erase(void* context, uint32_t block) {
   SimPort* self = static_cast<SimPort*>(context);
-  bool tear = false;
-  if (block >= self->block_count_ || !self->take_storage_operation() ||
-      !self->take_flash_operation(&tear)) {
+  if (!self->flash_.in_range(block, 0, 0) || !self->take_storage_operation()) {
     return Status::kStorageFailure;
   }
-  // Torn: only a prefix of the block is erased.
-  const uint32_t erased =
-      tear ? static_cast<uint32_t>(self->next_tear_random() % (kBlockSize + 1)) : kBlockSize;
-  memset(self->flash_ + block * kBlockSize, 0xFF, erased);
-  return tear ? Status::kStorageFailure : Status::kOk;
+  return self->flash_.erase(block);
 }
 
 Status SimPort::sync(void* context) {
   SimPort* self = static_cast<SimPort*>(context);
-  return self->powered_ && self->take_storage_operation() ? Status::kOk : Status::kStorageFailure;
+  return self->powered() && self->take_storage_operation() ? Status::kOk : Status::kStorageFailure;
 }
 
 }  // namespace sim
