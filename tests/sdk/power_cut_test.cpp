@@ -1,4 +1,8 @@
-// Exhaustive power cuts (the littlefs emubd idea). First the ledger alone:
+// Exhaustive power cuts (the littlefs emubd idea), on three flash
+// geometries: byte-programmable NOR (prog_size 1, erased 0xFF), ECC flash
+// that refuses a second program of its 8-byte words, and 16-byte units that
+// erase to 0x00. Every run also checks that the SDK never issued a
+// misaligned program or programmed a unit twice. First the ledger alone:
 // a scenario of many
 // charges over several budget windows runs once per k, with power cut at
 // the k-th flash program or erase (that operation torn: a prefix written,
@@ -29,6 +33,41 @@ using blur::Status;
 using blur::sim::SimPort;
 
 constexpr uint64_t kNat = blur::kEpsilonMicrosPerNat;
+
+struct Geometry {
+  const char* name;
+  uint32_t prog_size;
+  uint8_t erase_value;
+  bool ecc;  // refuses a second program of a unit
+};
+constexpr Geometry kGeometries[] = {
+    {"NOR: prog_size 1, erased 0xFF", 1, 0xFF, false},
+    {"ECC: prog_size 8, erased 0xFF", 8, 0xFF, true},
+    {"prog_size 16, erased 0x00", 16, 0x00, true},
+};
+// 1 KiB blocks: a ledger block holds a snapshot and several entries, so the
+// scenario appends entries and moves the log to the next block.
+constexpr uint32_t kBlockSize = 1024;
+constexpr uint32_t kBlocks = 6;  // ledger 0-1, report queue 2-5
+const Geometry* g_geometry = &kGeometries[0];
+
+// A fresh simulated device on the current geometry, in static storage.
+SimPort* fresh_port(uint64_t seed) {
+  static uint8_t flash[kBlockSize * kBlocks];
+  static uint8_t storage[sizeof(SimPort)];
+  blur::flash::Config config = SimPort::default_flash_config(kBlocks);
+  config.block_size = kBlockSize;
+  config.prog_size = g_geometry->prog_size;
+  config.erase_value = g_geometry->erase_value;
+  config.refuse_second_program = g_geometry->ecc;
+  return new (storage) SimPort(seed, config, flash);
+}
+
+// The SDK's side of the flash contract, after a run.
+void expect_clean_programs(const SimPort& port, uint64_t cut) {
+  EXPECT_EQ(port.misaligned_programs(), 0u) << g_geometry->name << ", cut " << cut;
+  EXPECT_EQ(port.reprogrammed_units(), 0u) << g_geometry->name << ", cut " << cut;
+}
 constexpr uint64_t kDay = 86400;
 #if defined(BLUR_TEST_SMALL_SCENARIOS)
 constexpr uint32_t kSteps = 24;  // QEMU: the same scenario, shorter
@@ -74,9 +113,7 @@ struct ScenarioRun {
 // Runs the scenario with power cut before flash operation `cut` (kNever: no
 // cut). Returns false (after recording a test failure) on a broken invariant.
 bool run(uint64_t cut, ScenarioRun* out) {
-  static SimPort* port = nullptr;
-  static uint8_t storage[sizeof(SimPort)];
-  port = new (storage) SimPort(7);
+  SimPort* port = fresh_port(7);
   port->cut_power_after(cut, cut + 1);
   bool provisioned = false;
   bool advanced = false;  // the current step's clock advance was applied
@@ -151,27 +188,33 @@ bool run(uint64_t cut, ScenarioRun* out) {
   EXPECT_LE(metric_total[0], kNat);
   EXPECT_LE(metric_total[1], 2 * kNat);
   out->flash_operations = port->flash_operations();
+  expect_clean_programs(*port, cut);
   return true;
 }
 
 TEST(PowerCut, LedgerSurvivesACutAtEveryFlashOperation) {
-  static ScenarioRun uncut;
-  ASSERT_TRUE(run(SimPort::kNever, &uncut));
-  ASSERT_EQ(uncut.reboots, 0u);
-  // The scenario exercises every cap (some steps are refused).
-  EXPECT_LT(uncut.released_count, kSteps);
-  EXPECT_GT(uncut.released_count, kSteps / 4);
-  for (uint64_t cut = 0; cut <= uncut.flash_operations; ++cut) {
-    static ScenarioRun r;
-    r = ScenarioRun();
-    ASSERT_TRUE(run(cut, &r));
-    EXPECT_EQ(r.reboots, cut < uncut.flash_operations ? 1u : 0u) << "cut " << cut;
+  for (const Geometry& geometry : kGeometries) {
+    g_geometry = &geometry;
+    static ScenarioRun uncut;
+    uncut = ScenarioRun();
+    ASSERT_TRUE(run(SimPort::kNever, &uncut));
+    ASSERT_EQ(uncut.reboots, 0u);
+    // The scenario exercises every cap (some steps are refused).
+    EXPECT_LT(uncut.released_count, kSteps);
+    EXPECT_GT(uncut.released_count, kSteps / 4);
+    for (uint64_t cut = 0; cut <= uncut.flash_operations; ++cut) {
+      static ScenarioRun r;
+      r = ScenarioRun();
+      ASSERT_TRUE(run(cut, &r));
+      EXPECT_EQ(r.reboots, cut < uncut.flash_operations ? 1u : 0u) << "cut " << cut;
+    }
+    printf(
+        "%s: %lu steps, %lu charges released; power cut at each of %llu flash operations: "
+        "invariants hold\n",
+        geometry.name, static_cast<unsigned long>(kSteps),
+        static_cast<unsigned long>(uncut.released_count),
+        static_cast<unsigned long long>(uncut.flash_operations + 1));
   }
-  printf(
-      "%lu steps, %lu charges released; power cut at each of %llu flash operations: "
-      "invariants hold\n",
-      static_cast<unsigned long>(kSteps), static_cast<unsigned long>(uncut.released_count),
-      static_cast<unsigned long long>(uncut.flash_operations + 1));
 }
 
 // The whole device: ledger (blocks 0-1) and report queue (blocks 2-5) on
@@ -225,9 +268,7 @@ uint32_t batch_ids(const uint8_t* batch, size_t length, uint64_t* ids) {
 }
 
 bool run_device(uint64_t cut, DeviceRun* out) {
-  static SimPort* port = nullptr;
-  static uint8_t storage[sizeof(SimPort)];
-  port = new (storage) SimPort(9);
+  SimPort* port = fresh_port(9);
   port->cut_power_after(cut, cut + 3);
   const auto rr = blur::BinaryRandomizedResponse::create(150000);
   EXPECT_TRUE(rr.ok());
@@ -345,24 +386,30 @@ bool run_device(uint64_t cut, DeviceRun* out) {
         << "cut " << cut << ": lost report " << out->appended[i];
   }
   out->flash_operations = port->flash_operations();
+  expect_clean_programs(*port, cut);
   return true;
 }
 
 TEST(PowerCut, DeviceWithQueueSurvivesACutAtEveryFlashOperation) {
-  static DeviceRun uncut;
-  ASSERT_TRUE(run_device(SimPort::kNever, &uncut));
-  ASSERT_EQ(uncut.reboots, 0u);
-  EXPECT_GT(uncut.appended_count, kDeviceSteps / 4);
-  for (uint64_t cut = 0; cut <= uncut.flash_operations; ++cut) {
-    static DeviceRun r;
-    r = DeviceRun();
-    ASSERT_TRUE(run_device(cut, &r));
+  for (const Geometry& geometry : kGeometries) {
+    g_geometry = &geometry;
+    static DeviceRun uncut;
+    uncut = DeviceRun();
+    ASSERT_TRUE(run_device(SimPort::kNever, &uncut));
+    ASSERT_EQ(uncut.reboots, 0u);
+    EXPECT_GT(uncut.appended_count, kDeviceSteps / 4);
+    for (uint64_t cut = 0; cut <= uncut.flash_operations; ++cut) {
+      static DeviceRun r;
+      r = DeviceRun();
+      ASSERT_TRUE(run_device(cut, &r));
+    }
+    printf(
+        "%s: %lu steps, %lu reports queued and delivered; power cut at each of %llu flash "
+        "operations: invariants hold\n",
+        geometry.name, static_cast<unsigned long>(kDeviceSteps),
+        static_cast<unsigned long>(uncut.appended_count),
+        static_cast<unsigned long long>(uncut.flash_operations + 1));
   }
-  printf(
-      "%lu steps, %lu reports queued and delivered; power cut at each of %llu flash "
-      "operations: invariants hold\n",
-      static_cast<unsigned long>(kDeviceSteps), static_cast<unsigned long>(uncut.appended_count),
-      static_cast<unsigned long long>(uncut.flash_operations + 1));
 }
 
 }  // namespace
