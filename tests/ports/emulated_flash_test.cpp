@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "sim_port.h"
+#if defined(BLUR_TEST_BOARD_PORT)
+#include "board_port.h"
+#endif
 
 namespace {
 
@@ -465,5 +468,48 @@ TEST(SimPortFlash, PowerCutTearsThroughThePort) {
   EXPECT_EQ(port.read(port.context, 0, 0, &byte, 1), Status::kOk);
   EXPECT_EQ(sim.flash_operations(), 1u);
 }
+
+#if defined(BLUR_TEST_BOARD_PORT)
+// The QEMU board port's storage is the same emulated flash.
+TEST(BoardPortFlash, TakesTheGeometryAndBehavesAsConfigured) {
+  static blur::cortex_m::BoardContext board;
+  static uint8_t bytes[128 * 3];
+  static uint32_t counts[3];
+  Config c;
+  c.block_size = 128;
+  c.block_count = 3;
+  c.prog_size = 8;
+  c.erase_value = 0x00;
+  c.refuse_second_program = true;
+  c.erase_cycles = 2;
+  const blur::Port port = blur::cortex_m::board_port(&board, bytes, c, counts);
+  ASSERT_TRUE(board.flash.configured());
+  EXPECT_EQ(port.block_size, 128u);
+  EXPECT_EQ(port.block_count, 3u);
+  EXPECT_EQ(port.prog_size, 8u);
+  EXPECT_EQ(port.erase_value, 0x00);
+  EXPECT_EQ(bytes[200], 0x00);  // erased
+  const uint8_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(port.prog(port.context, 1, 3, data, 8), Status::kStorageFailure);
+  EXPECT_EQ(board.flash.misaligned_programs(), 1u);
+  ASSERT_EQ(port.prog(port.context, 1, 8, data, 8), Status::kOk);
+  EXPECT_EQ(port.prog(port.context, 1, 8, data, 8), Status::kStorageFailure);  // ECC
+  uint8_t back[8];
+  ASSERT_EQ(port.read(port.context, 1, 8, back, 8), Status::kOk);
+  EXPECT_EQ(memcmp(back, data, 8), 0);
+  EXPECT_EQ(port.sync(port.context), Status::kOk);
+  ASSERT_EQ(port.erase(port.context, 2), Status::kOk);
+  ASSERT_EQ(port.erase(port.context, 2), Status::kOk);
+  EXPECT_EQ(port.erase(port.context, 2), Status::kStorageWornOut);
+  // The old signature: byte-programmable NOR flash erased to 0xFF (ANDs).
+  const blur::Port nor = blur::cortex_m::board_port(&board, bytes, 128, 3);
+  EXPECT_EQ(nor.prog_size, 1u);
+  EXPECT_EQ(nor.erase_value, 0xFF);
+  const uint8_t a = 0xF0, b = 0x3C;
+  ASSERT_EQ(nor.prog(nor.context, 0, 1, &a, 1), Status::kOk);
+  ASSERT_EQ(nor.prog(nor.context, 0, 1, &b, 1), Status::kOk);
+  EXPECT_EQ(bytes[1], 0x30);
+}
+#endif
 
 }  // namespace
