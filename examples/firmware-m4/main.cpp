@@ -15,8 +15,20 @@
 
 namespace {
 
-constexpr uint32_t kBlockSize = 512;
-constexpr uint32_t kBlockCount = 6;  // ledger 0-1, queue 2-5 (RAM-emulated flash)
+// RAM-emulated flash shaped like an STM32L4's: 2 KiB pages, programmed in
+// 8-byte ECC words that refuse a second program. Ledger on blocks 0-1, the
+// report queue on 2-5 (Client::open's default partitions).
+constexpr uint32_t kBlockSize = 2048;
+constexpr uint32_t kBlockCount = 6;
+blur::flash::Config flash_config() {
+  blur::flash::Config config;
+  config.block_size = kBlockSize;
+  config.block_count = kBlockCount;
+  config.prog_size = 8;
+  config.erase_value = 0xFF;
+  config.refuse_second_program = true;
+  return config;
+}
 
 struct MetricSetup {
   uint32_t id;
@@ -79,11 +91,14 @@ int fail(const char* step, blur::Status status) {
 
 int run() {
 #if defined(BLUR_FIRMWARE_STORAGE_FILE)
-  const blur::Port port = blur::cortex_m::board_port_persistent(
-      &g_board, g_flash, kBlockSize, kBlockCount, BLUR_FIRMWARE_STORAGE_FILE);
+  const blur::Port port = blur::cortex_m::board_port_persistent(&g_board, g_flash, flash_config(),
+                                                                BLUR_FIRMWARE_STORAGE_FILE);
 #else
-  const blur::Port port = blur::cortex_m::board_port(&g_board, g_flash, kBlockSize, kBlockCount);
+  const blur::Port port = blur::cortex_m::board_port(&g_board, g_flash, flash_config());
 #endif
+  printf("blur firmware: flash of %u blocks of %u bytes, program unit %u bytes (ECC)\n",
+         static_cast<unsigned>(port.block_count), static_cast<unsigned>(port.block_size),
+         static_cast<unsigned>(port.prog_size));
   blur::Status status = g_client.open(port);
   if (status == blur::Status::kNotProvisioned) {
     blur::LedgerPolicy policy;
