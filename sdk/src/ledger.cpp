@@ -23,7 +23,6 @@ constexpr uint32_t kLegacyMemoSlots = 16;
 constexpr uint32_t kMaxStoredSlots = 1024;  // a sane bound on a header's capacities
 constexpr uint32_t kMinBlocks = 2;
 constexpr uint8_t kEntryTag = 0xE1;
-constexpr uint8_t kNoMetric = 0xFF;
 
 bool valid_policy(const LedgerPolicy& p) {
   if (p.lifetime_cap_micros == 0 || p.metric_cap_count > kMaxLedgerMetrics) return false;
