@@ -217,13 +217,20 @@ void BM_OneBitMean(benchmark::State& state) {
 }
 BENCHMARK(BM_OneBitMean)->Arg(1000000)->Arg(4000000);
 
-// Charge (erase + program + sync + read-back on RAM flash) + randomize.
+// Charge (a log entry programmed, synced and read back on RAM flash of two
+// 4 KiB blocks; an erase and a snapshot whenever the log moves on) +
+// randomize. Argument: the program unit.
 void BM_ReportBinaryWithDurableCharge(benchmark::State& state) {
-  blur::sim::SimPort port(1);
+  static uint8_t flash[2 * 4096];
+  blur::flash::Config config = blur::sim::SimPort::default_flash_config(2);
+  config.block_size = 4096;
+  config.prog_size = static_cast<uint32_t>(state.range(0));
+  blur::sim::SimPort port(1, config, flash);
   blur::Rng rng;
   blur::Ledger ledger;
   if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk ||
-      ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, {UINT64_MAX / 2}, 1) != blur::Status::kOk) {
+      ledger.provision(port.port(), blur::Partition{0, 2}, {UINT64_MAX / 2}, 1) !=
+          blur::Status::kOk) {
     return state.SkipWithError("setup");
   }
   const auto rr = blur::BinaryRandomizedResponse::create(blur::kEpsilonMicrosPerNat);
@@ -236,7 +243,7 @@ void BM_ReportBinaryWithDurableCharge(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(BM_ReportBinaryWithDurableCharge);
+BENCHMARK(BM_ReportBinaryWithDurableCharge)->Arg(1)->Arg(8);
 
 void BM_EncodeBatch(benchmark::State& state) {
   const size_t count = static_cast<size_t>(state.range(0));
