@@ -322,7 +322,16 @@ class LedgerRecordCodec {
     for (; offset + span <= port.block_size; offset += span) {
       RecordState state;
       BLUR_TRY(check_record(port, block, offset, kEntrySize, &state));
-      if (state == RecordState::kErased) break;  // the end of the log
+      if (state == RecordState::kErased) {
+        // The end of the log. Appends continue here only if the rest of the
+        // block is erased too (found by ledger_storage_fuzz: bytes past an
+        // erased slot, from a torn or foreign write, would otherwise be
+        // replayed after the next entry).
+        bool erased = false;
+        BLUR_TRY(flash_erased(port, block, offset, port.block_size - offset, &erased));
+        if (!erased) offset = port.block_size;
+        break;
+      }
       if (state == RecordState::kInvalid) {
         offset = port.block_size;  // torn: the log moves on at the next write
         break;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "crc32.h"
+#include "flash_write.h"
 #include "ledger_format3.inc"
 #include "little_endian.h"
 #include "sim_port.h"
@@ -213,6 +214,35 @@ TEST(Ledger, RefusesBadGeometriesAndPartitions) {
   EXPECT_TRUE(refused(p, blur::Partition{SimPort::kBlockCount - 1, 2}));  // past the end
   p.block_size = 256;  // a snapshot does not fit
   EXPECT_TRUE(refused(p, SimPort::kLedgerPartition));
+}
+
+// Bytes past the end of the log (an erased slot) keep the block from taking
+// more entries: otherwise a CRC-valid record there would be replayed after
+// the next entry. Found by ledger_storage_fuzz.
+TEST(Ledger, BytesPastTheEndOfTheLogMoveItOn) {
+  static uint8_t flash[2 * 1024];
+  blur::flash::Config config = SimPort::default_flash_config(2);
+  config.block_size = 1024;
+  SimPort port(1, config, flash);
+  const blur::Partition partition{0, 2};
+  Ledger ledger;
+  ASSERT_EQ(ledger.provision(port.port(), partition, kPolicy, 1), Status::kOk);
+  uint64_t id = 0;
+  ASSERT_EQ(ledger.charge(1000, 1, &id), Status::kOk);  // the first entry of block 0
+  // A record with a valid CRC two entry slots further on (slot 1 erased).
+  const blur::Port p = port.port();
+  const uint32_t span = blur::record_span(p, 40);
+  const uint32_t stray = blur::record_span(p, Ledger::kSnapshotSize) + 2 * span;
+  memset(port.flash() + stray, 0x11, 40);
+  blur::store_le32(port.flash() + stray + 40, blur::crc32(port.flash() + stray, 40));
+  Ledger rebooted;
+  ASSERT_EQ(rebooted.open(port.port(), partition), Status::kOk);
+  EXPECT_EQ(rebooted.spent_micros(), 1000u);
+  ASSERT_EQ(rebooted.charge(500, 1, &id), Status::kOk);
+  EXPECT_EQ(port.flash()[1024], 0x42);  // the log moved on: block 1 starts with a snapshot
+  Ledger again;
+  ASSERT_EQ(again.open(port.port(), partition), Status::kOk);
+  EXPECT_EQ(again.spent_micros(), 1500u);
 }
 
 }  // namespace
