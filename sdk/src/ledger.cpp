@@ -568,7 +568,9 @@ Status Ledger::write(Record& next, const Charge* charge) {
   // ledger_storage_fuzz); fail closed like any failed counter.
   if (has_counter(port_) && next.counter == UINT64_MAX) return Status::kStorageFailure;
   next.sequence = record_.sequence + 1;  // 1 for the first record (record_ is zero then)
-  next.counter = has_counter(port_) ? next.counter + 1 : 0;
+  // Without a counter the record carries the value it had (a replayed entry
+  // never goes below the record before it).
+  next.counter = has_counter(port_) ? next.counter + 1 : record_.counter;
   const uint32_t entry_span = record_span(port_, LedgerRecordCodec::kEntrySize);
   Status status;
   if (charge != nullptr && has_active_ && append_offset_ + entry_span <= port_.block_size) {

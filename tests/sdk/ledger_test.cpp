@@ -245,4 +245,33 @@ TEST(Ledger, BytesPastTheEndOfTheLogMoveItOn) {
   EXPECT_EQ(again.spent_micros(), 1500u);
 }
 
+// A ledger written with a monotonic counter, then opened through a port
+// without one (an app that lost access to it), keeps working: its records
+// carry the counter's last value instead of going back to 0, which a replay
+// would refuse as a rollback of the log. Found by ledger_storage_fuzz.
+TEST(Ledger, AStoreWrittenWithACounterOpensWithoutOne) {
+  static uint8_t flash[2 * 1024];
+  blur::flash::Config config = SimPort::default_flash_config(2);
+  config.block_size = 1024;
+  SimPort port(1, config, flash);
+  port.enable_counter();
+  const blur::Partition partition{0, 2};
+  Ledger ledger;
+  ASSERT_EQ(ledger.provision(port.port(), partition, kPolicy, 1), Status::kOk);
+  uint64_t id = 0;
+  ASSERT_EQ(ledger.charge(1000, 1, &id), Status::kOk);
+  blur::Port without = port.port();
+  without.counter_read = nullptr;
+  without.counter_advance = nullptr;
+  Ledger rebooted;
+  ASSERT_EQ(rebooted.open(without, partition), Status::kOk);
+  ASSERT_EQ(rebooted.charge(500, 1, &id), Status::kOk);  // appended to the same log
+  Ledger again;
+  ASSERT_EQ(again.open(without, partition), Status::kOk);
+  EXPECT_EQ(again.spent_micros(), 1500u);
+  Ledger with_counter;
+  ASSERT_EQ(with_counter.open(port.port(), partition), Status::kOk);
+  EXPECT_EQ(with_counter.spent_micros(), 1500u);
+}
+
 }  // namespace

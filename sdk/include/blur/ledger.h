@@ -174,7 +174,7 @@ class Ledger {
   struct Record {
     uint32_t sequence;
     uint64_t device_nonce;
-    uint64_t counter;  // the monotonic counter's value for this record (0 without one)
+    uint64_t counter;  // the monotonic counter's value for this record (without one: carried)
     LedgerPolicy policy;
     uint64_t spent, next_report_id, window_start, window_spent;
     uint64_t metric_spent[kMaxLedgerMetrics];  // parallel to policy.metric_caps
