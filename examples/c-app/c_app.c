@@ -142,8 +142,18 @@ int main(int argc, char** argv) {
     fprintf(stderr, "blur-c-app: cannot use %s as storage (%s)\n", storage, strerror(errno));
     return 1;
   }
-  const blur_port port = {&file,     port_entropy, port_read,  port_prog,  port_erase,
-                          port_sync, port_now,     kBlockSize, kBlockCount};
+  /* Fields left out are zero, their defaults: no monotonic counter (a copy
+   * of the file restores its budget: see ports/posix/posix_port.h), a
+   * program unit of 1 byte, erase to 0xFF. */
+  const blur_port port = {.context = &file,
+                          .entropy = port_entropy,
+                          .read = port_read,
+                          .prog = port_prog,
+                          .erase = port_erase,
+                          .sync = port_sync,
+                          .now = port_now,
+                          .block_size = kBlockSize,
+                          .block_count = kBlockCount};
   blur_client* client = NULL;
   blur_status status = blur_open(client_memory, sizeof client_memory, &port, &client);
   if (status == BLUR_NOT_PROVISIONED) {

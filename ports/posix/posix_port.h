@@ -5,11 +5,28 @@
 //   The ledger's and queue's own A/B slots (two erase blocks, CRC last,
 //   read back) are the power-loss scheme on the file, as on flash.
 // - Clock: CLOCK_REALTIME seconds (per-window budgets).
-// - No monotonic counter: restoring an old copy of the storage file
-//   restores an old budget. An app that needs that defence keeps the file
-//   where the user cannot replace it, or supplies counter_read /
-//   counter_advance backed by a hardware counter (Android: a KeyMint /
-//   StrongBox-bound key version; iOS: the Secure Enclave's counters).
+// - No monotonic counter (port().counter_read/_advance are null): an old
+//   copy of the storage file put back (a backup, a copied or reflashed
+//   image) brings back its larger remaining budget, unnoticed. Where the OS
+//   has a counter that survives that, set the two callbacks on port():
+//   * Linux, TPM 2.0 (tpm2-tss ESAPI): an NV index of type counter
+//     (TPMA_NV_COUNTER, incremented once after definition: an unwritten
+//     index cannot be read). counter_read: Esys_NV_Read of its 8 bytes
+//     (big-endian); counter_advance: Esys_NV_Increment (+1 per call) until
+//     it reaches the value. Each ledger write advances it once: mind the
+//     TPM's NV endurance (TPMA_NV_ORDERLY counters spare it).
+//   * Linux, eMMC: keep the value in an RPMB block (/dev/mmcblkNrpmb, the
+//     MMC_IOC_MULTI_CMD ioctl that mmc-utils' `mmc rpmb` uses); the card's
+//     authenticated writes and write counter refuse a replayed older block.
+//     It needs the RPMB key, which belongs in a TEE (OP-TEE), not the app.
+//   * Android: none an app can reach. Rollback-resistant keys (KeyMint's
+//     ROLLBACK_RESISTANCE, on RPMB or a StrongBox secure element) and
+//     Weaver serve the system; only a platform component can build a
+//     counter on them. Apps should exclude the file from Auto Backup
+//     (dataExtractionRules / fullBackupContent) so a restore cannot roll it back.
+//   * iOS: none an app can use (the Secure Enclave's counters are not
+//     exposed). Exclude the file from backups (NSURLIsExcludedFromBackupKey)
+//     and accept the rest of the risk.
 #ifndef BLUR_PORTS_POSIX_PORT_H
 #define BLUR_PORTS_POSIX_PORT_H
 

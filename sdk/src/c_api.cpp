@@ -35,8 +35,10 @@ BLUR_SAME(BLUR_STORAGE_WORN_OUT, kStorageWornOut);
 BLUR_SAME(BLUR_STORAGE_INCOMPATIBLE, kStorageIncompatible);
 BLUR_SAME(BLUR_PARTITIONS_OVERLAP, kPartitionsOverlap);
 #undef BLUR_SAME
+// The C structs' capacities are the C++ ones (both from config.h).
 static_assert(BLUR_MAX_METRICS == blur::kMaxClientMetrics, "BLUR_MAX_METRICS");
-static_assert(BLUR_MAX_METRICS == blur::kMaxLedgerMetrics, "BLUR_MAX_METRICS");
+static_assert(sizeof(blur_policy::metric_caps) / sizeof(blur_metric_cap) == blur::kMaxLedgerMetrics,
+              "blur_policy::metric_caps");
 
 blur_status to_c(Status status) { return static_cast<blur_status>(status); }
 
@@ -75,39 +77,76 @@ struct blur_client {
     const blur_port& p = of(context)->c_port;
     return p.now(p.context, seconds) == 0 ? Status::kOk : Status::kClockFailure;
   }
+  static Status counter_read(void* context, uint64_t* value) {
+    const blur_port& p = of(context)->c_port;
+    return p.counter_read(p.context, value) == 0 ? Status::kOk : Status::kStorageFailure;
+  }
+  static Status counter_advance(void* context, uint64_t value) {
+    const blur_port& p = of(context)->c_port;
+    return p.counter_advance(p.context, value) == 0 ? Status::kOk : Status::kStorageFailure;
+  }
 };
 
-static_assert(sizeof(blur_client) <= BLUR_CLIENT_MEMORY_SIZE, "raise BLUR_CLIENT_MEMORY_SIZE");
+static_assert(sizeof(blur_client) <= BLUR_CLIENT_MEMORY_SIZE,
+              "blur_client does not fit BLUR_CLIENT_MEMORY_SIZE: raise it (blur/config.h)");
+
+namespace {
+
+// Places the client in `memory` and opens it on the given partitions, or
+// (ledger == nullptr) on the default ones.
+blur_status open_client(void* memory, size_t memory_size, const blur_port* port,
+                        const blur::Partition* ledger, const blur::Partition* queue,
+                        blur_client** client) {
+  if (memory == nullptr || memory_size < sizeof(blur_client) || port == nullptr ||
+      client == nullptr || reinterpret_cast<uintptr_t>(memory) % alignof(blur_client) != 0 ||
+      port->entropy == nullptr || port->read == nullptr || port->prog == nullptr ||
+      port->erase == nullptr || port->sync == nullptr ||
+      (port->counter_read == nullptr) != (port->counter_advance == nullptr) ||
+      port->erased_zero > 1) {
+    return BLUR_INVALID_ARGUMENT;
+  }
+  blur_client* c = new (memory) blur_client{*port, {}};
+  const bool counter = port->counter_read != nullptr;
+  blur::Port cpp_port{c,
+                      &blur_client::entropy,
+                      &blur_client::read,
+                      &blur_client::prog,
+                      &blur_client::erase,
+                      &blur_client::sync,
+                      port->block_size,
+                      port->block_count,
+                      port->now != nullptr ? &blur_client::now : nullptr,
+                      counter ? &blur_client::counter_read : nullptr,
+                      counter ? &blur_client::counter_advance : nullptr};
+  cpp_port.prog_size = port->prog_size == 0 ? 1 : port->prog_size;
+  cpp_port.erase_value = port->erased_zero != 0 ? 0x00 : 0xFF;
+  const Status opened =
+      ledger == nullptr ? c->client.open(cpp_port) : c->client.open(cpp_port, *ledger, *queue);
+  if (opened == Status::kOk || opened == Status::kNotProvisioned) *client = c;
+  return to_c(opened);
+}
+
+}  // namespace
 
 extern "C" {
 
 blur_status blur_open(void* memory, size_t memory_size, const blur_port* port,
                       blur_client** client) {
-  if (memory == nullptr || memory_size < sizeof(blur_client) || port == nullptr ||
-      client == nullptr || reinterpret_cast<uintptr_t>(memory) % alignof(blur_client) != 0 ||
-      port->entropy == nullptr || port->read == nullptr || port->prog == nullptr ||
-      port->erase == nullptr || port->sync == nullptr) {
-    return BLUR_INVALID_ARGUMENT;
-  }
-  blur_client* c = new (memory) blur_client{*port, {}};
-  const blur::Port cpp_port{c,
-                            &blur_client::entropy,
-                            &blur_client::read,
-                            &blur_client::prog,
-                            &blur_client::erase,
-                            &blur_client::sync,
-                            port->block_size,
-                            port->block_count,
-                            port->now != nullptr ? &blur_client::now : nullptr,
-                            nullptr,
-                            nullptr};
-  const Status opened = c->client.open(cpp_port);
-  if (opened == Status::kOk || opened == Status::kNotProvisioned) *client = c;
-  return to_c(opened);
+  return open_client(memory, memory_size, port, nullptr, nullptr, client);
+}
+
+blur_status blur_open_partitioned(void* memory, size_t memory_size, const blur_port* port,
+                                  const blur_partition* ledger, const blur_partition* queue,
+                                  blur_client** client) {
+  if (ledger == nullptr || queue == nullptr) return BLUR_INVALID_ARGUMENT;
+  const blur::Partition cpp_ledger{ledger->first_block, ledger->block_count};
+  const blur::Partition cpp_queue{queue->first_block, queue->block_count};
+  return open_client(memory, memory_size, port, &cpp_ledger, &cpp_queue, client);
 }
 
 blur_status blur_provision(blur_client* client, const blur_policy* policy) {
-  if (client == nullptr || policy == nullptr || policy->metric_cap_count > BLUR_MAX_METRICS) {
+  if (client == nullptr || policy == nullptr ||
+      policy->metric_cap_count > BLUR_LEDGER_MAX_METRICS) {
     return BLUR_INVALID_ARGUMENT;
   }
   blur::LedgerPolicy cpp;
@@ -122,7 +161,7 @@ blur_status blur_provision(blur_client* client, const blur_policy* policy) {
 }
 
 blur_status blur_add_metric(blur_client* client, const blur_metric* metric) {
-  if (client == nullptr || metric == nullptr || metric->mechanism < 1 || metric->mechanism > 10) {
+  if (client == nullptr || metric == nullptr || !blur::is_mechanism(metric->mechanism)) {
     return BLUR_INVALID_ARGUMENT;
   }
   return to_c(client->client.add_metric(

@@ -1,11 +1,16 @@
 /* Blur's C API: for apps (JNI, Swift, C firmware) that must not see C++.
  *
- * One client object lives in memory the caller provides; nothing is
- * allocated. It owns the DRBG, the privacy-budget ledger, the persisted
- * report queue and up to BLUR_MAX_METRICS metric configurations, all on
- * the storage the caller's port describes:
- *   blocks 0-1  the ledger (blur/ledger.h)
- *   blocks 2..  the report queue (blur/report_queue.h), at least 3 blocks
+ * One client object lives in memory the caller provides
+ * (BLUR_CLIENT_MEMORY_SIZE bytes); nothing is allocated. It owns the DRBG,
+ * the privacy-budget ledger, the persisted report queue and up to
+ * BLUR_MAX_METRICS metric configurations, all on the storage the caller's
+ * port describes, each store on its own range of erase blocks:
+ *   blur_open()              the ledger on the first BLUR_LEDGER_BLOCKS
+ *                            blocks (default 2), the report queue on all the
+ *                            others (at least 3)
+ *   blur_open_partitioned()  the ledger and the queue where the caller says
+ * The capacities come from blur/config.h: override them for the whole build
+ * (the SDK's sources included) with a BLUR_CONFIG_FILE.
  *
  * Typical use:
  *   static uint8_t memory[BLUR_CLIENT_MEMORY_SIZE];
@@ -26,6 +31,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "blur/config.h"
 #include "blur/mechanism_table.h"
 
 #ifdef __cplusplus
@@ -61,9 +68,12 @@ typedef enum blur_status {
 } blur_status;
 
 /* The platform: callbacks return 0 on success, anything else on failure.
- * Storage has NOR-flash semantics (erase sets a block to 0xFF, program
- * writes erased bytes, sync makes them durable). `now` may be NULL (then
- * no window budget); it returns seconds on a clock that survives reboots. */
+ * Storage has flash semantics (erase sets a block to 0xFF, or to 0x00 with
+ * erased_zero; prog writes erased bytes; sync makes them durable). `now`
+ * may be NULL (then no window budget); it returns seconds on a clock that
+ * survives reboots. New fields are added at the end and zero means their
+ * default, so older initializers keep working; designated initializers
+ * (.read = ...) also keep -Wmissing-field-initializers quiet. */
 typedef struct blur_port {
   void* context;
   int (*entropy)(void* context, uint8_t* out, size_t length);
@@ -72,9 +82,30 @@ typedef struct blur_port {
   int (*erase)(void* context, uint32_t block);
   int (*sync)(void* context);
   int (*now)(void* context, uint64_t* seconds);
-  uint32_t block_size;
+  uint32_t block_size; /* a multiple of prog_size */
   uint32_t block_count;
+  /* Optional, both or neither (NULL): a monotonic counter that survives
+   * reflashing the storage (eMMC RPMB, a TPM NV counter, OTP fuses);
+   * counter_advance moves it to at least `value`. With it, blur_open refuses
+   * a storage image older than the ledger's last write
+   * (BLUR_STORAGE_ROLLBACK); without it, restoring an old image restores
+   * the old budget, a risk the integrator must accept or prevent. */
+  int (*counter_read)(void* context, uint64_t* value);
+  int (*counter_advance)(void* context, uint64_t value);
+  /* The program unit in bytes: a power of two up to BLUR_MAX_PROG_SIZE
+   * (flash with ECC: 8, 16 or 32); every prog call then starts on a unit
+   * boundary and covers whole units. 0: the default, 1 (NOR flash). */
+  uint32_t prog_size;
+  /* 0: erase sets bytes to 0xFF (the default: NOR flash); 1: to 0x00.
+   * Other values: BLUR_INVALID_ARGUMENT. */
+  uint32_t erased_zero;
 } blur_port;
+
+/* A range of the port's erase blocks: [first_block, first_block + block_count). */
+typedef struct blur_partition {
+  uint32_t first_block;
+  uint32_t block_count;
+} blur_partition;
 
 /* Mechanisms (values of the wire schema's Mechanism enum), from the one
  * table in blur/mechanism_table.h: BLUR_MECHANISM_RR = 1, _GRR, _SUE, _OUE,
@@ -85,8 +116,10 @@ typedef enum blur_mechanism {
 #undef BLUR_X
 } blur_mechanism;
 
-#define BLUR_MAX_METRICS 8
-#define BLUR_CLIENT_MEMORY_SIZE 8192 /* bytes; blur_open() checks it is enough */
+/* Metrics per client (blur_add_metric). The other capacities are
+ * config.h's: BLUR_LEDGER_MAX_METRICS metric caps per policy,
+ * BLUR_CLIENT_MEMORY_SIZE bytes of client memory. */
+#define BLUR_MAX_METRICS BLUR_MAX_CLIENT_METRICS
 
 typedef struct blur_metric {
   uint32_t metric_id;
@@ -114,7 +147,7 @@ typedef struct blur_policy {
   uint64_t lifetime_cap_micros;
   uint64_t window_seconds; /* 0: no window */
   uint64_t window_allowance_micros;
-  blur_metric_cap metric_caps[BLUR_MAX_METRICS];
+  blur_metric_cap metric_caps[BLUR_LEDGER_MAX_METRICS];
   uint32_t metric_cap_count;
 } blur_policy;
 
@@ -136,8 +169,18 @@ typedef struct blur_client blur_client;
 blur_status blur_open(void* memory, size_t memory_size, const blur_port* port,
                       blur_client** client);
 
+/* The same with the caller's partitions: the ledger on `ledger` (at least 2
+ * blocks), the report queue on `queue` (at least 3, see report_queue.h).
+ * BLUR_PARTITIONS_OVERLAP if they share a block, BLUR_INVALID_ARGUMENT if
+ * one lies outside the port's storage. Open a device with the layout it was
+ * provisioned with. */
+blur_status blur_open_partitioned(void* memory, size_t memory_size, const blur_port* port,
+                                  const blur_partition* ledger, const blur_partition* queue,
+                                  blur_client** client);
+
 /* Writes the first ledger record (a random device nonce is drawn). Refuses
- * (BLUR_ALREADY_PROVISIONED) when a valid ledger exists. */
+ * (BLUR_ALREADY_PROVISIONED) when a valid ledger exists, and
+ * (BLUR_INVALID_ARGUMENT) more than BLUR_LEDGER_MAX_METRICS metric caps. */
 blur_status blur_provision(blur_client* client, const blur_policy* policy);
 
 /* Registers a metric for this session (configure the same ones every boot).

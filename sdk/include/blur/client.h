@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "blur/binary_randomized_response.h"
+#include "blur/config.h"
 #include "blur/discrete_laplace.h"
 #include "blur/generalized_randomized_response.h"
 #include "blur/hadamard_response.h"
@@ -29,8 +30,9 @@
 
 namespace blur {
 
-inline constexpr uint32_t kMaxClientMetrics = 8;
-inline constexpr uint32_t kLedgerBlocks = 2;  // the queue starts after them
+// From config.h: BLUR_MAX_CLIENT_METRICS, BLUR_LEDGER_BLOCKS.
+inline constexpr uint32_t kMaxClientMetrics = BLUR_MAX_CLIENT_METRICS;
+inline constexpr uint32_t kLedgerBlocks = BLUR_LEDGER_BLOCKS;  // the queue starts after them
 
 // One configured mechanism of any kind, without heap or RTTI: a tag and
 // storage big enough for the largest mechanism object.

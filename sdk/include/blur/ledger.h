@@ -58,21 +58,14 @@
 
 #include <stdint.h>
 
+#include "blur/config.h"
 #include "blur/epsilon.h"
 #include "blur/port.h"
 #include "blur/status.h"
 
-// Metrics with their own cap; each costs 24 bytes of record and of RAM.
-#ifndef BLUR_LEDGER_MAX_METRICS
-#define BLUR_LEDGER_MAX_METRICS 8
-#endif
-// Distinct memoized (metric, value) pairs; each costs 8 bytes.
-#ifndef BLUR_LEDGER_MAX_MEMO_VALUES
-#define BLUR_LEDGER_MAX_MEMO_VALUES 16
-#endif
-
 namespace blur {
 
+// Capacities from config.h (BLUR_LEDGER_MAX_METRICS, _MAX_MEMO_VALUES).
 inline constexpr uint32_t kMaxLedgerMetrics = BLUR_LEDGER_MAX_METRICS;
 inline constexpr uint32_t kMaxMemoValues = BLUR_LEDGER_MAX_MEMO_VALUES;
 inline constexpr uint32_t kLedgerSecretSize = 32;

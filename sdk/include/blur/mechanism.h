@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "blur/config.h"
 #include "blur/mechanism_table.h"
 
 namespace blur {
@@ -73,30 +74,17 @@ constexpr const char* mechanism_name(MechanismId id) {
   return "unknown";
 }
 
-// The mechanisms a Client build compiles in: bit i for MechanismId i. Set by
-// CMake's blur_client_library(<target> MECHANISMS ...); firmware leaves the
-// others out of its flash (add_metric then answers kNotBuilt). Default: all.
-#ifndef BLUR_MECHANISM_SET
-#define BLUR_MECHANISM_SET (0u BLUR_MECHANISM_TABLE(BLUR_MECHANISM_BIT_))
-#define BLUR_MECHANISM_BIT_(id, Cpp, name, C, PROTO, Payload, max_domain) | (1u << id)
-#endif
-// 1: memoized metrics (longitudinal epsilon) are compiled into the Client.
-#ifndef BLUR_MEMOIZATION
-#define BLUR_MEMOIZATION 1
-#endif
-
+// The mechanisms a Client build compiles in (config.h's BLUR_MECHANISM_SET,
+// bit i for MechanismId i; set by CMake's blur_client_library(<target>
+// MECHANISMS ...)): firmware leaves the others out of its flash (add_metric
+// then answers kNotBuilt). Default: all.
 constexpr bool mechanism_built(MechanismId id) {
   return ((BLUR_MECHANISM_SET >> static_cast<unsigned>(id)) & 1u) != 0;
 }
 inline constexpr bool kMemoizationBuilt = BLUR_MEMOIZATION != 0;
 
-// 1: the Client stamps each report with the port clock's minute
-// (Report.observed_minute), so the collector buckets it by when it was
-// recorded. 0 (blur_client_library(... NO_OBSERVED_TIME)): no stamp, the
-// collector uses the receive time; saves about 80 B of flash.
-#ifndef BLUR_OBSERVED_TIME
-#define BLUR_OBSERVED_TIME 1
-#endif
+// Whether the Client stamps each report with the port clock's minute
+// (Report.observed_minute): config.h's BLUR_OBSERVED_TIME.
 inline constexpr bool kObservedTimeBuilt = BLUR_OBSERVED_TIME != 0;
 
 }  // namespace blur

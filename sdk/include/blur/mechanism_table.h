@@ -14,16 +14,13 @@
  *   C_NAME      BLUR_MECHANISM_<C_NAME> in the C API
  *   PROTO_NAME  blur.proto's MECHANISM_<PROTO_NAME>
  *   Payload     the Report field it fills: blur::PayloadKind::k<Payload>
- *   max_domain  the largest domain size the device accepts (smallest: 2)
+ *   max_domain  the largest domain size the device accepts (smallest: 2;
+ *               the unary encodings' follows BLUR_MAX_BIT_VECTOR_BYTES)
  *
  * A new mechanism: a line here, its device code (a header with create() and
  * randomize()), its collector spec (collector/src/registry/), its tests. */
 #ifndef BLUR_MECHANISM_TABLE_H
 #define BLUR_MECHANISM_TABLE_H
-
-#ifndef BLUR_MAX_BIT_VECTOR_BYTES
-#define BLUR_MAX_BIT_VECTOR_BYTES 512
-#endif
 
 /* clang-format off */
 #define BLUR_MECHANISM_TABLE(X) \
@@ -38,5 +35,9 @@
   X(9, BinaryLocalHashing, blh, BLH, BLH, LocalHash, 4096u) \
   X(10, Rappor, rappor, RAPPOR, RAPPOR, Bloom, 1048576u)
 /* clang-format on */
+
+/* After the table: config.h's defaults and checks expand it, and it gives
+ * the table's BLUR_MAX_BIT_VECTOR_BYTES (either header may come first). */
+#include "blur/config.h"
 
 #endif /* BLUR_MECHANISM_TABLE_H */

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blur/config.h"
 #include "blur/status.h"
 
 namespace blur {

@@ -6,17 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blur/config.h"
 #include "blur/mechanism.h"
-
-// The largest bit-vector payload in bytes (4096 bits). Must equal
-// blur.options' Report.bits max_size; firmware that uses no unary encoding
-// may build with a smaller value to shrink every Report.
-#ifndef BLUR_MAX_BIT_VECTOR_BYTES
-#define BLUR_MAX_BIT_VECTOR_BYTES 512
-#endif
 
 namespace blur {
 
+// The largest bit-vector payload in bytes (config.h).
 inline constexpr size_t kMaxBitVectorBytes = BLUR_MAX_BIT_VECTOR_BYTES;
 
 struct ReportPayload {

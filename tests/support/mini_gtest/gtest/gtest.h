@@ -36,7 +36,7 @@ struct Registrar {
   }
 };
 
-// Prints a value for a failure message: integers, enums, bools, pointers, text.
+// Prints a value for a failure message: integers, enums, bools, nullptr, text.
 template <typename T>
 void print_value(const T& v) {
   if constexpr (std::is_same<T, bool>::value) {
@@ -49,6 +49,8 @@ void print_value(const T& v) {
     printf("%llu", static_cast<unsigned long long>(v));
   } else if constexpr (std::is_floating_point<T>::value) {
     printf("%ld.%06ld", static_cast<long>(v), static_cast<long>((v < 0 ? -v : v) * 1e6) % 1000000);
+  } else if constexpr (std::is_same<T, decltype(nullptr)>::value) {
+    printf("nullptr");
   } else if constexpr (std::is_convertible<T, const char*>::value) {
     printf("%s", static_cast<const char*>(v));
   } else {
