@@ -20,7 +20,8 @@ constexpr uint32_t kFormat = 4;          // a log: snapshot, then entries (ledge
 constexpr uint32_t kLegacyFormat = 3;
 constexpr uint32_t kLegacyMetricSlots = 8;
 constexpr uint32_t kLegacyMemoSlots = 16;
-constexpr uint32_t kMaxStoredSlots = 1024;  // a sane bound on a header's capacities
+// A sane bound on a stored header's capacities (check_config.h holds builds to it).
+constexpr uint32_t kMaxStoredSlots = BLUR_LEDGER_SLOT_LIMIT;
 constexpr uint32_t kMinBlocks = 2;
 constexpr uint8_t kEntryTag = 0xE1;
 

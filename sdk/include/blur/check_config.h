@@ -17,7 +17,9 @@
 #endif
 /* A snapshot stores its capacities, and ledger.cpp reads one with more
  * than 1024 slots of either kind as invalid (kMaxStoredSlots). */
-#if BLUR_LEDGER_MAX_METRICS > 1024 || BLUR_LEDGER_MAX_MEMO_VALUES > 1024
+#define BLUR_LEDGER_SLOT_LIMIT 1024
+#if BLUR_LEDGER_MAX_METRICS > BLUR_LEDGER_SLOT_LIMIT || \
+    BLUR_LEDGER_MAX_MEMO_VALUES > BLUR_LEDGER_SLOT_LIMIT
 #error "BLUR_LEDGER_MAX_METRICS and BLUR_LEDGER_MAX_MEMO_VALUES must be at most 1024"
 #endif
 /* The ledger's log needs a second block to move to. */
