@@ -138,4 +138,35 @@ TEST(ReportQueue, RejectsBadRanges) {
   EXPECT_EQ(append(queue, 0), Status::kInvalidArgument);  // not open
 }
 
+// Segments wear out (the flash refuses programs after kCycles erases): an
+// append that meets a worn segment says so (kStorageWornOut) and the queue
+// closes; reports appended before are still there after a reboot, none lost.
+TEST(ReportQueue, AWornSegmentFailsClosedAndKeepsWhatWasQueued) {
+  constexpr uint32_t kCycles = 3;
+  static uint8_t flash[SimPort::kBlockSize * SimPort::kBlockCount];
+  static uint32_t erase_counts[SimPort::kBlockCount];
+  blur::flash::Config config = SimPort::default_flash_config();
+  config.erase_cycles = kCycles;
+  SimPort port(1, config, flash, erase_counts);
+  ReportQueue queue;
+  ASSERT_EQ(queue.open(port.port(), blur::Partition{kFirstBlock, kBlocks}), Status::kOk);
+  uint64_t id = 0;
+  Status status = Status::kOk;
+  uint64_t acknowledged_below = 0;
+  while ((status = append(queue, id)) == Status::kOk) {
+    ++id;
+    if (id % 8 == 0) {
+      if ((status = queue.acknowledge(id - 5)) != Status::kOk) break;  // keep 4 pending
+      acknowledged_below = id - 4;
+    }
+    ASSERT_LT(id, 10000u) << "the segments never wore out";
+  }
+  EXPECT_EQ(status, Status::kStorageWornOut) << blur::status_name(status);
+  EXPECT_FALSE(queue.is_open());
+  ReportQueue rebooted;
+  ASSERT_EQ(rebooted.open(port.port(), blur::Partition{kFirstBlock, kBlocks}), Status::kOk);
+  EXPECT_GE(rebooted.ack_floor(), acknowledged_below);
+  expect_pending(rebooted, rebooted.ack_floor(), id - 1);  // every unacknowledged report
+}
+
 }  // namespace
