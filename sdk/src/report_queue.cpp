@@ -110,7 +110,10 @@ Status ReportQueue::scan_block(uint32_t index, Scan* out, Batch* batch) const {
       break;
     }
     const uint64_t id = load_le64(entry + 8);
-    out->last_report = id;
+    // The largest id (ids increase, but flash may say otherwise: found by
+    // report_queue_storage_fuzz, a larger id earlier in a segment let an
+    // append reuse ids).
+    if (!out->has_report || id > out->last_report) out->last_report = id;
     out->has_report = true;
     if (id >= ack_floor_) {
       ++out->pending;

@@ -5,6 +5,9 @@
 
 #include "blur/report_encoding.h"
 #include "device_reports.h"
+#include "crc32.h"
+#include "flash_write.h"
+#include "little_endian.h"
 #include "sim_port.h"
 
 namespace {
@@ -167,6 +170,28 @@ TEST(ReportQueue, AWornSegmentFailsClosedAndKeepsWhatWasQueued) {
   ASSERT_EQ(rebooted.open(port.port(), blur::Partition{kFirstBlock, kBlocks}), Status::kOk);
   EXPECT_GE(rebooted.ack_floor(), acknowledged_below);
   expect_pending(rebooted, rebooted.ack_floor(), id - 1);  // every unacknowledged report
+}
+
+// Report ids on flash that do not increase (corruption, a forged image):
+// the queue takes the largest as the last one, so an append can never reuse
+// an id that is still pending. Found by report_queue_storage_fuzz.
+TEST(ReportQueue, TheLargestIdOnFlashBoundsTheNextAppend) {
+  SimPort port(1);
+  ReportQueue queue;
+  ASSERT_EQ(queue.open(port.port(), blur::Partition{kFirstBlock, kBlocks}), Status::kOk);
+  ASSERT_EQ(append(queue, 5), Status::kOk);
+  ASSERT_EQ(append(queue, 6), Status::kOk);
+  // The first entry of the first segment now says id 100 (its CRC made valid).
+  const blur::Port p = port.port();
+  uint8_t* entry = port.flash() + (kFirstBlock + 2) * SimPort::kBlockSize + blur::record_span(p, 12);
+  const uint32_t body = 16 + (entry[2] | static_cast<uint32_t>(entry[3]) << 8);
+  blur::store_le64(entry + 8, 100);
+  blur::store_le32(entry + blur::unit_align(p, body), blur::crc32(entry, body));
+  ReportQueue rebooted;
+  ASSERT_EQ(rebooted.open(port.port(), blur::Partition{kFirstBlock, kBlocks}), Status::kOk);
+  EXPECT_EQ(rebooted.pending_count(), 2u);
+  EXPECT_EQ(append(rebooted, 50), Status::kInvalidArgument);
+  EXPECT_EQ(append(rebooted, 101), Status::kOk);
 }
 
 }  // namespace
