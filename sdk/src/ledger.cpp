@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "crc32.h"
 #include "flash_write.h"
 #include "mbedtls/platform_util.h"
 #include "little_endian.h"
@@ -14,7 +13,8 @@ namespace {
 
 constexpr uint32_t kMagic = 0x4C524C42;  // "BLRL"
 constexpr uint32_t kFormat = 4;          // a log: snapshot, then entries (ledger.h)
-// Format 3 (before the log): one snapshot per block, no capacities in its
+// Format 3 (before the log): a whole record at the start of blocks 0 and 1,
+// rewritten in turn, no capacities in its
 // header (this build's defaults of the time: 8 metric slots, 16 memo
 // slots), its CRC right after the body. Read so an update keeps the budget.
 constexpr uint32_t kLegacyFormat = 3;
@@ -52,6 +52,9 @@ constexpr uint32_t snapshot_size(uint32_t format, uint32_t metric_slots, uint32_
   return (format == kLegacyFormat ? 8 : 12) + 80 + 24 * metric_slots + kLedgerSecretSize + 4 +
          8 * memo_slots;
 }
+
+static_assert(snapshot_size(kFormat, kMaxLedgerMetrics, kMaxMemoValues) == Ledger::kSnapshotSize,
+              "the snapshot layout of ledger.h");
 
 bool geometry_ok(const Port& port, Partition partition) {
   return storage_geometry_ok(port) && partition_fits(port, partition, kMinBlocks) &&
