@@ -25,7 +25,7 @@ trap cleanup EXIT
 start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 1:rr:1 \
   --metric 2:rr:1
 url=http://127.0.0.1:$collector_port
-devices=20000
+devices=${3:-20000}  # fewer under the sanitizers (tests/collector/CMakeLists.txt)
 slow=500
 
 # A field of a JSON file: json FILE KEY
