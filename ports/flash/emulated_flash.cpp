@@ -5,15 +5,14 @@
 namespace blur {
 namespace flash {
 
-namespace {
-
-// SplitMix64 (Steele et al. 2014): the tear and garbage patterns.
-uint64_t next_random(uint64_t* state) {
+uint64_t splitmix64(uint64_t* state) {
   uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
+
+namespace {
 
 bool power_of_two(uint32_t n) { return n != 0 && (n & (n - 1)) == 0; }
 
@@ -118,20 +117,20 @@ void EmulatedFlash::half_program_unit(uint8_t* target, const uint8_t* data) {
     const uint8_t programmed = config_.erase_value == 0xFF ? static_cast<uint8_t>(old & data[i])
                                                            : static_cast<uint8_t>(old | data[i]);
     const uint8_t unchanged =
-        static_cast<uint8_t>(next_random(&tear_state_));  // bits left as they were
+        static_cast<uint8_t>(splitmix64(&tear_state_));  // bits left as they were
     target[i] = static_cast<uint8_t>((programmed & ~unchanged) | (old & unchanged));
   }
 }
 
 void EmulatedFlash::garble_programmed_unit(uint8_t* target) {
-  const uint64_t r = next_random(&garbage_state_);
+  const uint64_t r = splitmix64(&garbage_state_);
   target[r % config_.prog_size] ^= static_cast<uint8_t>(1u << ((r >> 32) % 8));
 }
 
 void EmulatedFlash::garble_erased_block(uint32_t block) {
-  const uint32_t count = 1 + static_cast<uint32_t>(next_random(&garbage_state_) % 4);
+  const uint32_t count = 1 + static_cast<uint32_t>(splitmix64(&garbage_state_) % 4);
   for (uint32_t i = 0; i < count; ++i) {
-    const uint64_t r = next_random(&garbage_state_);
+    const uint64_t r = splitmix64(&garbage_state_);
     const uint8_t flip = static_cast<uint8_t>(1 + (r >> 32) % 255);  // nonzero: not erased
     *unit(block, static_cast<uint32_t>(r % config_.block_size)) =
         static_cast<uint8_t>(config_.erase_value ^ flip);
@@ -167,7 +166,7 @@ Status EmulatedFlash::prog(uint32_t block, uint32_t offset, const uint8_t* data,
     if (not_erased > 0 && config_.refuse_second_program) return Status::kStorageFailure;
   }
   const uint32_t complete =
-      torn ? static_cast<uint32_t>(next_random(&tear_state_) % (units + 1)) : units;
+      torn ? static_cast<uint32_t>(splitmix64(&tear_state_) % (units + 1)) : units;
   for (uint32_t u = 0; u < complete; ++u) {
     uint8_t* target = unit(block, offset + u * unit_size);
     program_unit(target, data + u * unit_size);
@@ -192,7 +191,7 @@ Status EmulatedFlash::erase(uint32_t block) {
     return torn ? Status::kStorageFailure : Status::kStorageWornOut;
   }
   const uint32_t erased =
-      torn ? static_cast<uint32_t>(next_random(&tear_state_) % (config_.block_size + 1))
+      torn ? static_cast<uint32_t>(splitmix64(&tear_state_) % (config_.block_size + 1))
            : config_.block_size;
   memset(unit(block, 0), config_.erase_value, erased);
   if (worn) garble_erased_block(block);

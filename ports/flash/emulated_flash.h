@@ -69,6 +69,10 @@
 namespace blur {
 namespace flash {
 
+// SplitMix64 (Steele et al. 2014): the emulator's tear and garbage patterns,
+// and the sim port's deterministic entropy. Not a source of real randomness.
+uint64_t splitmix64(uint64_t* state);
+
 // What a worn-out block does (see the behaviour list above).
 enum class WearOut : uint8_t {
   kRefusesPrograms,  // prog and erase return kStorageWornOut, nothing changes

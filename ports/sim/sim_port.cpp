@@ -3,17 +3,6 @@
 namespace blur {
 namespace sim {
 
-namespace {
-
-uint64_t splitmix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-}  // namespace
-
 flash::Config SimPort::default_flash_config(uint32_t block_count) {
   flash::Config config;
   config.block_size = kBlockSize;
@@ -82,7 +71,7 @@ Status SimPort::entropy(void* context, uint8_t* out, size_t length) {
     self->entropy_budget_ -= length;
   }
   for (size_t i = 0; i < length; i += 8) {
-    const uint64_t word = splitmix64(&self->state_);
+    const uint64_t word = flash::splitmix64(&self->state_);
     for (size_t j = 0; j < 8 && i + j < length; ++j)
       out[i + j] = static_cast<uint8_t>(word >> (8 * j));
   }
