@@ -4,15 +4,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "blur/binary_randomized_response.h"
-#include "blur/discrete_laplace.h"
-#include "blur/generalized_randomized_response.h"
-#include "blur/hadamard_response.h"
-#include "blur/local_hashing.h"
-#include "blur/one_bit_mean.h"
-#include "blur/rappor.h"
-#include "blur/rng.h"
-#include "blur/unary_encoding.h"
+#include "blur/mechanisms/binary_randomized_response.h"
+#include "blur/mechanisms/discrete_laplace.h"
+#include "blur/mechanisms/generalized_randomized_response.h"
+#include "blur/mechanisms/hadamard_response.h"
+#include "blur/mechanisms/local_hashing.h"
+#include "blur/mechanisms/one_bit_mean.h"
+#include "blur/mechanisms/rappor.h"
+#include "blur/sampling/rng.h"
+#include "blur/mechanisms/unary_encoding.h"
 #include "board_port.h"
 
 namespace {

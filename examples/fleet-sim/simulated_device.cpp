@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "blur/report_encoding.h"
+#include "blur/report/report_encoding.h"
 
 namespace blur::sim {
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "blur/client.h"
-#include "blur/rng.h"
+#include "blur/sampling/rng.h"
 #include "mbedtls/ssl.h"
 #include "mbedtls/x509_crt.h"
 

@@ -1,4 +1,4 @@
-#include "blur/bloom_hash.h"
+#include "blur/mechanisms/bloom_hash.h"
 
 #include "little_endian.h"
 #include "mbedtls/sha256.h"

@@ -1,4 +1,4 @@
-#include "blur/hmac_sha256.h"
+#include "blur/sampling/hmac_sha256.h"
 
 #include <string.h>
 

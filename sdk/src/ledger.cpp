@@ -1,4 +1,4 @@
-#include "blur/ledger.h"
+#include "blur/storage/ledger.h"
 
 #include <stddef.h>
 #include <string.h>

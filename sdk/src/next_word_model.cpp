@@ -1,4 +1,4 @@
-#include "blur/next_word_model.h"
+#include "blur/model/next_word_model.h"
 
 #include "crc32.h"
 #include "little_endian.h"

@@ -1,4 +1,4 @@
-#include "blur/next_word_predictor.h"
+#include "blur/model/next_word_predictor.h"
 
 #include "little_endian.h"
 #include "tanh_table.inc"

@@ -1,8 +1,8 @@
-#include "blur/permanent_stream.h"
+#include "blur/mechanisms/permanent_stream.h"
 
 #include <string.h>
 
-#include "blur/uniform.h"
+#include "blur/sampling/uniform.h"
 #include "little_endian.h"
 #include "mbedtls/platform_util.h"
 

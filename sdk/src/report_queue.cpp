@@ -1,8 +1,8 @@
-#include "blur/report_queue.h"
+#include "blur/storage/report_queue.h"
 
 #include <string.h>
 
-#include "blur/report_encoding.h"
+#include "blur/report/report_encoding.h"
 #include "crc32.h"
 #include "flash_write.h"
 #include "little_endian.h"

@@ -1,8 +1,8 @@
-#include "blur/rng.h"
+#include "blur/sampling/rng.h"
 
 #include <string.h>
 
-#include "blur/uniform.h"
+#include "blur/sampling/uniform.h"
 
 namespace blur {
 

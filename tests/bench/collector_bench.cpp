@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "blur/report_encoding.h"
+#include "blur/report/report_encoding.h"
 #include "device_reports.h"
 #include "estimate/metric_estimate.h"
 #include "ingest/batch_decoder.h"

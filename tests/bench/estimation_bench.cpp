@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "blur/bloom_hash.h"
-#include "blur/hadamard_response.h"
-#include "blur/local_hashing.h"
+#include "blur/mechanisms/bloom_hash.h"
+#include "blur/mechanisms/hadamard_response.h"
+#include "blur/mechanisms/local_hashing.h"
 #include "estimate/metric_estimate.h"
 
 namespace {

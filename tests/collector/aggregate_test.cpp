@@ -5,7 +5,7 @@
 #include <random>
 
 #include "aggregate/payload.h"
-#include "blur/hadamard_response.h"
+#include "blur/mechanisms/hadamard_response.h"
 #include "random_reports.h"
 
 namespace {

@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "blur/report_encoding.h"
+#include "blur/report/report_encoding.h"
 #include "device_reports.h"
 
 namespace {

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "blur/next_word_model.h"
-#include "blur/next_word_predictor.h"
+#include "blur/model/next_word_model.h"
+#include "blur/model/next_word_predictor.h"
 #include "train/device_model_export.h"
 
 namespace {

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "blur/discrete_laplace.h"
-#include "blur/rng.h"
+#include "blur/mechanisms/discrete_laplace.h"
+#include "blur/sampling/rng.h"
 #include "sim_port.h"
 
 namespace {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "api/collector_api.h"
-#include "blur/report_encoding.h"
+#include "blur/report/report_encoding.h"
 #include "device_reports.h"
 #include "ingest/batch_decoder.h"
 #include "kat.h"

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <random>
 
-#include "blur/rappor.h"
-#include "blur/rng.h"
+#include "blur/mechanisms/rappor.h"
+#include "blur/sampling/rng.h"
 #include "estimate/frequency_oracle.h"
 #include "aggregate/aggregate.h"
 #include "registry/mechanism_spec.h"

@@ -20,7 +20,7 @@
 #include <initializer_list>
 #include <new>
 
-#include "blur/ledger.h"
+#include "blur/storage/ledger.h"
 #include "crc32.h"
 #include "flash_write.h"
 #include "little_endian.h"

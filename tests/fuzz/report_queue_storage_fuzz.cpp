@@ -17,8 +17,8 @@
 #include <cstring>
 #include <new>
 
-#include "blur/report_encoding.h"
-#include "blur/report_queue.h"
+#include "blur/report/report_encoding.h"
+#include "blur/storage/report_queue.h"
 #include "crc32.h"
 #include "flash_write.h"
 #include "little_endian.h"

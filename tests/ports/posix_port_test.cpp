@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "blur/ledger.h"
-#include "blur/rng.h"
+#include "blur/storage/ledger.h"
+#include "blur/sampling/rng.h"
 
 namespace {
 

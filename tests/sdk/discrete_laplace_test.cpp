@@ -1,9 +1,9 @@
-#include "blur/discrete_laplace.h"
+#include "blur/mechanisms/discrete_laplace.h"
 
 #include <gtest/gtest.h>
 #include <math.h>
 
-#include "blur/rng.h"
+#include "blur/sampling/rng.h"
 #include "sim_port.h"
 #include "stats.h"
 

@@ -1,9 +1,9 @@
-#include "blur/dyadic_bernoulli.h"
+#include "blur/sampling/dyadic_bernoulli.h"
 
 #include <gtest/gtest.h>
 #include <math.h>
 
-#include "blur/rng.h"
+#include "blur/sampling/rng.h"
 #include "scripted_random.h"
 #include "sim_port.h"
 #include "stats.h"

@@ -20,7 +20,7 @@
 #include <new>
 
 #include "blur/client.h"
-#include "blur/ledger.h"
+#include "blur/storage/ledger.h"
 #include "sim_port.h"
 
 namespace {

@@ -1,9 +1,9 @@
-#include "blur/hadamard_response.h"
+#include "blur/mechanisms/hadamard_response.h"
 
 #include <gtest/gtest.h>
 #include <math.h>
 
-#include "blur/rng.h"
+#include "blur/sampling/rng.h"
 #include "sim_port.h"
 #include "stats.h"
 

@@ -24,7 +24,7 @@
 
 #include <vector>
 
-#include "blur/ledger.h"
+#include "blur/storage/ledger.h"
 #include "posix_port.h"
 
 namespace {

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <string.h>
 
-#include "blur/ledger.h"
+#include "blur/storage/ledger.h"
 #include "sim_port.h"
 
 namespace {

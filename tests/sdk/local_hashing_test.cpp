@@ -1,9 +1,9 @@
-#include "blur/local_hashing.h"
+#include "blur/mechanisms/local_hashing.h"
 
 #include <gtest/gtest.h>
 #include <math.h>
 
-#include "blur/rng.h"
+#include "blur/sampling/rng.h"
 #include "sim_port.h"
 #include "stats.h"
 

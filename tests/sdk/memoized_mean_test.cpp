@@ -1,7 +1,7 @@
 // Numeric values reported repeatedly: alpha-point rounding + a memoized
 // 1BitMean bit (memoized_mean.h), its once-per-point charge and the
 // Client's refusals.
-#include "blur/memoized_mean.h"
+#include "blur/mechanisms/memoized_mean.h"
 
 #include <gtest/gtest.h>
 #include <math.h>

@@ -1,16 +1,16 @@
 // Longitudinal privacy: HMAC-SHA256, the permanent-response stream, the
 // memoized (PRR + IRR) mechanisms and the ledger's once-per-value charge.
-#include "blur/memoized.h"
+#include "blur/mechanisms/memoized.h"
 
 #include <gtest/gtest.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "blur/hmac_sha256.h"
-#include "blur/permanent_stream.h"
-#include "blur/rappor.h"
-#include "blur/unary_encoding.h"
+#include "blur/sampling/hmac_sha256.h"
+#include "blur/mechanisms/permanent_stream.h"
+#include "blur/mechanisms/rappor.h"
+#include "blur/mechanisms/unary_encoding.h"
 #include "kat_hmac_sha256.inc"  // kKatHmacSha256
 #include "sim_port.h"
 #include "stats.h"

@@ -3,13 +3,13 @@
 // after fixed contexts) bit for bit: the same integers on host, Cortex-M4
 // and aarch64. Agreement with the float model is the collector's test
 // (tests/collector/device_model_test.cpp).
-#include "blur/next_word_predictor.h"
+#include "blur/model/next_word_predictor.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "blur/next_word_model.h"
+#include "blur/model/next_word_model.h"
 #include "kat_next_word_model.inc"  // kKatNextWordModel
 
 namespace {

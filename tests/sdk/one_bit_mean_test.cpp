@@ -1,9 +1,9 @@
-#include "blur/one_bit_mean.h"
+#include "blur/mechanisms/one_bit_mean.h"
 
 #include <gtest/gtest.h>
 #include <math.h>
 
-#include "blur/rng.h"
+#include "blur/sampling/rng.h"
 #include "sim_port.h"
 #include "stats.h"
 

@@ -18,12 +18,12 @@
 
 #include <new>
 
-#include "blur/binary_randomized_response.h"
-#include "blur/ledger.h"
-#include "blur/report.h"
-#include "blur/report_encoding.h"
-#include "blur/report_queue.h"
-#include "blur/rng.h"
+#include "blur/mechanisms/binary_randomized_response.h"
+#include "blur/storage/ledger.h"
+#include "blur/report/report.h"
+#include "blur/report/report_encoding.h"
+#include "blur/storage/report_queue.h"
+#include "blur/sampling/rng.h"
 #include "sim_port.h"
 
 namespace {

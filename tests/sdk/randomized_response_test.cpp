@@ -1,9 +1,9 @@
 #include <gtest/gtest.h>
 #include <math.h>
 
-#include "blur/binary_randomized_response.h"
-#include "blur/generalized_randomized_response.h"
-#include "blur/rng.h"
+#include "blur/mechanisms/binary_randomized_response.h"
+#include "blur/mechanisms/generalized_randomized_response.h"
+#include "blur/sampling/rng.h"
 #include "scripted_random.h"
 #include "sim_port.h"
 #include "stats.h"

@@ -1,11 +1,11 @@
-#include "blur/rappor.h"
+#include "blur/mechanisms/rappor.h"
 
 #include <gtest/gtest.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "blur/rng.h"
+#include "blur/sampling/rng.h"
 #include "kat_bloom_hash.inc"  // kKatBloomHash
 #include "scripted_random.h"
 #include "sim_port.h"

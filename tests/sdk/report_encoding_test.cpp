@@ -1,4 +1,4 @@
-#include "blur/report_encoding.h"
+#include "blur/report/report_encoding.h"
 
 #include <gtest/gtest.h>
 #include <string.h>

@@ -1,9 +1,9 @@
-#include "blur/report_queue.h"
+#include "blur/storage/report_queue.h"
 
 #include <gtest/gtest.h>
 #include <string.h>
 
-#include "blur/report_encoding.h"
+#include "blur/report/report_encoding.h"
 #include "device_reports.h"
 #include "crc32.h"
 #include "flash_write.h"

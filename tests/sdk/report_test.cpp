@@ -1,8 +1,8 @@
-#include "blur/report.h"
+#include "blur/report/report.h"
 
 #include <gtest/gtest.h>
 
-#include "blur/binary_randomized_response.h"
+#include "blur/mechanisms/binary_randomized_response.h"
 #include "sim_port.h"
 
 namespace {

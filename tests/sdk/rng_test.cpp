@@ -1,4 +1,4 @@
-#include "blur/rng.h"
+#include "blur/sampling/rng.h"
 
 #include <gtest/gtest.h>
 #include <string.h>

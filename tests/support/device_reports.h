@@ -2,7 +2,7 @@
 #ifndef BLUR_TESTS_DEVICE_REPORTS_H
 #define BLUR_TESTS_DEVICE_REPORTS_H
 
-#include "blur/report.h"
+#include "blur/report/report.h"
 
 namespace blur_test {
 

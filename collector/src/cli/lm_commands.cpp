@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "blur/next_word_model.h"
-#include "blur/next_word_predictor.h"
+#include "blur/model/next_word_model.h"
+#include "blur/model/next_word_predictor.h"
 #include "privacy/rdp_accountant.h"
 #include "train/evaluation.h"
 #include "train/model_file.h"

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "blur/rappor.h"
-#include "blur/unary_encoding.h"
+#include "blur/mechanisms/rappor.h"
+#include "blur/mechanisms/unary_encoding.h"
 
 namespace blur::collector {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "blur/mechanism.h"
+#include "blur/mechanisms/mechanism.h"
 
 namespace blur::collector {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "blur/hadamard_response.h"
+#include "blur/mechanisms/hadamard_response.h"
 #include "registry/mechanism_spec.h"
 
 namespace blur::collector {
@@ -179,7 +179,7 @@ std::string check_metric(const MetricConfig& m) {
       !blur::Rappor::create(m.epsilon_micros, m.domain_size, m.rappor,
                             blur::BloomHashKey{m.id, m.hash_key})
            .ok()) {
-    return "invalid RAPPOR shape (see blur/rappor.h: bloom_bits a power of two, 8..4096; "
+    return "invalid RAPPOR shape (see blur/mechanisms/rappor.h: bloom_bits a power of two, 8..4096; "
            "hash_count 1..16; cohort_count 1..65536)";
   }
   if (m.bucket_seconds == 0 || kSecondsPerDay % m.bucket_seconds != 0) {

@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
-#include "blur/local_hashing.h"
-#include "blur/mechanism.h"
-#include "blur/rappor.h"
+#include "blur/mechanisms/local_hashing.h"
+#include "blur/mechanisms/mechanism.h"
+#include "blur/mechanisms/rappor.h"
 #include "util/outcome.h"
 
 namespace blur::collector {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <vector>
 
-#include "blur/bloom_hash.h"
-#include "blur/hadamard_response.h"
-#include "blur/local_hashing.h"
+#include "blur/mechanisms/bloom_hash.h"
+#include "blur/mechanisms/hadamard_response.h"
+#include "blur/mechanisms/local_hashing.h"
 
 namespace blur::collector {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "blur/next_word_model.h"
+#include "blur/model/next_word_model.h"
 
 namespace blur::collector {
 

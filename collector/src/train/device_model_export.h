@@ -1,5 +1,5 @@
 // Export of a trained float LSTM to the device's int8 next-word model
-// (sdk/include/blur/next_word_model.h): per-row symmetric quantization,
+// (sdk/include/blur/model/next_word_model.h): per-row symmetric quantization,
 // scale = max|row| / 127, int8 = round(w / scale), the scale as a Q24
 // multiplier; biases in Q12. The file ends with a CRC-32.
 #ifndef BLUR_COLLECTOR_TRAIN_DEVICE_MODEL_EXPORT_H

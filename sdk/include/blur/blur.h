@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 #include "blur/config.h"
-#include "blur/mechanism_table.h"
+#include "blur/mechanisms/mechanism_table.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -108,7 +108,7 @@ typedef struct blur_partition {
 } blur_partition;
 
 /* Mechanisms (values of the wire schema's Mechanism enum), from the one
- * table in blur/mechanism_table.h: BLUR_MECHANISM_RR = 1, _GRR, _SUE, _OUE,
+ * table in blur/mechanisms/mechanism_table.h: BLUR_MECHANISM_RR = 1, _GRR, _SUE, _OUE,
  * _LAPLACE, _ONEBIT, _HR, _OLH, _BLH, _RAPPOR = 10. */
 typedef enum blur_mechanism {
 #define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain) BLUR_MECHANISM_##C = id,
@@ -142,7 +142,7 @@ typedef struct blur_metric_cap {
   uint64_t cap_micros;
 } blur_metric_cap;
 
-/* The device's budget, fixed at provisioning (see blur/ledger.h). */
+/* The device's budget, fixed at provisioning (see blur/storage/ledger.h). */
 typedef struct blur_policy {
   uint64_t lifetime_cap_micros;
   uint64_t window_seconds; /* 0: no window */

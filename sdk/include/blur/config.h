@@ -19,7 +19,7 @@
 #include BLUR_CONFIG_FILE
 #endif
 
-#include "blur/mechanism_table.h"
+#include "blur/mechanisms/mechanism_table.h"
 
 /* ---- Ledger (ledger.h). Its snapshot is 128 + 24 x metrics + 8 x memo
  * values bytes and must fit one erase block with its CRC unit; what is left

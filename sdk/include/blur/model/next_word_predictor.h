@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "blur/next_word_model.h"
+#include "blur/model/next_word_model.h"
 #include "blur/status.h"
 
 namespace blur {

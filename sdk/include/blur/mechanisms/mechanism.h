@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "blur/config.h"
-#include "blur/mechanism_table.h"
+#include "blur/mechanisms/mechanism_table.h"
 
 namespace blur {
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "blur/epsilon.h"
-#include "blur/mechanism.h"
+#include "blur/mechanisms/mechanism.h"
 #include "blur/result.h"
 
 namespace blur {

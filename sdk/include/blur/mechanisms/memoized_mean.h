@@ -27,10 +27,10 @@
 #include <stdint.h>
 
 #include "blur/epsilon.h"
-#include "blur/ledger.h"
-#include "blur/one_bit_mean.h"
-#include "blur/permanent_stream.h"
-#include "blur/report.h"
+#include "blur/storage/ledger.h"
+#include "blur/mechanisms/one_bit_mean.h"
+#include "blur/mechanisms/permanent_stream.h"
+#include "blur/report/report.h"
 #include "blur/result.h"
 
 namespace blur {

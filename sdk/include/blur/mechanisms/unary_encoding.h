@@ -25,11 +25,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "blur/domain_mechanism.h"
-#include "blur/dyadic_bernoulli.h"
+#include "blur/mechanisms/domain_mechanism.h"
+#include "blur/sampling/dyadic_bernoulli.h"
 #include "blur/epsilon.h"
-#include "blur/mechanism.h"
-#include "blur/report_payload.h"
+#include "blur/mechanisms/mechanism.h"
+#include "blur/report/report_payload.h"
 #include "blur/result.h"
 
 namespace blur {

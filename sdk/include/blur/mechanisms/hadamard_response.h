@@ -17,11 +17,11 @@
 #ifndef BLUR_HADAMARD_RESPONSE_H
 #define BLUR_HADAMARD_RESPONSE_H
 
-#include "blur/domain_mechanism.h"
+#include "blur/mechanisms/domain_mechanism.h"
 #include "blur/epsilon.h"
-#include "blur/exact_sampling.h"
-#include "blur/mechanism.h"
-#include "blur/report_payload.h"
+#include "blur/sampling/exact_sampling.h"
+#include "blur/mechanisms/mechanism.h"
+#include "blur/report/report_payload.h"
 
 namespace blur {
 

@@ -7,10 +7,10 @@
 #include <stdint.h>
 
 #include "blur/epsilon.h"
-#include "blur/ledger.h"
-#include "blur/mechanism.h"
-#include "blur/report_payload.h"
-#include "blur/rng.h"
+#include "blur/storage/ledger.h"
+#include "blur/mechanisms/mechanism.h"
+#include "blur/report/report_payload.h"
+#include "blur/sampling/rng.h"
 #include "blur/status.h"
 
 namespace blur {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "blur/hmac_sha256.h"
+#include "blur/sampling/hmac_sha256.h"
 #include "blur/status.h"
 
 namespace blur {

@@ -28,11 +28,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "blur/dyadic_bernoulli.h"
+#include "blur/sampling/dyadic_bernoulli.h"
 #include "blur/epsilon.h"
-#include "blur/ledger.h"
-#include "blur/permanent_stream.h"
-#include "blur/report.h"
+#include "blur/storage/ledger.h"
+#include "blur/mechanisms/permanent_stream.h"
+#include "blur/report/report.h"
 #include "blur/result.h"
 
 namespace blur {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "blur/report.h"
+#include "blur/report/report.h"
 #include "blur/status.h"
 
 namespace blur {

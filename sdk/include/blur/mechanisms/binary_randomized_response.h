@@ -10,9 +10,9 @@
 #define BLUR_BINARY_RANDOMIZED_RESPONSE_H
 
 #include "blur/epsilon.h"
-#include "blur/exact_sampling.h"
-#include "blur/mechanism.h"
-#include "blur/report_payload.h"
+#include "blur/sampling/exact_sampling.h"
+#include "blur/mechanisms/mechanism.h"
+#include "blur/report/report_payload.h"
 #include "blur/result.h"
 
 namespace blur {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "blur/config.h"
-#include "blur/mechanism.h"
+#include "blur/mechanisms/mechanism.h"
 
 namespace blur {
 
