@@ -32,21 +32,25 @@ if(BLUR_PLATFORM STREQUAL "cortex-m")
     ${PROJECT_SOURCE_DIR}/sdk/config/blur_aes_decrypt_refused.c)
   # mbedTLS 2.28.3 has no MBEDTLS_CONFIG_FILE cache variable: pass the define.
   target_compile_definitions(blur_mbedtls PUBLIC
-    MBEDTLS_CONFIG_FILE="blur_mbedtls_config.h")
+    MBEDTLS_CONFIG_FILE=<blur_mbedtls_config.h>)
 else()
   file(GLOB _mbed_sources ${_mbed}/library/*.c)
   add_library(blur_mbedtls STATIC ${_mbed_sources})
   target_compile_definitions(blur_mbedtls PUBLIC
-    MBEDTLS_USER_CONFIG_FILE="blur_mbedtls_host.h")
+    MBEDTLS_USER_CONFIG_FILE=<blur_mbedtls_host.h>)
 endif()
+# (The <> form of the configuration defines survives pkg-config's flags
+# in a shell, where quotes would not.)
 target_include_directories(blur_mbedtls SYSTEM PUBLIC
-  ${_mbed}/include ${PROJECT_SOURCE_DIR}/sdk/config)
+  $<BUILD_INTERFACE:${_mbed}/include> $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/sdk/config>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/blur/third_party>)
 
 # --- nanopb runtime ---------------------------------------------------------
 set(_pb "${BLUR_DEPS_DIR}/nanopb")
 add_library(blur_nanopb STATIC
   ${_pb}/pb_common.c ${_pb}/pb_encode.c ${_pb}/pb_decode.c)
-target_include_directories(blur_nanopb SYSTEM PUBLIC ${_pb})
+target_include_directories(blur_nanopb SYSTEM PUBLIC
+  $<BUILD_INTERFACE:${_pb}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/blur/third_party>)
 
 # --- the wire schema, generated with Debian's nanopb generator -------------
 find_program(BLUR_NANOPB_GENERATOR nanopb_generator.py REQUIRED)
@@ -62,5 +66,11 @@ add_custom_command(
   DEPENDS ${_proto_dir}/blur.proto ${_proto_dir}/blur.options
   COMMENT "nanopb: generating the wire schema")
 add_library(blur_proto STATIC ${_gen_dir}/blur.pb.c)
-target_include_directories(blur_proto PUBLIC ${_gen_dir})
+target_include_directories(blur_proto PUBLIC
+  $<BUILD_INTERFACE:${_gen_dir}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/blur/proto>)
 target_link_libraries(blur_proto PUBLIC blur_nanopb)
+
+foreach(_dep mbedtls nanopb proto)
+  add_library(blur::${_dep} ALIAS blur_${_dep})
+  set_target_properties(blur_${_dep} PROPERTIES EXPORT_NAME ${_dep})
+endforeach()

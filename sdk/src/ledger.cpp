@@ -395,7 +395,8 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
 
 Status Ledger::provision(const Port& port, Partition partition, const LedgerPolicy& policy,
                          uint64_t device_nonce, const uint8_t secret[kLedgerSecretSize]) {
-  open_ = false;
+  // An open ledger is a provisioned one: refused, and it stays open.
+  if (open_) return Status::kAlreadyProvisioned;
   if (secret == nullptr) return Status::kInvalidArgument;
   if (!geometry_ok(port, partition) || !valid_policy(policy)) return Status::kInvalidArgument;
   if (policy.window_seconds != 0 && port.now == nullptr) return Status::kInvalidArgument;

@@ -50,6 +50,22 @@ TEST(Ledger, ProvisionOnceThenStateSurvivesReopen) {
   EXPECT_EQ(again.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 1), Status::kAlreadyProvisioned);
 }
 
+// Provisioning an open ledger is refused and changes nothing: the ledger
+// stays open and charges on (it once closed, and every later call failed
+// with kLedgerClosed until the storage was reopened).
+TEST(Ledger, ProvisioningAnOpenLedgerIsRefusedAndKeepsItOpen) {
+  SimPort port(1);
+  Ledger ledger;
+  ASSERT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 1), Status::kOk);
+  const uint64_t operations = port.storage_operations();
+  EXPECT_EQ(ledger.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 2),
+            Status::kAlreadyProvisioned);
+  EXPECT_EQ(port.storage_operations(), operations);
+  EXPECT_EQ(ledger.device_nonce(), 1u);
+  uint64_t id = 0;
+  EXPECT_EQ(ledger.charge(kNat, 1, &id), Status::kOk);
+}
+
 TEST(Ledger, RefusesChargesBeyondTheCapAndChangesNothing) {
   SimPort port(1);
   Ledger ledger;
