@@ -13,13 +13,13 @@ TEST(FrequencyOracle, RandomizedResponseParameters) {
   const OracleParams grr = randomized_response_params(2000000, 16);
   EXPECT_NEAR(grr.p, std::exp(2.0) / (std::exp(2.0) + 15), 1e-15);
   EXPECT_NEAR(grr.q, 1 / (std::exp(2.0) + 15), 1e-15);
-  // MATH.md reference: GRR at eps = 2, d = 16 has Var*/n = 0.5240 for rare values.
+  // docs/math.md §3.3: GRR at eps = 2, d = 16 has Var*/n = 0.5240 for rare values.
   const CountEstimate rare = estimate_count(1000000, static_cast<uint64_t>(1e6 * grr.q), grr);
   EXPECT_NEAR(rare.std_error * rare.std_error / 1e6, 0.5240, 1e-3);
   const OracleParams params = randomized_response_params(1000000, 2);
   EXPECT_NEAR(params.p, std::exp(1.0) / (1 + std::exp(1.0)), 1e-15);
   EXPECT_NEAR(params.q, 1 / (1 + std::exp(1.0)), 1e-15);
-  // Var*/n for GRR with d = 2 at eps = 1 is 0.9207 (MATH.md, Wang et al. Table).
+  // Var*/n for GRR with d = 2 at eps = 1 is 0.9207 (docs/math.md §3.2).
   const CountEstimate e = estimate_count(1000000, 500000, params);
   EXPECT_NEAR(e.std_error * e.std_error / 1e6, 0.9207, 1e-4);
 }
@@ -151,7 +151,7 @@ TEST(FrequencyOracle, UnaryEncodingsUnbiasedWithTheFormulaVariance) {
       }
     }
   }
-  // MATH.md reference values of Var*/n for rare values: OUE 3.6827 and SUE
+  // docs/math.md §3.4 reference values of Var*/n for rare values: OUE 3.6827 and SUE
   // 3.9177 at eps = 1; OUE 0.0760 and SUE 0.1810 at eps = 4.
   const struct {
     OracleParams params;

@@ -68,7 +68,7 @@ TEST(RdpAccountant, DpAccountingGaussianIsOneAtOneInAMillion) {
 }
 
 // TF Privacy's compute_dp_sgd_privacy test (MNIST: N 60000, batch 150,
-// sigma 1.3, 15 epochs, delta 1e-5 -> 0.7242), as cited in MATH.md; default
+// sigma 1.3, 15 epochs, delta 1e-5 -> 0.7242), docs/math.md §6.6; default
 // dp_accounting orders, improved conversion.
 TEST(RdpAccountant, TfPrivacyMnistAnchor) {
   RdpAccountant accountant;

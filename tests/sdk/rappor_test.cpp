@@ -44,7 +44,7 @@ TEST(Rappor, BuilderValidates) {
 
 // The realized loss 2h ln((1 - q) / q) is at most the charge and within
 // 1e-8 nats of it; RAPPOR's check value: f = 1/2 (q = 1/4), h = 2 gives
-// eps_inf = 4 ln 3 = 4.3944 (MATH.md).
+// eps_inf = 4 ln 3 = 4.3944 (docs/math.md §3.7).
 TEST(Rappor, ChargeIsTheRealizedLossRoundedUp) {
   for (uint32_t h : {1u, 2u, 4u, 16u}) {
     for (uint32_t epsilon_micros : {500000u, 1000000u, 4000000u, 20000000u}) {

@@ -1,5 +1,5 @@
 // Renyi-DP accountant for the Poisson-subsampled Gaussian mechanism
-// (DP-SGD), MATH.md section 4.
+// (DP-SGD), docs/math.md §6.2-§6.4.
 //
 // One step at sampling rate q with noise multiplier sigma has
 //   RDP(alpha) = ln(A_alpha) / (alpha - 1)

@@ -1,4 +1,4 @@
-// DP-SGD for the next-word model (MATH.md section 4).
+// DP-SGD for the next-word model (docs/math.md §6.1).
 //
 // Step k (k = 0, 1, ...):
 //   1. Poisson sample: every one of the N examples joins independently with

@@ -1,7 +1,7 @@
 // Binary randomized response (Warner 1965), sampled exactly: the k = 2 case
 // of sample_randomized_response (exact_sampling.h), reported as a bit.
 //
-//   P(report = truth) = e^eps / (1 + e^eps)   (MATH.md section 3)
+//   P(report = truth) = e^eps / (1 + e^eps)   (docs/math.md §3.2)
 //
 // epsilon is the rational epsilon_micros / 10^6 and the sampler realizes it
 // exactly, so the mechanism charges epsilon_micros with nothing lost to

@@ -5,7 +5,7 @@
 // The sensitivity is the whole range, k - 1 grid units, so for any two
 // inputs the output probabilities differ by at most exp(eps): quantizing
 // before adding noise makes the sensitivity exact in grid units (the
-// grid-rounding issue of MATH.md section 2 does not arise). Z is sampled
+// grid-rounding issue of docs/math.md §3.8 does not arise). Z is sampled
 // exactly (CKS20, sample_discrete_laplace with t = 10^6 (k - 1),
 // s = epsilon_micros), so the realized epsilon is epsilon_micros / 10^6,
 // and that is the charge. The mean of the reports estimates the mean of the
