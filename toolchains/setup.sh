@@ -36,6 +36,9 @@ packages=(
   libstdc++-arm-none-eabi-picolibc qemu-system-arm
   # aarch64 Linux, run with qemu-user
   g++-aarch64-linux-gnu qemu-user
+  # the Java binding (examples/java): JNI headers, javac and jar, and the
+  # JVM its test runs
+  default-jdk
 )
 
 missing=()

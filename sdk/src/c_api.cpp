@@ -4,6 +4,7 @@
 
 #include "blur/blur.h"
 #include "blur/client.h"
+#include "blur/version.h"
 
 namespace {
 
@@ -225,5 +226,7 @@ blur_status blur_enrollment_body(const blur_client* client, char* buffer, size_t
 const char* blur_status_name(blur_status status) {
   return blur::status_name(static_cast<Status>(status));
 }
+
+uint32_t blur_sdk_version(void) { return blur::kSdkVersion; }
 
 }  // extern "C"

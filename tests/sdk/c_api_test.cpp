@@ -1,10 +1,11 @@
 // The C API (blur.h) on a port written in C (c_api/ram_port.c): the
 // defaults of a zeroed port, the monotonic counter's rollback protection,
-// caller-chosen partitions, and the program unit and erased value.
+// caller-chosen partitions, the program unit and erased value, the version.
 #include <gtest/gtest.h>
 #include <string.h>
 
 #include "blur/blur.h"
+#include "blur/version.h"
 #include "ram_port.h"
 
 namespace {
@@ -247,6 +248,12 @@ TEST(CApi, ProgramUnitBeyondTheConfigurationIsRefused) {
     EXPECT_EQ(blur_open(memory, sizeof memory, &port, &client), BLUR_INVALID_ARGUMENT) << unit;
   }
   EXPECT_EQ(ram.programs, 0u);
+}
+
+TEST(CApi, SdkVersionIsTheWireVersion) {
+  EXPECT_EQ(blur_sdk_version(), blur::kSdkVersion);
+  EXPECT_EQ(blur_sdk_version() >> 16, blur::kSdkVersionMajor);
+  EXPECT_EQ(blur_sdk_version() & 0xFF, blur::kSdkVersionPatch);
 }
 
 }  // namespace

@@ -22,7 +22,8 @@
  *   blur_pending_batch(client, buf, cap, &len, &count, &token);  // send buf...
  *   blur_acknowledge(client, token);            // ...after the collector's 200
  *
- * Every function returns a blur_status; blur_status_name() gives its text.
+ * Every function but the last two returns a blur_status; blur_status_name()
+ * gives its text.
  * Nothing crosses this header but C types. The client is not thread-safe:
  * serialize calls on one client.
  */
@@ -218,6 +219,10 @@ blur_status blur_enrollment_body(const blur_client* client, char* buffer, size_t
 
 /* "ok", "lifetime budget exhausted", ... (never NULL). */
 const char* blur_status_name(blur_status status);
+
+/* The SDK's version as its batches carry it (blur/version.h):
+ * major << 16 | minor << 8 | patch. For bindings that show or check it. */
+uint32_t blur_sdk_version(void);
 
 #ifdef __cplusplus
 }
