@@ -256,11 +256,14 @@ public final class BindingTest {
       checkEqual(0, blur.budget().pendingReports(), "pending after the acknowledgement");
       check(blur.pendingBatch().isEmpty(), "an empty batch");
       checkEqual(full.spentMicros(), blur.budget().spentMicros(), "acknowledging spends nothing");
-      // Provisioning again cannot reset the budget. (The SDK closes the
-      // ledger on this refusal: the check below reopens.)
+      // Provisioning again cannot reset the budget, and the refusal changes
+      // nothing: the client stays open and its budget reads the same.
       expectStatus(Status.ALREADY_PROVISIONED,
           () -> blur.provision(Policy.builder().lifetimeCapMicros(100L * NAT).build()),
           "provisioning a provisioned device");
+      checkEqual(full.spentMicros(), blur.budget().spentMicros(), "spent after the refusal");
+      checkEqual(full.lifetimeCapMicros(), blur.budget().lifetimeCapMicros(),
+          "the lifetime cap after the refusal");
     }
     try (BlurClient blur = BlurClient.open(dir)) {
       final Budget after = blur.budget();
