@@ -43,7 +43,7 @@ version=$(for part in Major Minor Patch; do
 # 1 and 2. -Xcheck:jni prints its warnings ("WARNING in native method")
 # instead of failing: any warning fails the test.
 run org.blur.test.BindingTest first "$work/device" "$work/state" "$include/blur.h" \
-  "$include/mechanism_table.h" "$version" > "$work/first.log" 2>&1 || { cat "$work/first.log"; exit 1; }
+  "$include/mechanisms/mechanism_table.h" "$version" > "$work/first.log" 2>&1 || { cat "$work/first.log"; exit 1; }
 run org.blur.test.BindingTest second "$work/device" "$work/state" "$url" > "$work/second.log" 2>&1 ||
   { cat "$work/second.log"; exit 1; }
 cat "$work/first.log" "$work/second.log"
