@@ -395,8 +395,8 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
 
 Status Ledger::provision(const Port& port, Partition partition, const LedgerPolicy& policy,
                          uint64_t device_nonce, const uint8_t secret[kLedgerSecretSize]) {
-  // An open ledger is a provisioned one: refused, and it stays open.
-  if (open_) return Status::kAlreadyProvisioned;
+  // Every refusal below leaves the ledger as it was (open or not); only a
+  // provisioning that goes ahead replaces its state.
   if (secret == nullptr) return Status::kInvalidArgument;
   if (!geometry_ok(port, partition) || !valid_policy(policy)) return Status::kInvalidArgument;
   if (policy.window_seconds != 0 && port.now == nullptr) return Status::kInvalidArgument;
@@ -425,6 +425,7 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
     first.policy.metric_caps[i] = MetricCap{0, 0};
   }
   memcpy(first.secret, secret, sizeof first.secret);
+  open_ = false;
   port_ = port;
   partition_ = partition;
   has_active_ = false;  // the first snapshot goes to the partition's first block

@@ -50,9 +50,9 @@ TEST(Ledger, ProvisionOnceThenStateSurvivesReopen) {
   EXPECT_EQ(again.provision(port.port(), blur::sim::SimPort::kLedgerPartition, kPolicy, 1), Status::kAlreadyProvisioned);
 }
 
-// Provisioning an open ledger is refused and changes nothing: the ledger
-// stays open and charges on (it once closed, and every later call failed
-// with kLedgerClosed until the storage was reopened).
+// Provisioning an open ledger's storage again is refused and changes
+// nothing: the ledger stays open and charges on (it once closed, and every
+// later call failed with kLedgerClosed until the storage was reopened).
 TEST(Ledger, ProvisioningAnOpenLedgerIsRefusedAndKeepsItOpen) {
   SimPort port(1);
   Ledger ledger;

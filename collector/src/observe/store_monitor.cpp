@@ -92,6 +92,9 @@ void StoreMonitor::answer_late_checks() {
   const Error late = unavailable("the database did not answer within " +
                                  std::to_string(options_.ready_timeout.count()) + " ms");
   for (;;) {
+    // Checked before every wait: stop() may have set it while answer() had
+    // the lock released, and its notification then reached no waiter.
+    if (stopping_) return;
     auto earliest = Clock::time_point::max();
     for (const auto& check : checks_) earliest = std::min(earliest, check->deadline);
     if (earliest == Clock::time_point::max()) {
