@@ -1,4 +1,4 @@
-#include "crc32.h"
+#include "blur/storage/crc32.h"
 
 namespace blur {
 

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "crc32.h"
+#include "blur/storage/crc32.h"
 #include "little_endian.h"
 #include "mbedtls/platform_util.h"
 

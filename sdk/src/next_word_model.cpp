@@ -1,6 +1,6 @@
 #include "blur/model/next_word_model.h"
 
-#include "crc32.h"
+#include "blur/storage/crc32.h"
 #include "little_endian.h"
 
 namespace blur {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "blur/report/report_encoding.h"
-#include "crc32.h"
+#include "blur/storage/crc32.h"
 #include "flash_write.h"
 #include "little_endian.h"
 

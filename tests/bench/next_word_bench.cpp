@@ -9,7 +9,7 @@
 
 #include "blur/model/next_word_model.h"
 #include "blur/model/next_word_predictor.h"
-#include "train/device_model_export.h"
+#include "trainer/export/device_model_export.h"
 
 namespace {
 

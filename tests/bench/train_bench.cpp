@@ -1,5 +1,5 @@
 // One DP-SGD step versus one non-private step of the collector's next-word
-// model (collector/src/train), expected batch size q N = 64, in two
+// model (collector/trainer), expected batch size q N = 64, in two
 // configurations (the benchmark argument):
 //   /0  BENCHMARKS.md's reference: vocabulary 5000, embedding 64, LSTM 128,
 //       sequences of exactly 20 uniformly random tokens, sigma 1, C 1
@@ -23,7 +23,7 @@
 
 #include <vector>
 
-#include "train/dp_sgd.h"
+#include "trainer/dpsgd/dp_sgd.h"
 
 namespace {
 

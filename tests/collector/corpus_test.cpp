@@ -1,4 +1,4 @@
-#include "train/corpus.h"
+#include "trainer/data/corpus.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <set>
 
-#include "train/tokenizer.h"
+#include "trainer/data/tokenizer.h"
 
 namespace {
 

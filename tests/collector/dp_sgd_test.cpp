@@ -4,7 +4,7 @@
 //
 // Statistical checks use fixed seeds and thresholds at a false-alarm rate of
 // 1e-6 each for a correct implementation (tests/support/stats.h).
-#include "train/dp_sgd.h"
+#include "trainer/dpsgd/dp_sgd.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Next-word metrics, the unigram baseline and canary exposure, on models
 // whose right answers are known in closed form.
-#include "train/evaluation.h"
+#include "trainer/data/evaluation.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The LSTM language model: gradients against finite differences (double),
 // exact ghost per-example norms against materialized per-example gradients,
 // the clipped sum, repeated tokens, sparsity of the embedding gradient.
-#include "train/language_model.h"
+#include "trainer/model/language_model.h"
 
 #include <gtest/gtest.h>
 

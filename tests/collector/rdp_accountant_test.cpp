@@ -1,6 +1,6 @@
 // The RDP accountant against published values of the trusted peers (each
 // cited next to its number) and its own properties.
-#include "privacy/rdp_accountant.h"
+#include "trainer/accountants/rdp_accountant.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "train/tokenizer.h"
+#include "trainer/data/tokenizer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "train/vocabulary.h"
+#include "trainer/data/vocabulary.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <limits>
 
-#include "train/gaussian_noise.h"
+#include "trainer/random/drbg_stream.h"
 
 namespace {
 
@@ -196,7 +196,7 @@ TEST(DpVocabulary, WithLargeEpsilonItIsTheTrueTopV) {
   DpVocabularyConfig config;
   config.max_size = Vocabulary::kSpecialCount + 20;
   config.noise_multiplier = 1e-6;  // epsilon in the millions
-  GaussianNoise noise(1);
+  DrbgStream noise(TrainSeed::from_u64(1), "vocabulary", 0);
   const DpVocabulary result = build_dp_vocabulary(units, wamerican(), config, noise);
   std::vector<std::string> expected = {"<pad>", "<unk>", "<s>", "</s>"};
   for (size_t i = 49; i >= 30; --i) expected.push_back(words[i]);  // most frequent first
@@ -215,7 +215,7 @@ TEST(DpVocabulary, WordsOutsideThePublicListNeverEnter) {
     config.noise_multiplier = sigma;
     config.threshold_stddevs = kNoThreshold;  // even top-V of all candidates
     config.max_size = 5000;
-    GaussianNoise noise(2);
+    DrbgStream noise(TrainSeed::from_u64(2), "vocabulary", 0);
     const Vocabulary vocabulary = build_dp_vocabulary(units, wamerican(), config, noise).vocabulary;
     EXPECT_EQ(vocabulary.size(), 5000u);
     EXPECT_FALSE(vocabulary.contains("blurzle"));
@@ -244,7 +244,7 @@ TEST(DpVocabulary, ARareWordIsExcludedAtTheDefaultSigma) {
   EXPECT_EQ(config.threshold_stddevs, 4.5);
   size_t noise_words = 0;
   for (uint64_t seed = 0; seed < 100; ++seed) {
-    GaussianNoise noise(seed);
+    DrbgStream noise(TrainSeed::from_u64(seed), "vocabulary", 0);
     const DpVocabulary result = build_dp_vocabulary(units, wamerican(), config, noise);
     EXPECT_DOUBLE_EQ(result.report.noise_stddev, 12.0);
     EXPECT_DOUBLE_EQ(result.report.min_noisy_count, 54.0);
@@ -264,7 +264,7 @@ TEST(DpVocabulary, ReportsTheGaussianPhaseForTheAccountant) {
   DpVocabularyConfig config;
   config.noise_multiplier = 2.5;
   config.max_words_per_unit = 9;
-  GaussianNoise noise(3);
+  DrbgStream noise(TrainSeed::from_u64(3), "vocabulary", 0);
   const DpVocabulary result = build_dp_vocabulary({unit_of("the cat")}, wamerican(), config, noise);
   EXPECT_EQ(result.report.phase.noise_multiplier, 2.5);
   EXPECT_EQ(result.report.phase.sample_rate, 1.0);
@@ -273,7 +273,7 @@ TEST(DpVocabulary, ReportsTheGaussianPhaseForTheAccountant) {
 }
 
 TEST(DpVocabulary, RejectsBadConfigurations) {
-  GaussianNoise noise(4);
+  DrbgStream noise(TrainSeed::from_u64(4), "vocabulary", 0);
   const std::vector<Unit> units = {unit_of("the cat")};
   for (int bad = 0; bad < 5; ++bad) {
     DpVocabularyConfig config;
@@ -293,10 +293,10 @@ TEST(DpVocabulary, RejectsBadConfigurations) {
 // (6 standard errors). The mean's standard error is 0.027: tolerance 0.15.
 // Shape: P(|z| < 1) = 0.6827 (se 0.001, tolerance 0.005), P(|z| > 3) =
 // 0.0027 (se 0.00012, tolerance 0.0007).
-TEST(GaussianNoise, EmpiricalStddevIsSigmaTimesSqrtK) {
+TEST(VocabularyNoise, EmpiricalStddevIsSigmaTimesSqrtK) {
   const double stddev = 3.0 * std::sqrt(16.0);
   const size_t n = 200000;
-  GaussianNoise noise(5);
+  DrbgStream noise(TrainSeed::from_u64(5), "vocabulary", 0);
   const std::vector<double> noisy = add_gaussian_noise(std::vector<uint64_t>(n, 7), stddev, noise);
   double sum = 0, sum_squares = 0;
   size_t within_one = 0, beyond_three = 0;
@@ -316,19 +316,22 @@ TEST(GaussianNoise, EmpiricalStddevIsSigmaTimesSqrtK) {
   EXPECT_NEAR(beyond_three / double(n), 0.0027, 0.0007);
 }
 
-TEST(GaussianNoise, SeededStreamsAreReproducibleAndOsStreamsDiffer) {
-  GaussianNoise a(42), b(42), c(43);
+TEST(VocabularyNoise, SeededStreamsAreReproducibleAndOsStreamsDiffer) {
+  DrbgStream a(TrainSeed::from_u64(42), "vocabulary", 0);
+  DrbgStream b(TrainSeed::from_u64(42), "vocabulary", 0);
+  DrbgStream c(TrainSeed::from_u64(43), "vocabulary", 0);
   bool differs = false;
   for (int i = 0; i < 100; ++i) {
-    const double x = a.standard_normal();
-    EXPECT_EQ(x, b.standard_normal());
-    differs |= x != c.standard_normal();
+    const double x = a.next_gaussian();
+    EXPECT_EQ(x, b.next_gaussian());
+    differs |= x != c.next_gaussian();
   }
   EXPECT_TRUE(differs);
-  GaussianNoise os1, os2;
+  DrbgStream os1(TrainSeed::from_os_entropy(), "vocabulary", 0);
+  DrbgStream os2(TrainSeed::from_os_entropy(), "vocabulary", 0);
   EXPECT_NE(os1.next_u64(), os2.next_u64());
   for (int i = 0; i < 1000; ++i) {
-    const double u = os1.uniform();
+    const double u = os1.uniform53();
     ASSERT_GE(u, 0.0);
     ASSERT_LT(u, 1.0);
   }
@@ -345,7 +348,7 @@ TEST(DpVocabulary, DefaultCorpusCoverage) {
       DpVocabularyConfig config;
       config.max_size = v;
       if (!threshold) config.threshold_stddevs = kNoThreshold;
-      GaussianNoise noise(2024);
+      DrbgStream noise(TrainSeed::from_u64(2024), "vocabulary", 0);
       const DpVocabulary result = build_dp_vocabulary(split.train, wamerican(), config, noise);
       const double oov = result.vocabulary.coverage(split.test).oov_rate();
       std::printf("DP V=%-5zu %-17s %7zu %9.4f %9.4f\n", v,

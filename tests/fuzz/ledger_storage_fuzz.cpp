@@ -20,8 +20,8 @@
 #include <initializer_list>
 #include <new>
 
+#include "blur/storage/crc32.h"
 #include "blur/storage/ledger.h"
-#include "crc32.h"
 #include "flash_write.h"
 #include "little_endian.h"
 #include "sim_port.h"

@@ -18,8 +18,8 @@
 #include <new>
 
 #include "blur/report/report_encoding.h"
+#include "blur/storage/crc32.h"
 #include "blur/storage/report_queue.h"
-#include "crc32.h"
 #include "flash_write.h"
 #include "little_endian.h"
 #include "sim_port.h"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 #include <string.h>
 
-#include "crc32.h"
+#include "blur/storage/crc32.h"
 #include "flash_write.h"
 #include "ledger_format3.inc"
 #include "little_endian.h"

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "blur/report/report_encoding.h"
+#include "blur/storage/crc32.h"
 #include "device_reports.h"
-#include "crc32.h"
 #include "flash_write.h"
 #include "little_endian.h"
 #include "sim_port.h"

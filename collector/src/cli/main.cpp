@@ -27,10 +27,10 @@
 #include "cli/observability.h"
 #include "dashboard/dashboard_routes.h"
 #include "estimate/metric_estimate.h"
-#include "lm_commands.h"
 #include "metrics/metrics_file.h"
 #include "server/http_server.h"
 #include "store/store.h"
+#include "trainer/cli/lm_commands.h"
 #include "util/time_text.h"
 
 namespace {
@@ -431,7 +431,7 @@ int main(int argc, char** argv) {
   credentials_cmd->add_option("--auth-dir", serve_options.auth_dir,
                               "Credentials directory (default: DB.auth beside an SQLite store)");
 
-  add_language_model_commands(app);
+  const LanguageModelCommands language_model(app);
 
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) {
@@ -456,5 +456,5 @@ int main(int argc, char** argv) {
   if (prune_cmd->parsed()) return prune(db, metric_ids, now);
   if (reaggregate_cmd->parsed()) return reaggregate(db, metric_ids);
   if (verify_cmd->parsed()) return verify(db, metric_ids);
-  return run_language_model_command(app);
+  return language_model.run();
 }

@@ -1,4 +1,4 @@
-#include "train/dp_sgd.h"
+#include "trainer/dpsgd/dp_sgd.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "cli/lm_commands.h"
+#include "trainer/cli/lm_commands.h"
 
 #include <cmath>
 #include <cstdio>
@@ -9,10 +9,10 @@
 
 #include "blur/model/next_word_model.h"
 #include "blur/model/next_word_predictor.h"
-#include "privacy/rdp_accountant.h"
-#include "train/evaluation.h"
-#include "train/model_file.h"
-#include "train/trainer.h"
+#include "trainer/accountants/rdp_accountant.h"
+#include "trainer/data/evaluation.h"
+#include "trainer/dpsgd/trainer.h"
+#include "trainer/model/model_file.h"
 
 namespace blur::collector {
 
@@ -25,7 +25,7 @@ struct TrainArgs {
   std::string out;
   double noise_multiplier = -1;
   uint64_t seed = 0;
-} g_train;
+};
 
 struct ModelArgs {
   std::string model;
@@ -39,20 +39,29 @@ struct ModelArgs {
   uint64_t seed = 1;
   std::vector<std::string> prompts;
   uint32_t count = 3;
-} g_model;
+};
 
 struct PrivacyArgs {
   double sample_rate = -1, noise_multiplier = -1, target_epsilon = -1, delta = -1;
   uint64_t steps = 0;
   std::string conversion = "improved";
-} g_privacy;
+};
 
-CLI::App* g_train_cmd = nullptr;
-CLI::App* g_eval_cmd = nullptr;
-CLI::App* g_privacy_cmd = nullptr;
-CLI::App* g_export_cmd = nullptr;
-CLI::App* g_canary_cmd = nullptr;
-CLI::App* g_suggest_cmd = nullptr;
+}  // namespace
+
+struct LanguageModelCommands::State {
+  TrainArgs train;
+  ModelArgs model;  // eval, export-model, canary, suggest
+  PrivacyArgs privacy;
+  CLI::App* train_cmd = nullptr;
+  CLI::App* eval_cmd = nullptr;
+  CLI::App* privacy_cmd = nullptr;
+  CLI::App* export_cmd = nullptr;
+  CLI::App* canary_cmd = nullptr;
+  CLI::App* suggest_cmd = nullptr;
+};
+
+namespace {
 
 int fail(const std::string& message, int code) {
   std::fprintf(stderr, "blur-collector: %s\n", message.c_str());
@@ -75,40 +84,40 @@ TokenSequence prompt_tokens(const Vocabulary& vocabulary, const std::string& pro
   return tokens;
 }
 
-int run_train() {
-  TrainOptions o = g_train.options;
-  if (g_train.epsilon == "inf") {
+int run_train(const TrainArgs& args, const CLI::App& cmd) {
+  TrainOptions o = args.options;
+  if (args.epsilon == "inf") {
     o.epsilon = std::numeric_limits<double>::infinity();
   } else {
     try {
-      o.epsilon = std::stod(g_train.epsilon);
+      o.epsilon = std::stod(args.epsilon);
     } catch (const std::exception&) {
       return fail("--epsilon must be a number or inf", 2);
     }
   }
-  if (g_train.noise_multiplier >= 0) {
-    o.noise_multiplier = g_train.noise_multiplier;
+  if (args.noise_multiplier >= 0) {
+    o.noise_multiplier = args.noise_multiplier;
     o.epsilon = 1;  // ignored: the noise is given
   }
-  if (g_train_cmd->count("--seed") > 0) o.seed = g_train.seed;
-  o.format = parse_corpus_format(g_train.format);
+  if (cmd.count("--seed") > 0) o.seed = args.seed;
+  o.format = parse_corpus_format(args.format);
   TrainReport report = train_language_model(o, [](const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());
     std::fflush(stderr);
   });
-  save_model(report.trained, g_train.out);
-  std::fprintf(stderr, "model written to %s\n", g_train.out.c_str());
+  save_model(report.trained, args.out);
+  std::fprintf(stderr, "model written to %s\n", args.out.c_str());
   std::cout << report.summary_json << "\n";
   return 0;
 }
 
-int run_eval() {
-  const TrainedModel trained = load_model(g_model.model);
-  const std::string corpus = corpus_of(trained, g_model.corpus);
+int run_eval(const ModelArgs& args) {
+  const TrainedModel trained = load_model(args.model);
+  const std::string corpus = corpus_of(trained, args.corpus);
   const EncodedSplits splits =
-      encode_corpus(corpus, parse_corpus_format(g_model.format), trained.vocabulary, 64);
+      encode_corpus(corpus, parse_corpus_format(args.format), trained.vocabulary, 64);
   const std::vector<Example>& held_out =
-      g_model.split == "validation" ? splits.validation : splits.test;
+      args.split == "validation" ? splits.validation : splits.test;
   const size_t v = trained.vocabulary.size();
   const EvaluationResult model =
       evaluate_model(held_out, v, Vocabulary::kSpecialCount, model_forward(trained.model));
@@ -122,10 +131,10 @@ int run_eval() {
     }
   }
   nlohmann::json out = {
-      {"model", g_model.model},
+      {"model", args.model},
       {"corpus", corpus},
       {"oov_rate", words ? static_cast<double>(unknown) / static_cast<double>(words) : 0.0},
-      {"split", g_model.split},
+      {"split", args.split},
       {"top1", model.top1},
       {"top3", model.top3},
       {"perplexity", model.perplexity},
@@ -138,10 +147,9 @@ int run_eval() {
   return 0;
 }
 
-int run_privacy() {
-  const PrivacyArgs& p = g_privacy;
-  const bool calibrate = g_privacy_cmd->count("--target-epsilon") > 0;
-  if (calibrate == (g_privacy_cmd->count("--noise-multiplier") > 0)) {
+int run_privacy(const PrivacyArgs& p, const CLI::App& cmd) {
+  const bool calibrate = cmd.count("--target-epsilon") > 0;
+  if (calibrate == (cmd.count("--noise-multiplier") > 0)) {
     return fail("give exactly one of --noise-multiplier and --target-epsilon", 2);
   }
   const RdpConversion conversion =
@@ -170,16 +178,16 @@ int run_privacy() {
   return 0;
 }
 
-int run_export() {
-  const TrainedModel trained = load_model(g_model.model);
+int run_export(const ModelArgs& args) {
+  const TrainedModel trained = load_model(args.model);
   std::string error;
   const std::vector<uint8_t> bytes =
       export_device_model(device_weights(trained.model, Vocabulary::kSpecialCount), &error);
-  if (bytes.empty()) return fail("cannot export " + g_model.model + ": " + error, 1);
-  std::ofstream file(g_model.out, std::ios::binary | std::ios::trunc);
+  if (bytes.empty()) return fail("cannot export " + args.model + ": " + error, 1);
+  std::ofstream file(args.out, std::ios::binary | std::ios::trunc);
   file.write(reinterpret_cast<const char*>(bytes.data()),
              static_cast<std::streamsize>(bytes.size()));
-  if (!file) return fail("cannot write " + g_model.out, 1);
+  if (!file) return fail("cannot write " + args.out, 1);
   // Check the device model against the float one on held-out contexts.
   const auto model = NextWordModel::open(bytes.data(), bytes.size());
   std::vector<uint32_t> scratch(NextWordPredictor::scratch_size(model.value()) / 4 + 1);
@@ -188,8 +196,8 @@ int run_export() {
                                     scratch.size() * 4) != Status::kOk) {
     return fail("the exported model does not open on the device", 1);
   }
-  const EncodedSplits splits = encode_corpus(corpus_of(trained, g_model.corpus),
-                                             CorpusFormat::kAuto, trained.vocabulary, 64);
+  const EncodedSplits splits =
+      encode_corpus(corpus_of(trained, args.corpus), CorpusFormat::kAuto, trained.vocabulary, 64);
   const SequenceForward forward = model_forward(trained.model);
   uint64_t contexts = 0, agree = 0;
   for (const Example& example : splits.test) {
@@ -208,7 +216,7 @@ int run_export() {
       ++contexts;
     });
   }
-  nlohmann::json out = {{"out", g_model.out},
+  nlohmann::json out = {{"out", args.out},
                         {"bytes", bytes.size()},
                         {"vocab", trained.vocabulary.size()},
                         {"embedding", trained.model.config().embedding_dim},
@@ -219,31 +227,31 @@ int run_export() {
   return 0;
 }
 
-int run_canary() {
-  const TrainedModel trained = load_model(g_model.model);
+int run_canary(const ModelArgs& args) {
+  const TrainedModel trained = load_model(args.model);
   const Vocabulary& v = trained.vocabulary;
-  TokenSequence canary = v.encode_text(g_model.canary);
+  TokenSequence canary = v.encode_text(args.canary);
   // <s> prefix... secret words </s>: the secret is the last N words.
-  if (canary.size() < g_model.secret_words + 2) return fail("the canary is too short", 2);
-  const size_t secret_end = canary.size() - 1, secret_begin = secret_end - g_model.secret_words;
+  if (canary.size() < args.secret_words + 2) return fail("the canary is too short", 2);
+  const size_t secret_end = canary.size() - 1, secret_begin = secret_end - args.secret_words;
   for (size_t i = secret_begin; i < secret_end; ++i) {
     if (canary[i] < Vocabulary::kSpecialCount) {
       return fail("the canary's secret words must be in the model's vocabulary", 2);
     }
   }
-  std::mt19937_64 rng(g_model.seed);
+  std::mt19937_64 rng(args.seed);
   std::uniform_int_distribution<int32_t> word(Vocabulary::kSpecialCount,
                                               static_cast<int32_t>(v.size()) - 1);
   std::vector<TokenSequence> others;
-  while (others.size() + 1 < g_model.candidates) {
+  while (others.size() + 1 < args.candidates) {
     TokenSequence other = canary;
     for (size_t i = secret_begin; i < secret_end; ++i) other[i] = word(rng);
     if (other != canary) others.push_back(std::move(other));
   }
   const ExposureResult r = canary_exposure(canary, others, v.size(), model_forward(trained.model));
-  nlohmann::json out = {{"model", g_model.model},
-                        {"canary", g_model.canary},
-                        {"secret_words", g_model.secret_words},
+  nlohmann::json out = {{"model", args.model},
+                        {"canary", args.canary},
+                        {"secret_words", args.secret_words},
                         {"candidates", r.candidates},
                         {"rank", r.rank},
                         {"exposure", r.exposure},
@@ -252,11 +260,11 @@ int run_canary() {
   return 0;
 }
 
-int run_suggest() {
-  const TrainedModel trained = load_model(g_model.model);
+int run_suggest(const ModelArgs& args) {
+  const TrainedModel trained = load_model(args.model);
   const SequenceForward forward = model_forward(trained.model);
   nlohmann::json out = nlohmann::json::array();
-  for (const std::string& prompt : g_model.prompts) {
+  for (const std::string& prompt : args.prompts) {
     TokenSequence tokens = prompt_tokens(trained.vocabulary, prompt);
     tokens.push_back(Vocabulary::kPad);  // a slot for the next word
     std::vector<std::string> words;
@@ -265,7 +273,7 @@ int run_suggest() {
       std::vector<size_t> ids;
       for (size_t w = Vocabulary::kSpecialCount; w < trained.vocabulary.size(); ++w)
         ids.push_back(w);
-      const size_t k = std::min<size_t>(g_model.count, ids.size());
+      const size_t k = std::min<size_t>(args.count, ids.size());
       std::partial_sort(ids.begin(), ids.begin() + static_cast<long>(k), ids.end(),
                         [&](size_t a, size_t b) { return logits[a] > logits[b]; });
       for (size_t i = 0; i < k; ++i)
@@ -279,26 +287,27 @@ int run_suggest() {
 
 }  // namespace
 
-void add_language_model_commands(CLI::App& app) {
-  TrainOptions& o = g_train.options;
+LanguageModelCommands::LanguageModelCommands(CLI::App& app) : state_(std::make_unique<State>()) {
+  State& st = *state_;
+  TrainOptions& o = st.train.options;
   auto* t = app.add_subcommand("train", "Train the DP-SGD next-word model on a text corpus");
-  g_train_cmd = t;
+  st.train_cmd = t;
   t->add_option("--corpus", o.corpus,
                 "Text file or directory (lines, user_id<TAB>text, or fortune files), or "
                 "'fortunes' for Debian's fortunes")
       ->capture_default_str();
-  t->add_option("--format", g_train.format, "auto, lines, user_tab or fortune")
+  t->add_option("--format", st.train.format, "auto, lines, user_tab or fortune")
       ->check(CLI::IsMember({"auto", "lines", "user_tab", "fortune"}))
       ->capture_default_str();
-  t->add_option("--epsilon", g_train.epsilon,
+  t->add_option("--epsilon", st.train.epsilon,
                 "Target epsilon of the whole run (vocabulary + DP-SGD); 'inf' trains without "
                 "privacy")
       ->capture_default_str();
   t->add_option("--delta", o.delta, "delta")->check(CLI::Range(1e-300, 0.5))->capture_default_str();
-  t->add_option("--noise-multiplier", g_train.noise_multiplier,
+  t->add_option("--noise-multiplier", st.train.noise_multiplier,
                 "Use this DP-SGD noise multiplier instead of calibrating to --epsilon")
       ->check(CLI::NonNegativeNumber);
-  t->add_option("--out", g_train.out, "Model file to write")->required();
+  t->add_option("--out", st.train.out, "Model file to write")->required();
   t->add_option("--epochs", o.epochs, "Passes over the data (in expectation)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -340,7 +349,7 @@ void add_language_model_commands(CLI::App& app) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   t->add_flag("--resume", o.resume, "Continue from --checkpoint");
-  t->add_option("--seed", g_train.seed,
+  t->add_option("--seed", st.train.seed,
                 "Reproducible run (tests, experiments): the noise is then NOT secret");
   t->add_option("--stop-after", o.stop_after_steps,
                 "Stop after this many steps (with a checkpoint), as if interrupted");
@@ -349,65 +358,68 @@ void add_language_model_commands(CLI::App& app) {
       ->capture_default_str();
 
   auto* e = app.add_subcommand("eval", "Top-1/top-3 accuracy and perplexity of a model");
-  g_eval_cmd = e;
-  e->add_option("--model", g_model.model, "Model file")->required()->check(CLI::ExistingFile);
-  e->add_option("--corpus", g_model.corpus, "Corpus (default: the one it was trained on)");
-  e->add_option("--format", g_model.format, "auto, lines, user_tab or fortune")
+  st.eval_cmd = e;
+  e->add_option("--model", st.model.model, "Model file")->required()->check(CLI::ExistingFile);
+  e->add_option("--corpus", st.model.corpus, "Corpus (default: the one it was trained on)");
+  e->add_option("--format", st.model.format, "auto, lines, user_tab or fortune")
       ->check(CLI::IsMember({"auto", "lines", "user_tab", "fortune"}));
-  e->add_option("--split", g_model.split, "test or validation")
+  e->add_option("--split", st.model.split, "test or validation")
       ->check(CLI::IsMember({"test", "validation"}))
       ->capture_default_str();
 
   auto* p = app.add_subcommand("privacy", "Epsilon of DP-SGD (RDP accountant), or its noise");
-  g_privacy_cmd = p;
-  p->add_option("--sample-rate", g_privacy.sample_rate, "Poisson sampling rate q")
+  st.privacy_cmd = p;
+  p->add_option("--sample-rate", st.privacy.sample_rate, "Poisson sampling rate q")
       ->required()
       ->check(CLI::Range(0.0, 1.0));
-  p->add_option("--noise-multiplier", g_privacy.noise_multiplier, "sigma")
+  p->add_option("--noise-multiplier", st.privacy.noise_multiplier, "sigma")
       ->check(CLI::NonNegativeNumber);
-  p->add_option("--target-epsilon", g_privacy.target_epsilon, "Calibrate sigma to this epsilon")
+  p->add_option("--target-epsilon", st.privacy.target_epsilon, "Calibrate sigma to this epsilon")
       ->check(CLI::PositiveNumber);
-  p->add_option("--steps", g_privacy.steps, "Steps")->required();
-  p->add_option("--delta", g_privacy.delta, "delta")->required()->check(CLI::Range(1e-300, 0.999));
-  p->add_option("--conversion", g_privacy.conversion, "improved or classic")
+  p->add_option("--steps", st.privacy.steps, "Steps")->required();
+  p->add_option("--delta", st.privacy.delta, "delta")->required()->check(CLI::Range(1e-300, 0.999));
+  p->add_option("--conversion", st.privacy.conversion, "improved or classic")
       ->check(CLI::IsMember({"improved", "classic"}))
       ->capture_default_str();
 
   auto* x = app.add_subcommand("export-model", "Write the int8 device model (SDK predictor)");
-  g_export_cmd = x;
-  x->add_option("--model", g_model.model, "Model file")->required()->check(CLI::ExistingFile);
-  x->add_option("--out", g_model.out, "Device model file to write")->required();
-  x->add_option("--corpus", g_model.corpus, "Held-out text to check it on (default: training's)");
+  st.export_cmd = x;
+  x->add_option("--model", st.model.model, "Model file")->required()->check(CLI::ExistingFile);
+  x->add_option("--out", st.model.out, "Device model file to write")->required();
+  x->add_option("--corpus", st.model.corpus, "Held-out text to check it on (default: training's)");
 
   auto* c = app.add_subcommand("canary", "Exposure of a canary sentence (Carlini et al.)");
-  g_canary_cmd = c;
-  c->add_option("--model", g_model.model, "Model file")->required()->check(CLI::ExistingFile);
-  c->add_option("--canary", g_model.canary, "The inserted sentence")->required();
-  c->add_option("--secret-words", g_model.secret_words, "Its last N words are the secret")
+  st.canary_cmd = c;
+  c->add_option("--model", st.model.model, "Model file")->required()->check(CLI::ExistingFile);
+  c->add_option("--canary", st.model.canary, "The inserted sentence")->required();
+  c->add_option("--secret-words", st.model.secret_words, "Its last N words are the secret")
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
-  c->add_option("--candidates", g_model.candidates, "R: fillings ranked, the canary's included")
+  c->add_option("--candidates", st.model.candidates, "R: fillings ranked, the canary's included")
       ->check(CLI::Range(2, 10000000))
       ->capture_default_str();
-  c->add_option("--seed", g_model.seed, "Seed of the other fillings")->capture_default_str();
+  c->add_option("--seed", st.model.seed, "Seed of the other fillings")->capture_default_str();
 
   auto* s = app.add_subcommand("suggest", "Next-word suggestions for prompts");
-  g_suggest_cmd = s;
-  s->add_option("--model", g_model.model, "Model file")->required()->check(CLI::ExistingFile);
-  s->add_option("--prompt", g_model.prompts, "A prompt (repeatable)")->required();
-  s->add_option("--count", g_model.count, "Suggestions per prompt")
+  st.suggest_cmd = s;
+  s->add_option("--model", st.model.model, "Model file")->required()->check(CLI::ExistingFile);
+  s->add_option("--prompt", st.model.prompts, "A prompt (repeatable)")->required();
+  s->add_option("--count", st.model.count, "Suggestions per prompt")
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
 }
 
-int run_language_model_command(const CLI::App&) {
+LanguageModelCommands::~LanguageModelCommands() = default;
+
+int LanguageModelCommands::run() const {
+  const State& st = *state_;
   try {
-    if (g_train_cmd->parsed()) return run_train();
-    if (g_eval_cmd->parsed()) return run_eval();
-    if (g_privacy_cmd->parsed()) return run_privacy();
-    if (g_export_cmd->parsed()) return run_export();
-    if (g_canary_cmd->parsed()) return run_canary();
-    if (g_suggest_cmd->parsed()) return run_suggest();
+    if (st.train_cmd->parsed()) return run_train(st.train, *st.train_cmd);
+    if (st.eval_cmd->parsed()) return run_eval(st.model);
+    if (st.privacy_cmd->parsed()) return run_privacy(st.privacy, *st.privacy_cmd);
+    if (st.export_cmd->parsed()) return run_export(st.model);
+    if (st.canary_cmd->parsed()) return run_canary(st.model);
+    if (st.suggest_cmd->parsed()) return run_suggest(st.model);
   } catch (const std::invalid_argument& e) {
     return fail(e.what(), 2);
   } catch (const std::exception& e) {

@@ -1,4 +1,4 @@
-#include "train/language_model.h"
+#include "trainer/model/language_model.h"
 
 #include <algorithm>
 #include <cmath>

@@ -14,8 +14,8 @@
 //
 // Words outside the public list can never enter. A loaded vocabulary file
 // (a saved one, or a user's word list) costs no privacy.
-#ifndef BLUR_COLLECTOR_TRAIN_VOCABULARY_H
-#define BLUR_COLLECTOR_TRAIN_VOCABULARY_H
+#ifndef BLUR_COLLECTOR_TRAINER_DATA_VOCABULARY_H
+#define BLUR_COLLECTOR_TRAINER_DATA_VOCABULARY_H
 
 #include <cstddef>
 #include <cstdint>
@@ -25,9 +25,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "train/corpus.h"
-#include "train/gaussian_noise.h"
-#include "train/tokenizer.h"
+#include "trainer/data/corpus.h"
+#include "trainer/data/tokenizer.h"
+#include "trainer/random/drbg_stream.h"
 
 namespace blur::collector {
 
@@ -146,9 +146,10 @@ struct DpVocabulary {
 };
 
 // Validates `config` (V > 4, k >= 1, sigma > 0 finite); throws VocabularyError.
+// The noise comes from `noise` (a training run's "vocabulary" stream).
 DpVocabulary build_dp_vocabulary(const std::vector<Unit>& train_units,
                                  const PublicWordList& public_words,
-                                 const DpVocabularyConfig& config, GaussianNoise& noise,
+                                 const DpVocabularyConfig& config, DrbgStream& noise,
                                  const Tokenizer& tokenizer = Tokenizer());
 
 // The steps of build_dp_vocabulary, exposed for tests and measurements.
@@ -160,7 +161,7 @@ std::vector<uint64_t> bounded_counts(const std::vector<Unit>& units,
                                      uint64_t* contributions = nullptr);
 // counts + N(0, stddev^2), one draw per candidate in list order.
 std::vector<double> add_gaussian_noise(const std::vector<uint64_t>& counts, double stddev,
-                                       GaussianNoise& noise);
+                                       DrbgStream& noise);
 // The specials + up to max_size - 4 candidates with score >= min_score,
 // highest score first (ties: the word's byte order).
 Vocabulary top_words(const PublicWordList& public_words, const std::vector<double>& scores,
@@ -168,4 +169,4 @@ Vocabulary top_words(const PublicWordList& public_words, const std::vector<doubl
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_TRAIN_VOCABULARY_H
+#endif  // BLUR_COLLECTOR_TRAINER_DATA_VOCABULARY_H

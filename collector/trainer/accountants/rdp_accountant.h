@@ -18,8 +18,8 @@
 //   classic (Mironov 2017): RDP(a) - ln(delta) / (a - 1).
 // Default orders are dp_accounting's: 1.1, 1.2, ..., 10.9, 11, 12, ..., 63,
 // 128, 256, 512, 1024.
-#ifndef BLUR_COLLECTOR_PRIVACY_RDP_ACCOUNTANT_H
-#define BLUR_COLLECTOR_PRIVACY_RDP_ACCOUNTANT_H
+#ifndef BLUR_COLLECTOR_TRAINER_ACCOUNTANTS_RDP_ACCOUNTANT_H
+#define BLUR_COLLECTOR_TRAINER_ACCOUNTANTS_RDP_ACCOUNTANT_H
 
 #include <cstdint>
 #include <functional>
@@ -71,4 +71,4 @@ double calibrate_noise_multiplier(const std::function<double(double)>& epsilon_o
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_PRIVACY_RDP_ACCOUNTANT_H
+#endif  // BLUR_COLLECTOR_TRAINER_ACCOUNTANTS_RDP_ACCOUNTANT_H

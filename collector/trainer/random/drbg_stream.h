@@ -1,7 +1,8 @@
 // Deterministic, cryptographically strong random streams for training.
 //
-// Every random choice of a training run (initial weights, each step's
-// Poisson sample, each step's Gaussian noise) comes from its own stream:
+// Every random choice of a training run (the DP vocabulary's noisy counts,
+// initial weights, each step's Poisson sample, each step's Gaussian noise)
+// comes from its own stream of the run's one seed:
 // mbedTLS's CTR_DRBG (AES-256, NIST SP 800-90A) instantiated with the run's
 // 256-bit secret seed as entropy input and (label, index) as the
 // personalization string. A stream therefore depends only on
@@ -14,8 +15,8 @@
 // The seed is the secret behind the privacy guarantee: whoever knows it can
 // regenerate and subtract the noise. Draw it from the OS (from_os_entropy)
 // and keep it (and checkpoints, which contain it) away from model consumers.
-#ifndef BLUR_COLLECTOR_TRAIN_DRBG_STREAM_H
-#define BLUR_COLLECTOR_TRAIN_DRBG_STREAM_H
+#ifndef BLUR_COLLECTOR_TRAINER_RANDOM_DRBG_STREAM_H
+#define BLUR_COLLECTOR_TRAINER_RANDOM_DRBG_STREAM_H
 
 #include <array>
 #include <cstddef>
@@ -75,4 +76,4 @@ class DrbgStream {
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_TRAIN_DRBG_STREAM_H
+#endif  // BLUR_COLLECTOR_TRAINER_RANDOM_DRBG_STREAM_H

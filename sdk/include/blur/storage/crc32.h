@@ -1,7 +1,7 @@
 // CRC-32 (IEEE 802.3, reflected, polynomial 0xEDB88320): the check value of
 // every persisted record. Bitwise: small flash, and records are short.
-#ifndef BLUR_SRC_CRC32_H
-#define BLUR_SRC_CRC32_H
+#ifndef BLUR_CRC32_H
+#define BLUR_CRC32_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -17,4 +17,4 @@ inline constexpr uint32_t crc32_finish(uint32_t state) { return ~state; }
 
 }  // namespace blur
 
-#endif  // BLUR_SRC_CRC32_H
+#endif  // BLUR_CRC32_H

@@ -1,4 +1,4 @@
-#include "train/vocabulary.h"
+#include "trainer/data/vocabulary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -224,11 +224,9 @@ std::vector<uint64_t> bounded_counts(const std::vector<Unit>& units,
 }
 
 std::vector<double> add_gaussian_noise(const std::vector<uint64_t>& counts, double stddev,
-                                       GaussianNoise& noise) {
-  std::vector<double> noisy(counts.size());
-  for (size_t i = 0; i < counts.size(); ++i) {
-    noisy[i] = static_cast<double>(counts[i]) + noise.normal(stddev);
-  }
+                                       DrbgStream& noise) {
+  std::vector<double> noisy(counts.begin(), counts.end());
+  noise.add_gaussian(noisy.data(), noisy.size(), stddev);
   return noisy;
 }
 
@@ -263,7 +261,7 @@ Vocabulary top_words(const PublicWordList& public_words, const std::vector<doubl
 
 DpVocabulary build_dp_vocabulary(const std::vector<Unit>& train_units,
                                  const PublicWordList& public_words,
-                                 const DpVocabularyConfig& config, GaussianNoise& noise,
+                                 const DpVocabularyConfig& config, DrbgStream& noise,
                                  const Tokenizer& tokenizer) {
   if (config.max_size <= static_cast<size_t>(Vocabulary::kSpecialCount)) {
     throw VocabularyError("dp vocabulary: max_size must exceed the 4 special tokens");

@@ -1,4 +1,4 @@
-#include "train/trainer.h"
+#include "trainer/dpsgd/trainer.h"
 
 #include <chrono>
 #include <cmath>
@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "privacy/rdp_accountant.h"
-#include "train/dp_sgd.h"
-#include "train/evaluation.h"
-#include "train/gaussian_noise.h"
+#include "trainer/accountants/rdp_accountant.h"
+#include "trainer/data/evaluation.h"
+#include "trainer/dpsgd/dp_sgd.h"
+#include "trainer/random/drbg_stream.h"
 
 namespace blur::collector {
 
@@ -114,11 +114,11 @@ TrainReport train_language_model(const TrainOptions& o,
     // The public list keeps private words out; DP bounds what the counts
     // reveal, so the largest noisy counts are kept without a threshold.
     config.threshold_stddevs = -1e300;
-    std::unique_ptr<GaussianNoise> noise =
-        o.seed ? std::make_unique<GaussianNoise>(*o.seed ^ 0x766f636162ull)
-               : std::make_unique<GaussianNoise>();
     if (dp_vocabulary) {
-      DpVocabulary dp = build_dp_vocabulary(train_units, public_words, config, *noise);
+      // The run's one seed feeds every draw: here its "vocabulary" stream,
+      // then DP-SGD's "init", "sample" and "noise" streams (drbg_stream.h).
+      DrbgStream noise(seed, "vocabulary", 0);
+      DpVocabulary dp = build_dp_vocabulary(train_units, public_words, config, noise);
       vocabulary = std::move(dp.vocabulary);
       vocab_json["source"] = "dp";
       vocab_json["noise_multiplier"] = o.vocab_noise_multiplier;

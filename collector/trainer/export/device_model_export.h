@@ -2,8 +2,8 @@
 // (sdk/include/blur/model/next_word_model.h): per-row symmetric quantization,
 // scale = max|row| / 127, int8 = round(w / scale), the scale as a Q24
 // multiplier; biases in Q12. The file ends with a CRC-32.
-#ifndef BLUR_COLLECTOR_TRAIN_DEVICE_MODEL_EXPORT_H
-#define BLUR_COLLECTOR_TRAIN_DEVICE_MODEL_EXPORT_H
+#ifndef BLUR_COLLECTOR_TRAINER_EXPORT_DEVICE_MODEL_EXPORT_H
+#define BLUR_COLLECTOR_TRAINER_EXPORT_DEVICE_MODEL_EXPORT_H
 
 #include <cstdint>
 #include <string>
@@ -35,4 +35,4 @@ std::vector<double> float_lstm_logits(const FloatLstmWeights& weights,
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_TRAIN_DEVICE_MODEL_EXPORT_H
+#endif  // BLUR_COLLECTOR_TRAINER_EXPORT_DEVICE_MODEL_EXPORT_H

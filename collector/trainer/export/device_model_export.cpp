@@ -1,9 +1,10 @@
-#include "train/device_model_export.h"
+#include "trainer/export/device_model_export.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "blur/model/next_word_model.h"
+#include "blur/storage/crc32.h"
 
 namespace blur::collector {
 
@@ -11,16 +12,6 @@ namespace {
 
 void put_u32(std::vector<uint8_t>& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-
-// CRC-32 (IEEE, reflected): the same check the SDK computes.
-uint32_t crc32_of(const std::vector<uint8_t>& bytes) {
-  uint32_t crc = 0xFFFFFFFFu;
-  for (uint8_t b : bytes) {
-    crc ^= b;
-    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-  }
-  return ~crc;
 }
 
 bool put_matrix(std::vector<uint8_t>& out, const std::vector<float>& m, uint32_t rows,
@@ -103,7 +94,7 @@ std::vector<uint8_t> export_device_model(const FloatLstmWeights& w, std::string*
       !put_bias(out, w.output_bias, error)) {
     return {};
   }
-  put_u32(out, crc32_of(out));
+  put_u32(out, blur::crc32(out.data(), out.size()));
   return out;
 }
 

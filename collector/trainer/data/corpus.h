@@ -16,8 +16,8 @@
 // Errors (missing file, unreadable file, invalid UTF-8 with the default
 // policy, a user_tab line without an id, no units at all) throw CorpusError
 // naming the file and line.
-#ifndef BLUR_COLLECTOR_TRAIN_CORPUS_H
-#define BLUR_COLLECTOR_TRAIN_CORPUS_H
+#ifndef BLUR_COLLECTOR_TRAINER_DATA_CORPUS_H
+#define BLUR_COLLECTOR_TRAINER_DATA_CORPUS_H
 
 #include <cstddef>
 #include <stdexcept>
@@ -100,4 +100,4 @@ SplitCorpus split_corpus(const Corpus& corpus, const SplitConfig& config = {});
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_TRAIN_CORPUS_H
+#endif  // BLUR_COLLECTOR_TRAINER_DATA_CORPUS_H

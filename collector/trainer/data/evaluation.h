@@ -10,8 +10,8 @@
 //     credited for suggesting <unk>, <s>, </s> or <pad>);
 //   - perplexity: exp(mean cross-entropy) of the full softmax over every
 //     target except <pad> (<unk> and </s> included), in nats.
-#ifndef BLUR_COLLECTOR_TRAIN_EVALUATION_H
-#define BLUR_COLLECTOR_TRAIN_EVALUATION_H
+#ifndef BLUR_COLLECTOR_TRAINER_DATA_EVALUATION_H
+#define BLUR_COLLECTOR_TRAINER_DATA_EVALUATION_H
 
 #include <cstddef>
 #include <cstdint>
@@ -65,4 +65,4 @@ ExposureResult canary_exposure(const TokenSequence& canary,
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_TRAIN_EVALUATION_H
+#endif  // BLUR_COLLECTOR_TRAINER_DATA_EVALUATION_H

@@ -9,16 +9,16 @@
 // JSON (u32 length + bytes), the parameter count and the float32
 // parameters (language_model.h's flat order), and a trailing CRC-32 of
 // everything before it.
-#ifndef BLUR_COLLECTOR_TRAIN_MODEL_FILE_H
-#define BLUR_COLLECTOR_TRAIN_MODEL_FILE_H
+#ifndef BLUR_COLLECTOR_TRAINER_MODEL_MODEL_FILE_H
+#define BLUR_COLLECTOR_TRAINER_MODEL_MODEL_FILE_H
 
 #include <string>
 #include <vector>
 
-#include "train/device_model_export.h"
-#include "train/evaluation.h"
-#include "train/language_model.h"
-#include "train/vocabulary.h"
+#include "trainer/data/evaluation.h"
+#include "trainer/data/vocabulary.h"
+#include "trainer/export/device_model_export.h"
+#include "trainer/model/language_model.h"
 
 namespace blur::collector {
 
@@ -42,4 +42,4 @@ FloatLstmWeights device_weights(const LanguageModel& model, uint32_t special_tok
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_TRAIN_MODEL_FILE_H
+#endif  // BLUR_COLLECTOR_TRAINER_MODEL_MODEL_FILE_H

@@ -1,4 +1,4 @@
-#include "train/evaluation.h"
+#include "trainer/data/evaluation.h"
 
 #include <algorithm>
 #include <cmath>

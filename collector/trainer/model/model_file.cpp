@@ -1,8 +1,10 @@
-#include "train/model_file.h"
+#include "trainer/model/model_file.h"
 
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+
+#include "blur/storage/crc32.h"
 
 namespace blur::collector {
 
@@ -11,13 +13,9 @@ namespace {
 constexpr char kMagic[4] = {'B', 'L', 'L', 'M'};
 constexpr uint32_t kVersion = 1;
 
+// The SDK's CRC-32 (IEEE) of a byte string.
 uint32_t crc32_of(const std::string& bytes) {
-  uint32_t crc = 0xFFFFFFFFu;
-  for (char ch : bytes) {
-    crc ^= static_cast<uint8_t>(ch);
-    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-  }
-  return ~crc;
+  return blur::crc32(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
 }
 
 void put_u32(std::string& out, uint32_t v) {

@@ -1,4 +1,4 @@
-#include "train/corpus.h"
+#include "trainer/data/corpus.h"
 
 #include <sys/stat.h>
 
@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "mbedtls/sha256.h"
-#include "train/tokenizer.h"
+#include "trainer/data/tokenizer.h"
 
 namespace blur::collector {
 

@@ -52,8 +52,8 @@
 // columns (of the layer inputs; the activation gradients are left as they
 // are) by c_j inside the ordinary batch weight-gradient GEMMs gives it.
 // Non-private training runs the same code with c_j = 1 and no norms.
-#ifndef BLUR_COLLECTOR_TRAIN_LANGUAGE_MODEL_H
-#define BLUR_COLLECTOR_TRAIN_LANGUAGE_MODEL_H
+#ifndef BLUR_COLLECTOR_TRAINER_MODEL_LANGUAGE_MODEL_H
+#define BLUR_COLLECTOR_TRAINER_MODEL_LANGUAGE_MODEL_H
 
 #include <Eigen/Core>
 #include <cstddef>
@@ -63,7 +63,7 @@
 #include <string>
 #include <vector>
 
-#include "train/drbg_stream.h"
+#include "trainer/random/drbg_stream.h"
 
 namespace blur::collector {
 
@@ -204,4 +204,4 @@ extern template class LanguageModelT<double>;
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_TRAIN_LANGUAGE_MODEL_H
+#endif  // BLUR_COLLECTOR_TRAINER_MODEL_LANGUAGE_MODEL_H

@@ -1,4 +1,4 @@
-#include "privacy/rdp_accountant.h"
+#include "trainer/accountants/rdp_accountant.h"
 
 #include <algorithm>
 #include <cmath>

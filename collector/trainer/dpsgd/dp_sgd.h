@@ -30,16 +30,16 @@
 // (Eigen picks SIMD kernels at compile time and GEMM blocking from the
 // cache sizes it detects, so another build or machine may round
 // differently; the noise and samples are identical everywhere.)
-#ifndef BLUR_COLLECTOR_TRAIN_DP_SGD_H
-#define BLUR_COLLECTOR_TRAIN_DP_SGD_H
+#ifndef BLUR_COLLECTOR_TRAINER_DPSGD_DP_SGD_H
+#define BLUR_COLLECTOR_TRAINER_DPSGD_DP_SGD_H
 
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
-#include "train/drbg_stream.h"
-#include "train/language_model.h"
+#include "trainer/model/language_model.h"
+#include "trainer/random/drbg_stream.h"
 
 namespace blur::collector {
 
@@ -113,4 +113,4 @@ class DpSgdTrainer {
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_TRAIN_DP_SGD_H
+#endif  // BLUR_COLLECTOR_TRAINER_DPSGD_DP_SGD_H

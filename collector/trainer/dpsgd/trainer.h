@@ -11,8 +11,8 @@
 // --noise-multiplier it is given and the epsilon reported. epsilon = inf
 // trains without clipping or noise (same code path) and a non-private
 // vocabulary (the top words of the public list by true count).
-#ifndef BLUR_COLLECTOR_TRAIN_TRAINER_H
-#define BLUR_COLLECTOR_TRAIN_TRAINER_H
+#ifndef BLUR_COLLECTOR_TRAINER_DPSGD_TRAINER_H
+#define BLUR_COLLECTOR_TRAINER_DPSGD_TRAINER_H
 
 #include <cstdint>
 #include <functional>
@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "train/corpus.h"
-#include "train/model_file.h"
+#include "trainer/data/corpus.h"
+#include "trainer/model/model_file.h"
 
 namespace blur::collector {
 
@@ -74,4 +74,4 @@ EncodedSplits encode_corpus(const std::string& corpus, CorpusFormat format,
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_TRAIN_TRAINER_H
+#endif  // BLUR_COLLECTOR_TRAINER_DPSGD_TRAINER_H

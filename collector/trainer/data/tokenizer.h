@@ -21,8 +21,8 @@
 //     except a '.' after a single letter (initials, e.g.) or a listed
 //     abbreviation (mr, dr, st, ...); at a blank line; and at the end of the
 //     text. Empty sentences are dropped.
-#ifndef BLUR_COLLECTOR_TRAIN_TOKENIZER_H
-#define BLUR_COLLECTOR_TRAIN_TOKENIZER_H
+#ifndef BLUR_COLLECTOR_TRAINER_DATA_TOKENIZER_H
+#define BLUR_COLLECTOR_TRAINER_DATA_TOKENIZER_H
 
 #include <string>
 #include <string_view>
@@ -52,4 +52,4 @@ bool is_valid_utf8(std::string_view bytes, size_t* error_offset = nullptr);
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_TRAIN_TOKENIZER_H
+#endif  // BLUR_COLLECTOR_TRAINER_DATA_TOKENIZER_H

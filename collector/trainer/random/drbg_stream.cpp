@@ -1,4 +1,4 @@
-#include "train/drbg_stream.h"
+#include "trainer/random/drbg_stream.h"
 
 #include <sys/random.h>
 
