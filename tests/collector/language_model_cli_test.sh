@@ -19,6 +19,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert abs(d["epsilon"] - 0.7242) < 5e-5, d
 assert d["accountant"] == "rdp" and d["order"] > 1, d
+# PLD at the same noise: tighter than RDP (0.6401, docs/math.md §6.7).
+assert abs(d["epsilon_pld"] - 0.6401) < 0.0065, d
 PY
 "$collector" privacy --sample-rate 0.0025 --target-epsilon 0.7242 --steps 6000 --delta 1e-5 > "$work/c.json"
 python3 -c "import json; d=json.load(open('$work/c.json')); assert abs(d['noise_multiplier']-1.3) < 2e-3 and d['epsilon'] <= 0.7242, d"
@@ -41,6 +43,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 p = d["privacy"]
 assert 7.5 < p["epsilon"] <= 8.0 and p["delta"] == 1e-5 and p["accountant"] == "rdp", p
+assert 0 < p["epsilon_pld"] < p["epsilon"], p  # the same run under the PLD accountant
 assert d["vocabulary"]["source"] == "dp" and d["training"]["noise_multiplier"] > 0, d
 for k in ("top1", "top3", "perplexity"): assert k in d["validation"], d
 PY

@@ -9,6 +9,7 @@
 
 #include "blur/model/next_word_model.h"
 #include "blur/model/next_word_predictor.h"
+#include "trainer/accountants/pld_accountant.h"
 #include "trainer/accountants/rdp_accountant.h"
 #include "trainer/data/evaluation.h"
 #include "trainer/dpsgd/trainer.h"
@@ -174,6 +175,10 @@ int run_privacy(const PrivacyArgs& p, const CLI::App& cmd) {
   out["noise_multiplier"] = sigma;
   out["epsilon"] = std::isinf(e.epsilon) ? nlohmann::json("inf") : nlohmann::json(e.epsilon);
   out["order"] = e.order;
+  // The PLD accountant at the same noise: tighter (docs/math.md §6.7).
+  const PldValue pld = pld_epsilon(p.sample_rate, sigma, p.steps, p.delta);
+  if (!pld) return fail("PLD accountant: " + pld.error, 2);
+  out["epsilon_pld"] = std::isinf(pld.value) ? nlohmann::json("inf") : nlohmann::json(pld.value);
   std::cout << out.dump(2) << "\n";
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "trainer/accountants/pld_accountant.h"
 #include "trainer/accountants/rdp_accountant.h"
 #include "trainer/data/evaluation.h"
 #include "trainer/dpsgd/dp_sgd.h"
@@ -250,10 +251,19 @@ TrainReport train_language_model(const TrainOptions& o,
   if (is_private) {
     const auto result =
         accountant_for(dp_vocabulary, o.vocab_noise_multiplier, q, sigma, steps).epsilon(o.delta);
+    // The PLD accountant over the same phases: a tighter epsilon for the
+    // same noise (docs/math.md §6.7); the run was calibrated with RDP.
+    PldAccountant pld;
+    PldStatus added;
+    if (dp_vocabulary) added = pld.add(1.0, o.vocab_noise_multiplier, 1);
+    if (added && steps > 0) added = pld.add(q, sigma, steps);
+    const PldValue pld_epsilon = added ? pld.epsilon(o.delta) : PldValue{0, added.code, added.error};
     summary["privacy"] = {{"epsilon", result.epsilon},
                           {"delta", o.delta},
                           {"order", result.order},
                           {"accountant", "rdp"},
+                          {"epsilon_pld", pld_epsilon ? nlohmann::json(pld_epsilon.value)
+                                                      : nlohmann::json(pld_epsilon.error)},
                           {"unit", "corpus unit (line, fortune or user)"},
                           {"seeded_for_reproducibility", o.seed.has_value()}};
   } else {
