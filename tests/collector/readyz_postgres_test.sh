@@ -44,7 +44,7 @@ api=http://127.0.0.1:$collector_port
 probe() { /usr/bin/python3 -c 'import json,sys,time,urllib.request,urllib.error
 start = time.monotonic()
 try:
-    r = urllib.request.urlopen(sys.argv[1], timeout=30); status, body = r.status, r.read()
+    r = urllib.request.urlopen(sys.argv[1], timeout=10); status, body = r.status, r.read()
 except urllib.error.HTTPError as e:
     status, body = e.code, e.read()
 print(status, int((time.monotonic() - start) * 1000), json.loads(body).get("reason", ""))' "$1"; }

@@ -90,7 +90,10 @@ case $action in
     mkdir -p "$sock"
     [ "$(id -u)" = 0 ] && chown "$PG_USER" "$sock"
 
-    if ! as_pg "$PG_BIN/initdb" -D "$dir/data" -A trust -U "$PG_USER" -E UTF8 --no-locale \
+    # --no-sync: initdb's own flush of the new cluster (tens of MB) is for
+    # surviving a crash of this machine, which a test cluster need not; it
+    # took tens of seconds beside fsync-heavy tests. The server's fsync stays on.
+    if ! as_pg "$PG_BIN/initdb" -D "$dir/data" -A trust -U "$PG_USER" -E UTF8 --no-locale --no-sync \
       >"$dir/initdb.log" 2>&1; then
       tail -n 20 "$dir/initdb.log" >&2
       die "initdb failed"
