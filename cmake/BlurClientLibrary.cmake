@@ -3,6 +3,7 @@
 # the installed package (blurConfig.cmake), which set:
 #   BLUR_SDK_INCLUDE_DIR  the directory holding blur/ (public headers)
 #   BLUR_SDK_SOURCE_DIR   the SDK's sources (src/ in the tree, share/blur/src installed)
+#   BLUR_SDK_SOURCE_FILES their names, but the Client's and the C API's
 # and provide the targets blur::sdk, blur::mbedtls and blur::proto.
 
 # The mechanisms' names and ids, read from the one table.
@@ -73,8 +74,8 @@ function(blur_client_library target)
   set(_client_sources ${BLUR_SDK_SOURCE_DIR}/client.cpp ${BLUR_SDK_SOURCE_DIR}/c_api.cpp)
   if(ARG_CONFIG_FILE)
     get_filename_component(_config "${ARG_CONFIG_FILE}" ABSOLUTE)
-    file(GLOB _sdk_sources ${BLUR_SDK_SOURCE_DIR}/*.cpp)
-    add_library(${target} STATIC ${_sdk_sources})
+    list(TRANSFORM BLUR_SDK_SOURCE_FILES PREPEND ${BLUR_SDK_SOURCE_DIR}/ OUTPUT_VARIABLE _sdk_sources)
+    add_library(${target} STATIC ${_sdk_sources} ${_client_sources})
     blur_sdk_setup(${target} "${_config}")
   else()
     add_library(${target} STATIC ${_client_sources})
