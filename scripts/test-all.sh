@@ -38,6 +38,24 @@ for preset in "${presets[@]}"; do
   fi
 done
 
+# What failed and why, just above the summary, where a truncated CI log
+# still shows it: each failing test's assertion and error lines.
+for preset in "${presets[@]}"; do
+  failed_list=build/$preset/Testing/Temporary/LastTestsFailed.log
+  full_log=build/$preset/Testing/Temporary/LastTest.log
+  [ -s "$failed_list" ] && [ -f "$full_log" ] || continue
+  echo
+  echo "=== $preset: why the failing tests failed"
+  cut -d: -f2- "$failed_list" | while read -r name; do
+    echo "--- $name"
+    awk -v name="$name" '
+      $0 ~ "Testing: " name "$" { inside = 1; next }
+      inside && /^<end of output>/ { inside = 0 }
+      inside && /Failure|FAILED|error|Error|Expected|Which is|Value of|Actual|timeout|Timeout|FAIL/ { print }
+    ' "$full_log" | head -n 12
+  done
+done
+
 echo
 echo "=== summary ($(( $(date +%s) - start_all )) s)"
 for preset in "${presets[@]}"; do

@@ -67,6 +67,10 @@ class CollectorFixture : public ::testing::Test {
     ASSERT_GT(port_, 0);
     thread_ = std::thread([this] { server_->run(); });
     client_ = std::make_unique<httplib::Client>("127.0.0.1", port_);
+    // A commit under ASan on a busy CI disk can take longer than
+    // cpp-httplib's 5 s default; the tests assert answers, not speed.
+    client_->set_read_timeout(std::chrono::seconds(120));
+    client_->set_write_timeout(std::chrono::seconds(120));
     for (int i = 0; i < 100 && !client_->Get("/healthz"); ++i) usleep(10000);
   }
   void TearDown() override {
@@ -445,7 +449,7 @@ class CommitGate {
   }
   bool wait_entered() {
     std::unique_lock<std::mutex> lock(mutex_);
-    return changed_.wait_for(lock, std::chrono::seconds(10), [this] { return entered_; });
+    return changed_.wait_for(lock, std::chrono::seconds(60), [this] { return entered_; });
   }
   void open() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -598,6 +602,7 @@ TEST_F(FullQueueFixture, FullQueueIs503WithRetryAfter) {
   auto post_from_thread = [this](const std::string& body) {
     return std::async(std::launch::async, [this, body] {
       httplib::Client client("127.0.0.1", port_);
+      client.set_read_timeout(std::chrono::seconds(120));
       auto response = client.Post("/v1/reports", body, "application/x-protobuf");
       return response ? response->status : -1;
     });
@@ -605,15 +610,15 @@ TEST_F(FullQueueFixture, FullQueueIs503WithRetryAfter) {
   auto first = post_from_thread(bodies[0]);  // taken by the writer, which then waits
   ASSERT_TRUE(gate_->wait_entered());
   auto second = post_from_thread(bodies[1]);  // fills the queue (one report)
-  for (int i = 0; i < 1000 && committer_->stats().queued_reports == 0; ++i) {
+  for (int i = 0; i < 12000 && committer_->stats().queued_reports == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ASSERT_EQ(committer_->stats().queued_reports, 1u);
 
-  const auto asked = std::chrono::steady_clock::now();
+  // Answered while the writer is still held: the 503 did not wait for a commit.
   auto refused = post(bodies[2]);
   ASSERT_TRUE(refused);
-  EXPECT_LT(std::chrono::steady_clock::now() - asked, std::chrono::seconds(2));
+  EXPECT_EQ(committer_->stats().queued_reports, 1u);
   EXPECT_EQ(refused->status, 503) << refused->body;
   EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
   EXPECT_NE(nlohmann::json::parse(refused->body)["error"].get<std::string>().find(
