@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "device_life.h"
 #include "enrollment.h"
 #include "estimate/metric_estimate.h"
 #include "ingest/batch_decoder.h"
@@ -89,19 +90,6 @@ void print_table(const Options& o, const nlohmann::json& estimate,
               estimate["estimates"][order[0]]["stderr"].get<double>() / n);
 }
 
-// What became of one batch.
-struct Delivery {
-  enum class Kind { kStored, kRefused, kUnreachable };
-  Kind kind = Kind::kUnreachable;
-  uint64_t accepted = 0;
-  uint64_t duplicates = 0;
-  uint64_t over_limit = 0;  // refused for good by the contribution bound
-  uint64_t resent = 0;      // attempts after the first
-  std::string error;
-};
-using Deliver =
-    std::function<Delivery(uint64_t device_nonce, const std::string& batch, size_t count)>;
-
 // POSTs a batch. Network failures and 5xx are retried with exponential
 // backoff (the device keeps the reports until a 200); any other answer is
 // final: a 4xx (409: a report id reused with other content, 400: a bad
@@ -159,94 +147,6 @@ Delivery post_batch(httplib::Client& client, const std::string& batch, const std
           0,
           resent,
           "no answer but failures after " + std::to_string(retries + 1) + " attempts: " + last};
-}
-
-struct DeviceOutcome {
-  uint64_t acknowledged = 0;  // reports
-  uint64_t accepted = 0;
-  uint64_t duplicates = 0;
-  uint64_t over_limit = 0;
-  uint64_t resent = 0;   // batch attempts after the first
-  uint32_t pending = 0;  // reports left in the device's queue
-  bool unreachable = false;
-  std::string error;  // empty: every report acknowledged
-};
-
-// Sends the device's pending reports, batch by batch, acknowledging each
-// batch only after the collector stored all of it.
-bool send_pending(SimulatedDevice& device, const Deliver& deliver, DeviceOutcome* out) {
-  std::string batch;
-  for (;;) {
-    size_t count = 0;
-    uint64_t token = 0;
-    Status status = device.pending_batch(&batch, &count, &token);
-    if (status != Status::kOk) {
-      out->error = std::string("pending_batch: ") + status_name(status);
-      return false;
-    }
-    if (count == 0) return true;
-    const Delivery delivery = deliver(device.device_nonce(), batch, count);
-    out->resent += delivery.resent;
-    if (delivery.kind != Delivery::Kind::kStored) {
-      out->unreachable = delivery.kind == Delivery::Kind::kUnreachable;
-      out->error = delivery.error;
-      return false;
-    }
-    if (delivery.accepted + delivery.duplicates + delivery.over_limit != count) {
-      out->error = "collector answered 200 for " + std::to_string(count) + " reports but counted " +
-                   std::to_string(delivery.accepted) + " new and " +
-                   std::to_string(delivery.duplicates) + " already stored";
-      if (delivery.over_limit != 0) {
-        out->error += " and " + std::to_string(delivery.over_limit) + " over the limit";
-      }
-      return false;
-    }
-    status = device.acknowledge(token);
-    if (status != Status::kOk) {
-      out->error = std::string("acknowledge: ") + status_name(status);
-      return false;
-    }
-    out->acknowledged += count;
-    out->accepted += delivery.accepted;
-    out->duplicates += delivery.duplicates;
-    out->over_limit += delivery.over_limit;
-  }
-}
-
-// One device's life: first boot, `reports` records of its value (sending
-// what is pending whenever the queue is full), then sending until nothing
-// is pending.
-DeviceOutcome live(const Options& o, uint64_t index, const MetricConfig& metric,
-                   uint64_t budget_micros, uint32_t value, const Deliver& deliver) {
-  const uint64_t fleet_seed = o.seed;
-  const uint32_t reports = o.reports;
-  DeviceOutcome out;
-  SimulatedDevice device(device_seed(fleet_seed, index));
-  if (o.spread_hours != 0) {
-    // Device i's clock i hours (mod the spread) behind now, a minute into
-    // the hour: its reports fall in that hour's buckets.
-    const auto now = static_cast<uint64_t>(std::time(nullptr));
-    device.set_clock(now - now % 3600 - (index % o.spread_hours) * 3600 + 60);
-  }
-  auto failed = [&](const char* step, Status status) {
-    out.error = std::string(step) + ": " + status_name(status);
-    out.pending = device.pending();
-    return out;
-  };
-  Status status = device.boot(budget_micros, metric);
-  if (status != Status::kOk) return failed("boot", status);
-  for (uint32_t r = 0; r < reports; ++r) {
-    status = device.record(metric.id, value);
-    if (status == Status::kQueueFull) {
-      if (!send_pending(device, deliver, &out)) break;
-      status = device.record(metric.id, value);
-    }
-    if (status != Status::kOk) return failed("record", status);
-  }
-  if (out.error.empty()) send_pending(device, deliver, &out);
-  out.pending = device.pending();
-  if (out.error.empty() && out.pending != 0) out.error = "reports still pending";
-  return out;
 }
 
 // Totals over the fleet; devices run on several threads.
@@ -309,26 +209,9 @@ int fleet(const Options& o) {
   if (o.offline) {
     // The collector's own path, in process: decode, validate, count, estimate.
     collector::Aggregate aggregate(*metric);
-    const Deliver deliver = [&](uint64_t, const std::string& batch, size_t count) {
-      Delivery delivery;
-      delivery.kind = Delivery::Kind::kRefused;
-      collector::Batch decoded;
-      if (!collector::decode_batch(reinterpret_cast<const uint8_t*>(batch.data()), batch.size(),
-                                   &decoded, &delivery.error)) {
-        return delivery;
-      }
-      delivery.error =
-          collector::validate_batch(decoded, [&](uint32_t id) -> std::optional<MetricConfig> {
-            return id == metric->id ? std::optional<MetricConfig>(*metric) : std::nullopt;
-          });
-      if (!delivery.error.empty()) return delivery;
-      for (const auto& r : decoded.reports) aggregate.add(r);
-      delivery.kind = Delivery::Kind::kStored;
-      delivery.accepted = count;
-      return delivery;
-    };
+    const Deliver deliver = offline_delivery(*metric, &aggregate);
     for (uint64_t i = 0; i < devices; ++i) {
-      const DeviceOutcome outcome = live(o, i, *metric, budget, truth[i], deliver);
+      const DeviceOutcome outcome = live(o, i, *metric, budget, record_value(*metric, truth[i]), deliver);
       if (!outcome.error.empty()) return fail("device " + std::to_string(i) + ": " + outcome.error);
     }
     nlohmann::json out = collector::estimate_json(aggregate, *collector::post_processing_from_name(o.postprocess));
@@ -369,7 +252,7 @@ int fleet(const Options& o) {
       };
       for (uint64_t i = next++; i < devices && !tally.stop; i = next++) {
         const uint64_t finished =
-            tally.add(i, live(o, i, *metric, budget, truth[i], deliver));
+            tally.add(i, live(o, i, *metric, budget, record_value(*metric, truth[i]), deliver));
         if (finished % std::max<uint64_t>(devices / 10, 1) == 0) {
           std::fprintf(stderr, "  %3llu%%  %llu devices reported\n",
                        static_cast<unsigned long long>(finished * 100 / devices),

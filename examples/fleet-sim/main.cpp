@@ -3,6 +3,7 @@
 //   blur-device-sim randomize --mechanism grr --epsilon 1 --domain 16 --input 3 --count 100000
 //   blur-device-sim fleet --mechanism rr --epsilon 1 --devices 20000 --true-rate 0.3 --offline
 //   blur-device-sim fleet --collector http://127.0.0.1:8080 --metric 1 ... [--table]
+//   blur-device-sim discover --mechanism pem --epsilon 4 --values words.txt --top-k 10 --offline
 //   blur-device-sim load --collector http://127.0.0.1:8080 --metric 1 --duration 10
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -11,6 +12,7 @@
 
 #include "estimate/metric_estimate.h"
 #include "estimate/numeric_summary.h"
+#include "discover.h"
 #include "enrollment.h"
 #include "fleet.h"
 #include "load_generator.h"
@@ -151,6 +153,32 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"none", "norm-sub"}))
       ->capture_default_str();
 
+  auto* discover_cmd = app.add_subcommand(
+      "discover",
+      "Word discovery: each line of --values is a device (a blur::Client) recording that word "
+      "with pem; the collector's decoder finds the top-k words; prints JSON");
+  discover_cmd->add_option("--mechanism", o.mechanism, "pem")->capture_default_str();
+  discover_cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")
+      ->capture_default_str();
+  discover_cmd->add_option("--values", o.values_file, "Words, one per line and device")
+      ->required()
+      ->check(CLI::ExistingFile);
+  discover_cmd->add_option("--top-k", o.top_k, "How many words to report")
+      ->check(CLI::Range(1u, 1000u))
+      ->capture_default_str();
+  discover_cmd
+      ->add_option("--max-length", o.max_length,
+                   "The metric's longest word, 2..16 (default: the longest in --values)")
+      ->check(CLI::Range(2u, 16u));
+  discover_cmd->add_option("--beam", o.beam,
+                           "Prefixes kept per level (default: max(8 top-k, 64))");
+  discover_cmd->add_option("--budget", o.budget_nats, "Each device's lifetime epsilon budget (nats)")
+      ->capture_default_str();
+  discover_cmd->add_flag("--offline", o.offline,
+                         "Decode, validate, count and discover in process (required)");
+  seeds.push_back(discover_cmd->add_option(
+      "--seed", o.seed, "Seed of the simulated devices' entropy (default: fresh, printed)"));
+
   auto* load_cmd = app.add_subcommand(
       "load",
       "Load generator: POST pre-built batches (real SDK devices) with a fresh device "
@@ -183,5 +211,6 @@ int main(int argc, char** argv) {
   if (load_cmd->parsed()) return blur::sim::load(o);
   std::string error;
   if (!blur::sim::resolve_seed(&o, &error)) return fail(error);
+  if (discover_cmd->parsed()) return blur::sim::discover(o);
   return blur::sim::fleet(o);
 }

@@ -38,6 +38,10 @@ struct Options {
   // Credentials (enrollment.h): the files named, or the environment.
   std::string enrollment_secret_file, reader_token_file;
   std::string enrollment_secret, reader_token;
+  // discover
+  uint32_t top_k = 10;
+  uint32_t max_length = 0;  // 0: the longest word in --values
+  uint32_t beam = 0;        // 0: the decoder's default
   // load
   double duration = 10;
   uint32_t batch = 64;

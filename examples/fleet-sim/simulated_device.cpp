@@ -54,6 +54,11 @@ Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric) 
       if (!rappor.ok()) return rappor.status();
       return DeviceMechanism(rappor.value());
     }
+    case collector::MechanismId::kPrefixExtension: {
+      const auto pem = PrefixExtension::create(metric.epsilon_micros, metric.domain_size);
+      if (!pem.ok()) return pem.status();
+      return DeviceMechanism(pem.value());
+    }
     case collector::MechanismId::kOneBitMean: {
       const auto onebit = OneBitMean::create(metric.epsilon_micros, metric.domain_size);
       if (!onebit.ok()) return onebit.status();
@@ -70,8 +75,11 @@ EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism) {
 Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, ReportPayload* out) {
   return std::visit(
       [&](const auto& m) {
-        constexpr PayloadKind kind = std::decay_t<decltype(m)>::kPayload;
-        if constexpr (kind == PayloadKind::kBits) {
+        using M = std::decay_t<decltype(m)>;
+        constexpr PayloadKind kind = M::kPayload;
+        if constexpr (!std::is_same_v<MechanismValueT<M>, uint32_t>) {
+          return Status::kInvalidArgument;
+        } else if constexpr (kind == PayloadKind::kBits) {
           out->bit_count = static_cast<uint16_t>(m.domain_size());
           return m.randomize(rng, value, out->bits);
         } else if constexpr (kind == PayloadKind::kBloom) {
@@ -86,6 +94,20 @@ Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, Rep
         } else {
           out->bit_count = 0;
           return m.randomize(rng, value, &out->value);
+        }
+      },
+      mechanism);
+}
+
+Status randomize_word(const DeviceMechanism& mechanism, Rng& rng, const Word& word,
+                      ReportPayload* out) {
+  return std::visit(
+      [&](const auto& m) {
+        if constexpr (std::is_same_v<MechanismValueT<std::decay_t<decltype(m)>>, Word>) {
+          out->bit_count = 0;
+          return m.randomize(rng, word, &out->seed, &out->value);
+        } else {
+          return Status::kInvalidArgument;
         }
       },
       mechanism);

@@ -11,6 +11,7 @@
 
 #include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/client.h"
+#include "blur/discovery/prefix_extension.h"
 #include "blur/mechanisms/discrete_laplace.h"
 #include "blur/mechanisms/generalized_randomized_response.h"
 #include "blur/mechanisms/hadamard_response.h"
@@ -30,11 +31,16 @@ namespace blur::sim {
 // The device-side mechanism for a metric configuration.
 using DeviceMechanism =
     std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse, UnaryEncoding,
-                 DiscreteLaplace, OneBitMean, HadamardResponse, LocalHashing, Rappor>;
+                 DiscreteLaplace, OneBitMean, HadamardResponse, LocalHashing, Rappor,
+                 PrefixExtension>;
 Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric);
 EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism);
-// One randomization, without a ledger (for measuring the randomizer).
+// One randomization, without a ledger (for measuring the randomizer):
+// `value` for an index mechanism, `word` for a discovery one (the other
+// kind answers kInvalidArgument).
 Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, ReportPayload* out);
+Status randomize_word(const DeviceMechanism& mechanism, Rng& rng, const Word& word,
+                      ReportPayload* out);
 // A payload as the collector's decoder would deliver it for `metric`.
 collector::IncomingReport as_incoming(const ReportPayload& payload,
                                       const collector::MetricConfig& metric);
@@ -57,6 +63,9 @@ class SimulatedDevice {
   // budget and adds `metric`.
   Status boot(uint64_t budget_micros, const collector::MetricConfig& metric);
   Status record(uint32_t metric_id, uint32_t value) { return client_.record(metric_id, value); }
+  Status record_word(uint32_t metric_id, const std::string& word) {
+    return client_.record_word(metric_id, word.data(), word.size());
+  }
   // The oldest pending reports as an encoded blur.ReportBatch; *count = 0
   // when nothing is pending. Acknowledge `*ack_token` after the collector's 200.
   Status pending_batch(std::string* batch, size_t* count, uint64_t* ack_token) const;

@@ -175,6 +175,12 @@ blur_status blur_record(blur_client* client, uint32_t metric_id, uint32_t value)
   return to_c(client->client.record(metric_id, value));
 }
 
+blur_status blur_record_word(blur_client* client, uint32_t metric_id, const char* word,
+                             size_t size) {
+  if (client == nullptr) return BLUR_INVALID_ARGUMENT;
+  return to_c(client->client.record_word(metric_id, word, size));
+}
+
 blur_status blur_pending_batch(blur_client* client, uint8_t* buffer, size_t capacity,
                                size_t* written, size_t* count, uint64_t* ack_token) {
   if (client == nullptr) return BLUR_INVALID_ARGUMENT;

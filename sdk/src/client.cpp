@@ -104,6 +104,10 @@ Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t 
         return store(
             Rappor::create(epsilon_micros, domain_size, RapporShape{}, BloomHashKey{metric_id, 0}));
       break;
+    case Id::kPrefixExtension:
+      if constexpr (mechanism_built(Id::kPrefixExtension))
+        return store(PrefixExtension::create(epsilon_micros, domain_size));
+      break;
   }
   return Status::kNotBuilt;
 }
@@ -152,7 +156,16 @@ Status Client::add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicr
   return Status::kOk;
 }
 
-Status Client::record(uint32_t metric_id, uint32_t value) {
+Status Client::record(uint32_t metric_id, uint32_t value) { return record_value(metric_id, value); }
+
+Status Client::record_word(uint32_t metric_id, const char* word, size_t size) {
+  const Result<Word> parsed = Word::parse(word, size);
+  if (!parsed.ok()) return parsed.status();
+  return record_value(metric_id, parsed.value());
+}
+
+template <typename Value>
+Status Client::record_value(uint32_t metric_id, const Value& value) {
   if (!ready_) return Status::kInvalidArgument;
   const Metric* metric = nullptr;
   for (uint32_t i = 0; i < metric_count_; ++i) {
@@ -160,32 +173,37 @@ Status Client::record(uint32_t metric_id, uint32_t value) {
   }
   if (metric == nullptr) return Status::kInvalidArgument;
   return metric->mechanism.visit([&](const auto& mechanism) {
-    if (value >= mechanism.domain_size()) return Status::kInvalidArgument;
-    // Room first (nothing is spent on a report that could not be queued),
-    // then the durable charge and the randomization, then the append.
-    size_t bound = kMaxEncodedScalarReportSize;
     using M = std::decay_t<decltype(mechanism)>;
-    if constexpr (M::kPayload == PayloadKind::kBits || M::kPayload == PayloadKind::kBloom) {
-      bound += 12 + mechanism.payload_bytes();
-    }
-    BLUR_TRY(queue_.has_room(bound));
-    if constexpr (std::is_same_v<M, MemoizedMean>) {
-      uint32_t point = 0;
-      BLUR_TRY(mechanism.round(ledger_.secret(), metric_id, value, &point));
-      BLUR_TRY(ledger_.check_memoized(0, mechanism.longitudinal_epsilon(), metric_id, point));
-      BLUR_TRY(make_memoized_mean_report(ledger_, mechanism, metric_id, value, &report_));
-    } else if constexpr (IsMemoized<M>::value) {
-      BLUR_TRY(ledger_.check_memoized(mechanism.epsilon_charged(), mechanism.longitudinal_epsilon(),
-                                      metric_id, value));
-      BLUR_TRY(make_memoized_report(ledger_, rng_, mechanism, metric_id, value, &report_));
+    // A word for a word metric, an index for the others.
+    if constexpr (!std::is_same_v<MechanismValueT<M>, Value>) {
+      return Status::kInvalidArgument;
     } else {
-      BLUR_TRY(ledger_.check(mechanism.epsilon_charged(), metric_id));
-      BLUR_TRY(make_report(ledger_, rng_, mechanism, metric_id, value, &report_));
+      if (!in_domain(mechanism, value)) return Status::kInvalidArgument;
+      // Room first (nothing is spent on a report that could not be queued),
+      // then the durable charge and the randomization, then the append.
+      size_t bound = kMaxEncodedScalarReportSize;
+      if constexpr (M::kPayload == PayloadKind::kBits || M::kPayload == PayloadKind::kBloom) {
+        bound += 12 + mechanism.payload_bytes();
+      }
+      BLUR_TRY(queue_.has_room(bound));
+      if constexpr (std::is_same_v<M, MemoizedMean>) {
+        uint32_t point = 0;
+        BLUR_TRY(mechanism.round(ledger_.secret(), metric_id, value, &point));
+        BLUR_TRY(ledger_.check_memoized(0, mechanism.longitudinal_epsilon(), metric_id, point));
+        BLUR_TRY(make_memoized_mean_report(ledger_, mechanism, metric_id, value, &report_));
+      } else if constexpr (IsMemoized<M>::value) {
+        BLUR_TRY(ledger_.check_memoized(mechanism.epsilon_charged(),
+                                        mechanism.longitudinal_epsilon(), metric_id, value));
+        BLUR_TRY(make_memoized_report(ledger_, rng_, mechanism, metric_id, value, &report_));
+      } else {
+        BLUR_TRY(ledger_.check(mechanism.epsilon_charged(), metric_id));
+        BLUR_TRY(make_report(ledger_, rng_, mechanism, metric_id, value, &report_));
+      }
+      if constexpr (kObservedTimeBuilt) report_.observed_minute = observed_minute(port_);
+      size_t size = 0;
+      BLUR_TRY(encode_report(report_, message_, sizeof message_, &size));
+      return queue_.append(report_.report_id, message_, size);
     }
-    if constexpr (kObservedTimeBuilt) report_.observed_minute = observed_minute(port_);
-    size_t size = 0;
-    BLUR_TRY(encode_report(report_, message_, sizeof message_, &size));
-    return queue_.append(report_.report_id, message_, size);
   });
 }
 

@@ -36,7 +36,7 @@ void Aggregate::merge(const Aggregate& other) {
 
 std::vector<uint64_t> Aggregate::support_counts() const {
   std::vector<uint64_t> support(metric_.domain_size, 0);
-  if (!spec_->numeric) spec_->support(metric_, tally_.data(), reports_, support.data());
+  if (spec_->support != nullptr) spec_->support(metric_, tally_.data(), reports_, support.data());
   return support;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "discovery/word_discovery.h"
 #include "estimate/frequency_oracle.h"
 #include "estimate/numeric_summary.h"
 #include "registry/mechanism_spec.h"
@@ -12,6 +13,27 @@ namespace {
 
 void write_interval(JsonWriter& out, std::string_view name, double low, double high) {
   out.key(name).begin_array().value(low).value(high).end_array();
+}
+
+// {"top_k": K, "words": [{"word": "the", "estimate": ..., "stderr": ...,
+//  "ci95": [lo, hi], "fraction": ...}, ...]}, in decreasing estimate order.
+void write_discovery(const Aggregate& aggregate, JsonWriter& out) {
+  const DiscoveryOptions options;
+  const Discovery found =
+      discover_words(aggregate.metric(), aggregate.tally(), aggregate.reports(), options);
+  const double n = static_cast<double>(aggregate.reports());
+  out.member("top_k", options.top_k);
+  out.key("words").begin_array();
+  for (const DiscoveredWord& w : found.words) {
+    out.begin_object()
+        .member("word", w.word)
+        .member("estimate", w.estimate.count)
+        .member("stderr", w.estimate.std_error);
+    write_interval(out, "ci95", w.estimate.ci95_low, w.estimate.ci95_high);
+    out.member("fraction", w.estimate.count / n);
+    out.end_object();
+  }
+  out.end_array();
 }
 
 }  // namespace
@@ -28,6 +50,10 @@ void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter&
       .member("epsilon", metric.epsilon_micros / 1e6)
       .member("domain_size", metric.domain_size)
       .member("n", aggregate.reports());
+  if (mechanism_spec(metric.mechanism).discovers_words) {
+    write_discovery(aggregate, out);
+    return;
+  }
   if (aggregate.reports() == 0) {
     out.key("estimates").begin_array().end_array();
     return;

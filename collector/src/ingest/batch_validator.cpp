@@ -2,6 +2,8 @@
 
 #include <unordered_set>
 
+#include "blur/discovery/prefix_extension.h"
+
 namespace blur::collector {
 
 std::string validate_batch(const Batch& batch, const MetricLookup& lookup, bool* unknown_metric) {
@@ -54,6 +56,13 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup, bool*
       if (r.value >= metric->rappor.cohort_count) {
         return where + "cohort " + std::to_string(r.value) + " is outside the " +
                std::to_string(metric->rappor.cohort_count) + " cohorts of " + describe(*metric);
+      }
+    } else if (metric->mechanism == MechanismId::kPrefixExtension) {
+      if (r.hash_a >= blur::PrefixExtension::levels(metric->domain_size) ||
+          r.hash_b >= blur::kPrefixHashSeeds ||
+          r.value >> blur::PrefixExtension::bucket_bits(metric->epsilon_micros) != 0) {
+        return where + "prefix level, hash seed or bucket outside the family of " +
+               describe(*metric);
       }
     } else if (shape == PayloadKind::kLocalHash) {
       const auto lh = local_hash_shape(*metric);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "blur/discovery/prefix_extension.h"
 #include "blur/mechanisms/bloom_hash.h"
 #include "blur/mechanisms/hadamard_response.h"
 #include "blur/mechanisms/local_hashing.h"
@@ -142,6 +143,29 @@ OracleParams local_hash(const MetricConfig& metric) {
                       1.0 / g};
 }
 
+// ---- prefix extension (word discovery) ---------------------------------------
+
+size_t prefix_tally_size(const MetricConfig& metric) {
+  return size_t{blur::PrefixExtension::levels(metric.domain_size)} * blur::kPrefixHashSeeds
+         << blur::PrefixExtension::bucket_bits(metric.epsilon_micros);
+}
+
+// Index ((level * seeds) + seed) * 2^g + bucket; the validator bounds each.
+void tally_prefix(const MetricConfig& metric, const IncomingReport& report, uint64_t multiplicity,
+                  uint64_t* tally) {
+  const uint32_t bits = blur::PrefixExtension::bucket_bits(metric.epsilon_micros);
+  tally[((size_t{report.hash_a} * blur::kPrefixHashSeeds + report.hash_b) << bits) |
+        report.value] += multiplicity;
+}
+
+// Randomized response over 2^g buckets; another prefix shares the bucket
+// with probability 2^-g over the family (prefix_hash.h).
+OracleParams prefix_extension(const MetricConfig& metric) {
+  const uint32_t g = 1u << blur::PrefixExtension::bucket_bits(metric.epsilon_micros);
+  return OracleParams{randomized_response_params(metric.epsilon_micros, g).p,
+                      1.0 / static_cast<double>(g)};
+}
+
 // ---- RAPPOR -----------------------------------------------------------------
 
 size_t bloom_tally_size(const MetricConfig& metric) {
@@ -261,6 +285,14 @@ constexpr MechanismSpec kRapporSpec{
     tally_bloom,
     bloom_support,
     rappor_params};
+constexpr MechanismSpec kPrefixExtensionSpec{MechanismId::kPrefixExtension,
+                                             false,
+                                             mechanism_max_domain(MechanismId::kPrefixExtension),
+                                             prefix_tally_size,
+                                             tally_prefix,
+                                             nullptr,
+                                             prefix_extension,
+                                             true};
 
 }  // namespace
 

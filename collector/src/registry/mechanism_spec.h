@@ -19,6 +19,10 @@
 //   local hashing (olh, blh): (a, b, y) supports v iff top(a v + b) = y, i.e.
 //     top(a v) = y xor top(b); tally = count per (a, that key), and a v is
 //     evaluated once per a with nonzero counts and value.
+//   prefix extension (pem, word discovery): a report (level l, seed s,
+//     bucket y) supports every prefix w of length l + 2 with h_{l,s}(w) = y;
+//     tally = count per (l, s, y). There is no fixed domain to support:
+//     discovery/word_discovery.h grows candidates over the tally instead.
 //   RAPPOR (rappor): (cohort c, filter r) supports v with weight
 //     sum_j r[position_j(v, c)] (0..h); tally = count per (cohort, bit), and
 //     v's positions are hashed once per cohort with reports.
@@ -52,6 +56,8 @@ struct MechanismSpec {
   void (*support)(const MetricConfig& metric, const uint64_t* tally, uint64_t reports,
                   uint64_t* support);
   OracleParams (*params)(const MetricConfig& metric);
+  // Word discovery (pem): no support(); estimates are discovered words.
+  bool discovers_words = false;
 };
 
 const MechanismSpec& mechanism_spec(MechanismId id);

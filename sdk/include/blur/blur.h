@@ -194,6 +194,12 @@ blur_status blur_add_metric(blur_client* client, const blur_metric* metric);
  * (else a budget status, nothing spent), randomizes, appends. */
 blur_status blur_record(blur_client* client, uint32_t metric_id, uint32_t value);
 
+/* The same for a word-discovery metric (BLUR_MECHANISM_PEM): `size` bytes
+ * of lower-case letters and apostrophes, 1 to the metric's domain size (its
+ * longest word); anything else is BLUR_INVALID_ARGUMENT, nothing spent. */
+blur_status blur_record_word(blur_client* client, uint32_t metric_id, const char* word,
+                             size_t size);
+
 /* The oldest pending reports as one encoded blur.ReportBatch (the body of
  * POST /v1/reports). *count = 0 when nothing is pending. Pass *ack_token
  * to blur_acknowledge once the collector answered 200. */

@@ -12,6 +12,8 @@
 
 #include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/config.h"
+#include "blur/discovery/prefix_extension.h"
+#include "blur/discovery/word.h"
 #include "blur/mechanisms/discrete_laplace.h"
 #include "blur/mechanisms/generalized_randomized_response.h"
 #include "blur/mechanisms/hadamard_response.h"
@@ -85,7 +87,11 @@ class Client {
   Status add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicros epsilon_micros,
                     uint32_t domain_size, EpsilonMicros longitudinal_epsilon = 0,
                     uint32_t rounding_buckets = 0);
+  // An index in the metric's domain (every mechanism but the discovery ones).
   Status record(uint32_t metric_id, uint32_t value);
+  // A word for a discovery metric (pem): `size` bytes of [a-z'], 1 to the
+  // metric's domain size (the longest word) of them, else kInvalidArgument.
+  Status record_word(uint32_t metric_id, const char* word, size_t size);
   // See ReportQueue::pending_batch; the token is the last id to acknowledge.
   Status pending_batch(uint8_t* buffer, size_t capacity, size_t* written, size_t* count,
                        uint64_t* ack_token) const;
@@ -99,6 +105,9 @@ class Client {
     uint32_t id;
     AnyMechanism mechanism;
   };
+  // record() and record_word(): Value is uint32_t or Word.
+  template <typename Value>
+  Status record_value(uint32_t metric_id, const Value& value);
 
   Port port_{};
   Partition ledger_partition_{};
@@ -182,6 +191,9 @@ Status AnyMechanism::visit(F&& f) const {
         if (memoized_) return f(as<Memoized<Rappor>>());
       }
       if constexpr (mechanism_built(Id::kRappor)) return f(as<Rappor>());
+      break;
+    case Id::kPrefixExtension:
+      if constexpr (mechanism_built(Id::kPrefixExtension)) return f(as<PrefixExtension>());
       break;
   }
   return Status::kNotBuilt;

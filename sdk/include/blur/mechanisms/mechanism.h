@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include "blur/config.h"
 #include "blur/mechanisms/mechanism_table.h"
 
@@ -81,6 +83,19 @@ constexpr const char* mechanism_name(MechanismId id) {
 constexpr bool mechanism_built(MechanismId id) {
   return ((BLUR_MECHANISM_SET >> static_cast<unsigned>(id)) & 1u) != 0;
 }
+// What a mechanism randomizes: an index into its domain (uint32_t) unless it
+// declares `using Value = ...` (the discovery mechanisms take a Word).
+template <typename Mechanism, typename = void>
+struct MechanismValue {
+  using type = uint32_t;
+};
+template <typename Mechanism>
+struct MechanismValue<Mechanism, std::void_t<typename Mechanism::Value>> {
+  using type = typename Mechanism::Value;
+};
+template <typename Mechanism>
+using MechanismValueT = typename MechanismValue<Mechanism>::type;
+
 inline constexpr bool kMemoizationBuilt = BLUR_MEMOIZATION != 0;
 
 // Whether the Client stamps each report with the port clock's minute

@@ -15,7 +15,8 @@
  *   PROTO_NAME  blur.proto's MECHANISM_<PROTO_NAME>
  *   Payload     the Report field it fills: blur::PayloadKind::k<Payload>
  *   max_domain  the largest domain size the device accepts (smallest: 2;
- *               the unary encodings' follows BLUR_MAX_BIT_VECTOR_BYTES)
+ *               the unary encodings' follows BLUR_MAX_BIT_VECTOR_BYTES;
+ *               for word discovery (pem) the longest word)
  *
  * A new mechanism: a line here, its device code (a header with create() and
  * randomize()), its collector spec (collector/src/registry/), its tests. */
@@ -33,7 +34,8 @@
   X(7, HadamardResponse, hr, HR, HADAMARD_RESPONSE, Index, 65535u) \
   X(8, OptimizedLocalHashing, olh, OLH, OLH, LocalHash, 4096u) \
   X(9, BinaryLocalHashing, blh, BLH, BLH, LocalHash, 4096u) \
-  X(10, Rappor, rappor, RAPPOR, RAPPOR, Bloom, 1048576u)
+  X(10, Rappor, rappor, RAPPOR, RAPPOR, Bloom, 1048576u) \
+  X(11, PrefixExtension, pem, PEM, PEM, LocalHash, 16u)
 /* clang-format on */
 
 /* After the table: config.h's defaults and checks expand it, and it gives

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "blur/discovery/word.h"
 #include "blur/epsilon.h"
 #include "blur/storage/ledger.h"
 #include "blur/mechanisms/mechanism.h"
@@ -25,6 +26,17 @@ struct Report {
   uint32_t observed_minute;  // the port clock's minutes when recorded; 0: no clock
 };
 
+// Whether `value` is one the mechanism randomizes: an index below the
+// domain size, or a word no longer than the discovery domain's longest.
+template <typename Mechanism>
+constexpr bool in_domain(const Mechanism& mechanism, uint32_t value) {
+  return value < mechanism.domain_size();
+}
+template <typename Mechanism>
+constexpr bool in_domain(const Mechanism& mechanism, const Word& word) {
+  return word.length != 0 && word.length <= mechanism.domain_size();
+}
+
 // Charges mechanism.epsilon_charged() to `ledger`, then randomizes `value`
 // (which must be in the mechanism's domain: checked before any charge).
 // On any failure `*out` is untouched and no report exists.
@@ -33,8 +45,8 @@ struct Report {
 // randomize(rng, value, &scalar | bits | &number) to match.
 template <typename Mechanism>
 Status make_report(Ledger& ledger, Rng& rng, const Mechanism& mechanism, uint32_t metric_id,
-                   uint32_t value, Report* out) {
-  if (out == nullptr || value >= mechanism.domain_size()) return Status::kInvalidArgument;
+                   const MechanismValueT<Mechanism>& value, Report* out) {
+  if (out == nullptr || !in_domain(mechanism, value)) return Status::kInvalidArgument;
   if (!rng.seeded()) return Status::kEntropyFailure;  // before spending anything
   Report report{};
   BLUR_TRY(ledger.charge(mechanism.epsilon_charged(), metric_id, &report.report_id));

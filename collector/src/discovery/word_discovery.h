@@ -1,0 +1,61 @@
+// Word discovery: the heavy hitters of a prefix-extension metric (pem; the
+// device side is sdk/include/blur/discovery/prefix_extension.h), found by
+// growing candidate prefixes one character at a time over the aggregated
+// tally, as PEM's server does (Wang, Li, Jha, TDSC 2019), with two changes:
+//
+// - A finished word (a candidate whose next character is the end) is
+//   estimated from every level whose prefix length exceeds the word's
+//   length (those levels' reports carry the whole word), pooled; only
+//   unfinished prefixes are estimated from their own level alone. Short,
+//   frequent words so get almost all the reports instead of 1/levels.
+// - Pruning keeps a beam wider than k (DiscoveryOptions::beam) of
+//   unfinished prefixes, so a true top-k word is not lost to a tie at a
+//   level; every finished word seen stays a candidate for the answer.
+//
+// Cost: per level, (beam x 27 + finished words x levels) candidates, each
+// evaluated once per hash seed (4,096) by table lookups: the tally is
+// aggregated by (level, seed, bucket), so the work does not grow with the
+// number of reports.
+//
+// Estimates (docs/math.md §3.11): over the levels U that carry a candidate,
+// with N_U reports and I_U of them supporting it, the local-hashing
+// estimate c_U = (I_U - N_U q) / (p - q) scaled to all n reports, c = c_U n
+// / N_U, unbiased; its variance adds to the randomized response's the
+// sampling of N_U reports out of n: (n / N_U)^2 N_U f (1 - f) (1 - N_U / n).
+#ifndef BLUR_COLLECTOR_DISCOVERY_WORD_DISCOVERY_H
+#define BLUR_COLLECTOR_DISCOVERY_WORD_DISCOVERY_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "estimate/frequency_oracle.h"
+#include "metrics/metric_config.h"
+
+namespace blur::collector {
+
+struct DiscoveryOptions {
+  uint32_t top_k = 32;
+  // Unfinished prefixes kept per level; 0: max(8 top_k, 64).
+  uint32_t beam = 0;
+};
+
+struct DiscoveredWord {
+  std::string word;
+  CountEstimate estimate;  // devices (reports) with exactly this word
+};
+
+struct Discovery {
+  uint64_t reports = 0;
+  uint32_t candidates_evaluated = 0;
+  std::vector<DiscoveredWord> words;  // at most top_k, decreasing estimate
+};
+
+// `tally`: a pem metric's aggregate tally (registry/mechanism_spec.h) of
+// `reports` reports.
+Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>& tally,
+                         uint64_t reports, const DiscoveryOptions& options);
+
+}  // namespace blur::collector
+
+#endif  // BLUR_COLLECTOR_DISCOVERY_WORD_DISCOVERY_H
