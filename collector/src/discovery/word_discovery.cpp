@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
+#include <thread>
 
 #include "blur/discovery/prefix_extension.h"
 #include "registry/mechanism_spec.h"
@@ -34,8 +36,7 @@ class Decoder {
         bits_(blur::PrefixExtension::bucket_bits(metric.epsilon_micros)),
         params_(mechanism_spec(metric.mechanism).params(metric)),
         level_reports_(levels_, 0),
-        tables_(levels_),
-        hashes_(kSeeds) {
+        tables_(levels_) {
     const size_t per_level = size_t{kSeeds} << bits_;
     for (uint32_t level = 0; level < levels_; ++level) {
       const uint64_t* counts = tally_.data() + level * per_level;
@@ -46,29 +47,51 @@ class Decoder {
 
   uint32_t levels() const { return levels_; }
 
-  // Reports of `level` supporting the candidate's first `length` characters.
-  uint64_t support(uint32_t level, const Candidate& c, uint32_t length) {
-    std::fill(hashes_.begin(), hashes_.end(), 0);
-    const uint8_t* table = tables_[level].data();
+  // The candidate's first `length` characters' bucket under each seed of
+  // `level` (the xor of its characters' rows) into hashes[0..seeds).
+  void hash(uint32_t level, const Candidate& c, uint32_t length, uint8_t* hashes) const {
+    std::fill(hashes, hashes + kSeeds, 0);
     for (uint32_t p = 0; p < length; ++p) {
-      const uint8_t* row = table + (size_t{p} * blur::kWordAlphabet + c.codes[p]) * kSeeds;
-      for (uint32_t s = 0; s < kSeeds; ++s) hashes_[s] ^= row[s];
+      const uint8_t* row = row_of(level, p, c.codes[p]);
+      for (uint32_t s = 0; s < kSeeds; ++s) hashes[s] ^= row[s];
     }
+  }
+
+  // Reports of `level` whose bucket is hashes[s] xor extra[s] (extra may be
+  // null): sum over seeds of the tally at (level, s, that bucket).
+  uint64_t support(uint32_t level, const uint8_t* hashes, const uint8_t* extra) const {
     const uint64_t* counts = tally_.data() + (size_t{level} * kSeeds << bits_);
     uint64_t sum = 0;
-    for (uint32_t s = 0; s < kSeeds; ++s) sum += counts[(size_t{s} << bits_) | hashes_[s]];
+    if (extra == nullptr) {
+      for (uint32_t s = 0; s < kSeeds; ++s) sum += counts[(size_t{s} << bits_) | hashes[s]];
+    } else {
+      for (uint32_t s = 0; s < kSeeds; ++s) {
+        sum += counts[(size_t{s} << bits_) | (hashes[s] ^ extra[s])];
+      }
+    }
     return sum;
   }
 
+  const uint8_t* row_of(uint32_t level, uint32_t position, uint32_t code) const {
+    return tables_[level].data() + (size_t{position} * blur::kWordAlphabet + code) * kSeeds;
+  }
+
   // The candidate's first `length` characters over levels first..last,
-  // scaled to all reports (header comment).
-  CountEstimate estimate(const Candidate& c, uint32_t length, uint32_t first, uint32_t last) {
+  // scaled to all reports (header comment). `scratch`: kSeeds bytes.
+  CountEstimate estimate(const Candidate& c, uint32_t length, uint32_t first, uint32_t last,
+                         uint8_t* scratch) const {
     uint64_t pooled_reports = 0, pooled_support = 0;
     for (uint32_t level = first; level <= last; ++level) {
       if (level_reports_[level] == 0) continue;
       pooled_reports += level_reports_[level];
-      pooled_support += support(level, c, length);
+      hash(level, c, length, scratch);
+      pooled_support += support(level, scratch, nullptr);
     }
+    return scaled(pooled_reports, pooled_support);
+  }
+
+  // c_U = (I_U - N_U q) / (p - q) over N_U pooled reports, scaled to n.
+  CountEstimate scaled(uint64_t pooled_reports, uint64_t pooled_support) const {
     ++evaluated_;
     if (pooled_reports == 0) return CountEstimate{0, INFINITY, -INFINITY, INFINITY};
     const CountEstimate within = estimate_count(pooled_reports, pooled_support, params_);
@@ -79,6 +102,34 @@ class Decoder {
         within.std_error * within.std_error + m * f * (1 - f) * (1 - m / n);
     const double count = within.count * scale, error = scale * std::sqrt(variance);
     return CountEstimate{count, error, count - kZ95 * error, count + kZ95 * error};
+  }
+
+  uint64_t level_reports(uint32_t level) const { return level_reports_[level]; }
+
+  // `e` (over levels first..last) with the variance of the fixed seed
+  // table added: another word w shares v's bucket on a fraction f_vw of a
+  // level's seeds, 2^-g on average with variance 2^-g (1 - 2^-g) / seeds,
+  // independently per level, so its c_w n_l / n reports of level l add
+  // c_w n_l / n (f_vw - 2^-g)(p - q') supports (q' = (1 - p) / (2^g - 1)).
+  // `others_squared`: sum of c_w^2 over the other words (plug-in).
+  CountEstimate with_table_variance(const CountEstimate& e, uint32_t first, uint32_t last,
+                                    double others_squared) const {
+    double pooled = 0, squares = 0;
+    for (uint32_t level = first; level <= last; ++level) {
+      const double m = static_cast<double>(level_reports_[level]);
+      pooled += m;
+      squares += m * m;
+    }
+    if (pooled == 0) return e;
+    const double g = std::ldexp(1.0, static_cast<int>(bits_));
+    const double p = params_.p, q = params_.q, q_other = (1 - p) / (g - 1);
+    const double share = (1 / g) * (1 - 1 / g) / kSeeds;
+    const double n = static_cast<double>(reports_);
+    const double ratio = (p - q_other) / (p - q);
+    const double extra =
+        (n / pooled) * (n / pooled) * share * ratio * ratio * others_squared * squares / (n * n);
+    const double error = std::sqrt(e.std_error * e.std_error + extra);
+    return CountEstimate{e.count, error, e.count - kZ95 * error, e.count + kZ95 * error};
   }
 
   uint32_t evaluated() const { return evaluated_; }
@@ -101,11 +152,11 @@ class Decoder {
       uint64_t a = key.a, b = key.b;
       for (uint32_t j = 0; j < 60; ++j) {
         image[j] = static_cast<uint8_t>(a >> shift);
-        a = blur::gf64_multiply(a, 2);
+        a = blur::gf64_times_x(a);
       }
       for (uint32_t j = 0; j < 20; ++j) {
         image[60 + j] = static_cast<uint8_t>(b >> shift);
-        b = blur::gf64_multiply(b, 2);
+        b = blur::gf64_times_x(b);
       }
       for (uint32_t p = 0; p < positions; ++p) {
         for (uint32_t code = 1; code < blur::kWordAlphabet; ++code) {
@@ -126,8 +177,7 @@ class Decoder {
   OracleParams params_;
   std::vector<uint64_t> level_reports_;
   std::vector<std::vector<uint8_t>> tables_;
-  std::vector<uint8_t> hashes_;
-  uint32_t evaluated_ = 0;
+  mutable std::atomic<uint32_t> evaluated_{0};
 };
 
 }  // namespace
@@ -141,16 +191,9 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
   const uint32_t levels = decoder.levels();
   const uint32_t beam_width = options.beam != 0 ? options.beam : std::max(8 * options.top_k, 64u);
 
-  std::vector<DiscoveredWord> finished;
-  auto finish = [&](const Candidate& word) {
-    // Levels whose prefix length exceeds the word carry all of it; the last
-    // level carries every word.
-    const uint32_t first = std::min(word.length - 1, levels - 1);
-    finished.push_back({spell(word), decoder.estimate(word, word.length, first, levels - 1)});
-  };
-
   // Level l extends prefixes of l + 1 characters; level 0's are the 27
-  // one-character prefixes, not estimated on their own.
+  // one-character prefixes, not estimated on their own. Parents are shared
+  // out among threads; each keeps its own finished words and children.
   std::vector<Candidate> parents;
   for (uint8_t code = 1; code < blur::kWordAlphabet; ++code) {
     Candidate c;
@@ -158,36 +201,84 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
     c.length = 1;
     parents.push_back(c);
   }
+  const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  struct Work {
+    std::vector<DiscoveredWord> finished;
+    std::vector<Candidate> children;
+    std::vector<uint8_t> parent_hashes = std::vector<uint8_t>(kSeeds);
+    std::vector<uint8_t> scratch = std::vector<uint8_t>(kSeeds);
+  };
+  std::vector<Work> work(threads);
   for (uint32_t level = 0; level < levels && !parents.empty(); ++level) {
     const uint32_t length = blur::PrefixExtension::prefix_length(level);
     const bool last = level + 1 == levels;
-    std::vector<Candidate> children;
-    for (const Candidate& parent : parents) {
-      finish(parent);  // the parent followed by the end
-      for (uint8_t code = 1; code < blur::kWordAlphabet; ++code) {
-        Candidate child = parent;
-        child.codes[length - 1] = code;
-        child.length = length;
-        if (last) {
-          finish(child);  // as long as words get: a whole word
-        } else {
-          child.estimate = decoder.estimate(child, length, level, level).count;
-          children.push_back(child);
+    auto run = [&](unsigned t) {
+      Work& w = work[t];
+      for (size_t i = t; i < parents.size(); i += threads) {
+        const Candidate& parent = parents[i];
+        // The parent followed by the end: levels whose prefix length
+        // exceeds it carry all of it; the last level carries every word.
+        const uint32_t first = std::min(parent.length - 1, levels - 1);
+        w.finished.push_back({spell(parent), decoder.estimate(parent, parent.length, first,
+                                                              levels - 1, w.scratch.data())});
+        // Each child: the parent's buckets xor the new character's row.
+        decoder.hash(level, parent, length - 1, w.parent_hashes.data());
+        for (uint8_t code = 1; code < blur::kWordAlphabet; ++code) {
+          Candidate child = parent;
+          child.codes[length - 1] = code;
+          child.length = length;
+          const uint64_t supported = decoder.support(level, w.parent_hashes.data(),
+                                                     decoder.row_of(level, length - 1, code));
+          const CountEstimate e = decoder.scaled(decoder.level_reports(level), supported);
+          if (last) {
+            w.finished.push_back({spell(child), e});  // as long as words get: a whole word
+          } else {
+            child.estimate = e.count;
+            w.children.push_back(child);
+          }
         }
       }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run, t);
+    run(0);
+    for (auto& thread : pool) thread.join();
+    std::vector<Candidate> children;
+    for (Work& w : work) {
+      children.insert(children.end(), w.children.begin(), w.children.end());
+      w.children.clear();
     }
     if (children.size() > beam_width) {
       std::nth_element(children.begin(), children.begin() + beam_width, children.end(),
-                       [](const Candidate& x, const Candidate& y) { return x.estimate > y.estimate; });
+                       [](const Candidate& x, const Candidate& y) {
+                         return x.estimate > y.estimate ||
+                                (x.estimate == y.estimate && x.codes < y.codes);
+                       });
       children.resize(beam_width);
     }
+    std::sort(children.begin(), children.end(),
+              [](const Candidate& x, const Candidate& y) { return x.codes < y.codes; });
     parents = std::move(children);
   }
+  std::vector<DiscoveredWord> finished;
+  for (Work& w : work) finished.insert(finished.end(), w.finished.begin(), w.finished.end());
 
   std::sort(finished.begin(), finished.end(), [](const DiscoveredWord& x, const DiscoveredWord& y) {
     return x.estimate.count > y.estimate.count || (x.estimate.count == y.estimate.count && x.word < y.word);
   });
+  // Every finished word's (clipped) estimate enters the others' table
+  // variance; the candidates never finished are near zero.
+  double all_squared = 0;
+  for (const DiscoveredWord& w : finished) {
+    const double c = std::max(w.estimate.count, 0.0);
+    all_squared += c * c;
+  }
   if (finished.size() > options.top_k) finished.resize(options.top_k);
+  for (DiscoveredWord& w : finished) {
+    const double c = std::max(w.estimate.count, 0.0);
+    const uint32_t first = std::min(static_cast<uint32_t>(w.word.size()) - 1, levels - 1);
+    w.estimate = decoder.with_table_variance(w.estimate, first, levels - 1, all_squared - c * c);
+  }
   result.words = std::move(finished);
   result.candidates_evaluated = decoder.evaluated();
   return result;

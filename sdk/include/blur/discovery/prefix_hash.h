@@ -29,12 +29,17 @@ namespace blur {
 inline constexpr uint32_t kPrefixHashSeedBits = 14;
 inline constexpr uint32_t kPrefixHashSeeds = 1u << kPrefixHashSeedBits;
 
-// a * b in GF(2^64) modulo x^64 + x^4 + x^3 + x + 1.
+// a * x in GF(2^64) modulo x^64 + x^4 + x^3 + x + 1.
+constexpr uint64_t gf64_times_x(uint64_t a) {
+  return (a << 1) ^ ((a >> 63) != 0 ? uint64_t{0x1B} : uint64_t{0});
+}
+
+// a * b in GF(2^64), bit by bit.
 constexpr uint64_t gf64_multiply(uint64_t a, uint64_t b) {
   uint64_t product = 0;
   for (uint32_t i = 0; i < 64; ++i) {
     if ((b >> i) & 1u) product ^= a;
-    a = (a << 1) ^ ((a >> 63) != 0 ? uint64_t{0x1B} : uint64_t{0});
+    a = gf64_times_x(a);
   }
   return product;
 }
