@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <type_traits>
+
+#include "blur/discovery/prefix_extension.h"
 #include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/mechanisms/discrete_laplace.h"
 #include "blur/mechanisms/generalized_randomized_response.h"
@@ -23,9 +26,12 @@ using blur::Status;
 constexpr char kPersonalization[] = "blur-device-sim/randomize";
 constexpr uint32_t kRapporMetricId = 1;  // blur-device-sim's default metric, hash key 0
 
+constexpr uint32_t kWordMechanism = 11;  // pem: the input is a word
+
 struct Vector {
   uint32_t mechanism, epsilon_micros, domain, input, count;
   uint64_t seed;
+  char word[blur::kMaxWordLength + 1];  // pem's input
   const char* outputs;  // the rest of the line
   size_t outputs_length;
 };
@@ -45,7 +51,18 @@ bool parse(const char* line, size_t length, Vector* v) {
   v->epsilon_micros = static_cast<uint32_t>(strtoul(end, &end, 10));
   v->domain = static_cast<uint32_t>(strtoul(end, &end, 10));
   v->seed = strtoull(end, &end, 10);
-  v->input = static_cast<uint32_t>(strtoul(end, &end, 10));
+  v->word[0] = '\0';
+  v->input = 0;
+  if (v->mechanism == kWordMechanism) {
+    while (*end == ' ') ++end;
+    size_t n = 0;
+    while (end[n] != ' ' && end[n] != '\0' && n < blur::kMaxWordLength) ++n;
+    memcpy(v->word, end, n);
+    v->word[n] = '\0';
+    end += n;
+  } else {
+    v->input = static_cast<uint32_t>(strtoul(end, &end, 10));
+  }
   v->count = static_cast<uint32_t>(strtoul(end, &end, 10));
   if (header_length >= length) return false;
   v->outputs = line + header_length + 1;
@@ -99,6 +116,13 @@ void check(const Mechanism& mechanism, const Vector& v) {
       int64_t out = 0;
       ASSERT_EQ(mechanism.randomize(rng, v.input, &out), Status::kOk);
       tokens.number(out);
+    } else if constexpr (kind == PayloadKind::kLocalHash &&
+                         std::is_same_v<blur::MechanismValueT<Mechanism>, blur::Word>) {
+      const auto word = blur::Word::parse(v.word, strlen(v.word));
+      ASSERT_TRUE(word.ok()) << v.word;
+      uint32_t seed = 0, bucket = 0;
+      ASSERT_EQ(mechanism.randomize(rng, word.value(), &seed, &bucket), Status::kOk);
+      tokens.hashed(seed, bucket);
     } else if constexpr (kind == PayloadKind::kLocalHash) {
       uint32_t seed = 0, bucket = 0;
       ASSERT_EQ(mechanism.randomize(rng, v.input, &seed, &bucket), Status::kOk);
@@ -123,10 +147,16 @@ void check(const Mechanism& mechanism, const Vector& v) {
                     memcmp(tokens.text(), v.outputs, v.outputs_length) == 0;
   EXPECT_TRUE(same) << "mechanism " << v.mechanism << " seed " << v.seed;
   if (!same) {  // what this platform produced, in the file's format
-    printf("actual: %lu %lu %lu %llu %lu %lu %s\n", static_cast<unsigned long>(v.mechanism),
+    char input[24];
+    if (v.mechanism == kWordMechanism) {
+      snprintf(input, sizeof input, "%s", v.word);
+    } else {
+      snprintf(input, sizeof input, "%lu", static_cast<unsigned long>(v.input));
+    }
+    printf("actual: %lu %lu %lu %llu %s %lu %s\n", static_cast<unsigned long>(v.mechanism),
            static_cast<unsigned long>(v.epsilon_micros), static_cast<unsigned long>(v.domain),
-           static_cast<unsigned long long>(v.seed), static_cast<unsigned long>(v.input),
-           static_cast<unsigned long>(v.count), tokens.text());
+           static_cast<unsigned long long>(v.seed), input, static_cast<unsigned long>(v.count),
+           tokens.text());
   }
 }
 
@@ -140,7 +170,7 @@ void check_built(const Built& built, const Vector& v) {
 TEST(RandomizerKnownAnswers, OutputsAgreeBitForBit) {
   static Vector v;
   size_t vectors = 0;
-  bool seen[11] = {};
+  bool seen[12] = {};
   for (const char* text = kKatRandomizerOutputs; *text != '\0';) {
     const char* end = strchr(text, '\n');
     const size_t length = end ? static_cast<size_t>(end - text) : strlen(text);
@@ -182,15 +212,18 @@ TEST(RandomizerKnownAnswers, OutputsAgreeBitForBit) {
                                            blur::BloomHashKey{kRapporMetricId, 0}),
                       v);
           break;
+        case kWordMechanism:
+          check_built(blur::PrefixExtension::create(e, d), v);
+          break;
         default:
           EXPECT_TRUE(false) << "unknown mechanism " << v.mechanism;
       }
-      if (v.mechanism <= 10) seen[v.mechanism] = true;
+      if (v.mechanism <= 11) seen[v.mechanism] = true;
     }
     text += length + (end ? 1 : 0);
   }
-  for (int m = 1; m <= 10; ++m) EXPECT_TRUE(seen[m]) << "no vector for mechanism " << m;
-  EXPECT_GE(vectors, 10u);
+  for (int m = 1; m <= 11; ++m) EXPECT_TRUE(seen[m]) << "no vector for mechanism " << m;
+  EXPECT_GE(vectors, 11u);
 }
 
 }  // namespace

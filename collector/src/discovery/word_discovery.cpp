@@ -27,65 +27,44 @@ std::string spell(const Candidate& c) {
   return word;
 }
 
+blur::Word as_word(const Candidate& c, uint32_t length) {
+  blur::Word word{0, 0, length};
+  for (uint32_t i = 0; i < length; ++i) word = word.with(i, c.codes[i]);
+  return word;
+}
+
+// The tally's per-level report counts and the estimates over pooled levels.
 class Decoder {
  public:
   Decoder(const MetricConfig& metric, const std::vector<uint64_t>& tally, uint64_t reports)
       : tally_(tally),
         reports_(reports),
-        levels_(blur::PrefixExtension::levels(metric.domain_size)),
+        support_(metric),
         bits_(blur::PrefixExtension::bucket_bits(metric.epsilon_micros)),
         params_(mechanism_spec(metric.mechanism).params(metric)),
-        level_reports_(levels_, 0),
-        tables_(levels_) {
+        level_reports_(support_.levels(), 0) {
     const size_t per_level = size_t{kSeeds} << bits_;
-    for (uint32_t level = 0; level < levels_; ++level) {
+    for (uint32_t level = 0; level < support_.levels(); ++level) {
       const uint64_t* counts = tally_.data() + level * per_level;
       for (size_t i = 0; i < per_level; ++i) level_reports_[level] += counts[i];
-      build_table(level);
     }
   }
 
-  uint32_t levels() const { return levels_; }
+  uint32_t levels() const { return support_.levels(); }
+  const PrefixSupport& prefix_support() const { return support_; }
+  const std::vector<uint64_t>& tally() const { return tally_; }
+  uint64_t level_reports(uint32_t level) const { return level_reports_[level]; }
 
-  // The candidate's first `length` characters' bucket under each seed of
-  // `level` (the xor of its characters' rows) into hashes[0..seeds).
-  void hash(uint32_t level, const Candidate& c, uint32_t length, uint8_t* hashes) const {
-    std::fill(hashes, hashes + kSeeds, 0);
-    for (uint32_t p = 0; p < length; ++p) {
-      const uint8_t* row = row_of(level, p, c.codes[p]);
-      for (uint32_t s = 0; s < kSeeds; ++s) hashes[s] ^= row[s];
-    }
-  }
-
-  // Reports of `level` whose bucket is hashes[s] xor extra[s] (extra may be
-  // null): sum over seeds of the tally at (level, s, that bucket).
-  uint64_t support(uint32_t level, const uint8_t* hashes, const uint8_t* extra) const {
-    const uint64_t* counts = tally_.data() + (size_t{level} * kSeeds << bits_);
-    uint64_t sum = 0;
-    if (extra == nullptr) {
-      for (uint32_t s = 0; s < kSeeds; ++s) sum += counts[(size_t{s} << bits_) | hashes[s]];
-    } else {
-      for (uint32_t s = 0; s < kSeeds; ++s) {
-        sum += counts[(size_t{s} << bits_) | (hashes[s] ^ extra[s])];
-      }
-    }
-    return sum;
-  }
-
-  const uint8_t* row_of(uint32_t level, uint32_t position, uint32_t code) const {
-    return tables_[level].data() + (size_t{position} * blur::kWordAlphabet + code) * kSeeds;
-  }
-
-  // The candidate's first `length` characters over levels first..last,
-  // scaled to all reports (header comment). `scratch`: kSeeds bytes.
-  CountEstimate estimate(const Candidate& c, uint32_t length, uint32_t first, uint32_t last,
+  // `word` over levels first..last, scaled to all reports (header
+  // comment). `scratch`: kSeeds bytes.
+  CountEstimate estimate(const blur::Word& word, uint32_t first, uint32_t last,
                          uint8_t* scratch) const {
     uint64_t pooled_reports = 0, pooled_support = 0;
     for (uint32_t level = first; level <= last; ++level) {
       if (level_reports_[level] == 0) continue;
       pooled_reports += level_reports_[level];
-      hash(level, c, length, scratch);
-      pooled_support += support(level, scratch, nullptr);
+      support_.hash(level, word, scratch);
+      pooled_support += support_.support(tally_, level, scratch, nullptr);
     }
     return scaled(pooled_reports, pooled_support);
   }
@@ -98,13 +77,10 @@ class Decoder {
     const double n = static_cast<double>(reports_), m = static_cast<double>(pooled_reports);
     const double scale = n / m;
     const double f = std::clamp(within.count / m, 0.0, 1.0);
-    const double variance =
-        within.std_error * within.std_error + m * f * (1 - f) * (1 - m / n);
+    const double variance = within.std_error * within.std_error + m * f * (1 - f) * (1 - m / n);
     const double count = within.count * scale, error = scale * std::sqrt(variance);
     return CountEstimate{count, error, count - kZ95 * error, count + kZ95 * error};
   }
-
-  uint64_t level_reports(uint32_t level) const { return level_reports_[level]; }
 
   // `e` (over levels first..last) with the variance of the fixed seed
   // table added: another word w shares v's bucket on a fraction f_vw of a
@@ -135,50 +111,20 @@ class Decoder {
   uint32_t evaluated() const { return evaluated_; }
 
  private:
-  // tables_[level][(p * 28 + c) * seeds + s]: the bucket of character code c
-  // at position p under seed s. The hash is linear (prefix_hash.h), so each
-  // is the xor of the images of c's set bits, and a word's bucket the xor
-  // of its characters'.
-  void build_table(uint32_t level) {
-    const uint32_t positions = blur::PrefixExtension::prefix_length(level);
-    std::vector<uint8_t>& table = tables_[level];
-    table.assign(size_t{positions} * blur::kWordAlphabet * kSeeds, 0);
-    const uint32_t shift = 64 - bits_;
-    for (uint32_t s = 0; s < kSeeds; ++s) {
-      const blur::PrefixHashKey key = blur::prefix_hash_key(level, s);
-      // image[j]: the bucket of the word whose only set bit is j (low bits
-      // 0..59, then high bits 0..19 as 60..79): top(A x^j) or top(B x^j).
-      std::array<uint8_t, 80> image{};
-      uint64_t a = key.a, b = key.b;
-      for (uint32_t j = 0; j < 60; ++j) {
-        image[j] = static_cast<uint8_t>(a >> shift);
-        a = blur::gf64_times_x(a);
-      }
-      for (uint32_t j = 0; j < 20; ++j) {
-        image[60 + j] = static_cast<uint8_t>(b >> shift);
-        b = blur::gf64_times_x(b);
-      }
-      for (uint32_t p = 0; p < positions; ++p) {
-        for (uint32_t code = 1; code < blur::kWordAlphabet; ++code) {
-          uint8_t bucket = 0;
-          for (uint32_t bit = 0; bit < blur::kWordBitsPerCharacter; ++bit) {
-            if ((code >> bit) & 1u) bucket ^= image[blur::kWordBitsPerCharacter * p + bit];
-          }
-          table[(size_t{p} * blur::kWordAlphabet + code) * kSeeds + s] = bucket;
-        }
-      }
-    }
-  }
-
   const std::vector<uint64_t>& tally_;
   uint64_t reports_;
-  uint32_t levels_;
+  PrefixSupport support_;
   uint32_t bits_;
   OracleParams params_;
   std::vector<uint64_t> level_reports_;
-  std::vector<std::vector<uint8_t>> tables_;
   mutable std::atomic<uint32_t> evaluated_{0};
 };
+
+// A finished word of `length` characters is carried whole by the levels
+// whose prefix length exceeds it, and by the last level.
+uint32_t first_level_of_word(uint32_t length, uint32_t levels) {
+  return std::min(length - 1, levels - 1);
+}
 
 }  // namespace
 
@@ -218,17 +164,18 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
         const Candidate& parent = parents[i];
         // The parent followed by the end: levels whose prefix length
         // exceeds it carry all of it; the last level carries every word.
-        const uint32_t first = std::min(parent.length - 1, levels - 1);
-        w.finished.push_back({spell(parent), decoder.estimate(parent, parent.length, first,
+        const uint32_t first = first_level_of_word(parent.length, levels);
+        w.finished.push_back({spell(parent), decoder.estimate(as_word(parent, parent.length), first,
                                                               levels - 1, w.scratch.data())});
         // Each child: the parent's buckets xor the new character's row.
-        decoder.hash(level, parent, length - 1, w.parent_hashes.data());
+        const PrefixSupport& support = decoder.prefix_support();
+        support.hash(level, as_word(parent, length - 1), w.parent_hashes.data());
         for (uint8_t code = 1; code < blur::kWordAlphabet; ++code) {
           Candidate child = parent;
           child.codes[length - 1] = code;
           child.length = length;
-          const uint64_t supported = decoder.support(level, w.parent_hashes.data(),
-                                                     decoder.row_of(level, length - 1, code));
+          const uint64_t supported = support.support(decoder.tally(), level, w.parent_hashes.data(),
+                                                     support.row(level, length - 1, code));
           const CountEstimate e = decoder.scaled(decoder.level_reports(level), supported);
           if (last) {
             w.finished.push_back({spell(child), e});  // as long as words get: a whole word
@@ -264,7 +211,8 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
   for (Work& w : work) finished.insert(finished.end(), w.finished.begin(), w.finished.end());
 
   std::sort(finished.begin(), finished.end(), [](const DiscoveredWord& x, const DiscoveredWord& y) {
-    return x.estimate.count > y.estimate.count || (x.estimate.count == y.estimate.count && x.word < y.word);
+    return x.estimate.count > y.estimate.count ||
+           (x.estimate.count == y.estimate.count && x.word < y.word);
   });
   // Every finished word's (clipped) estimate enters the others' table
   // variance; the candidates never finished are near zero.
@@ -276,12 +224,100 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
   if (finished.size() > options.top_k) finished.resize(options.top_k);
   for (DiscoveredWord& w : finished) {
     const double c = std::max(w.estimate.count, 0.0);
-    const uint32_t first = std::min(static_cast<uint32_t>(w.word.size()) - 1, levels - 1);
+    const uint32_t first = first_level_of_word(static_cast<uint32_t>(w.word.size()), levels);
     w.estimate = decoder.with_table_variance(w.estimate, first, levels - 1, all_squared - c * c);
   }
   result.words = std::move(finished);
   result.candidates_evaluated = decoder.evaluated();
   return result;
+}
+
+CountEstimate estimate_candidate(const MetricConfig& metric, const std::vector<uint64_t>& tally,
+                                 uint64_t reports, const blur::Word& candidate, bool finished) {
+  const Decoder decoder(metric, tally, reports);
+  const uint32_t levels = decoder.levels();
+  std::vector<uint8_t> scratch(kSeeds);
+  if (finished) {
+    return decoder.estimate(candidate, first_level_of_word(candidate.length, levels), levels - 1,
+                            scratch.data());
+  }
+  const uint32_t level = candidate.length - blur::PrefixExtension::kFirstPrefixLength;
+  return decoder.estimate(candidate, level, level, scratch.data());
+}
+
+PrefixSupport::PrefixSupport(const MetricConfig& metric)
+    : levels_(blur::PrefixExtension::levels(metric.domain_size)),
+      bits_(blur::PrefixExtension::bucket_bits(metric.epsilon_micros)),
+      tables_(levels_) {
+  for (uint32_t level = 0; level < levels_; ++level) build_table(level);
+}
+
+void PrefixSupport::hash(uint32_t level, const blur::Word& word, uint8_t* hashes) const {
+  std::fill(hashes, hashes + kSeeds, 0);
+  for (uint32_t p = 0; p < word.length; ++p) {
+    const uint8_t* r = row(level, p, word.code(p));
+    for (uint32_t s = 0; s < kSeeds; ++s) hashes[s] ^= r[s];
+  }
+}
+
+uint64_t PrefixSupport::support(const std::vector<uint64_t>& tally, uint32_t level,
+                                const uint8_t* hashes, const uint8_t* extra) const {
+  const uint64_t* counts = tally.data() + (size_t{level} * kSeeds << bits_);
+  uint64_t sum = 0;
+  if (extra == nullptr) {
+    for (uint32_t s = 0; s < kSeeds; ++s) sum += counts[(size_t{s} << bits_) | hashes[s]];
+  } else {
+    for (uint32_t s = 0; s < kSeeds; ++s) {
+      sum += counts[(size_t{s} << bits_) | (hashes[s] ^ extra[s])];
+    }
+  }
+  return sum;
+}
+
+const uint8_t* PrefixSupport::row(uint32_t level, uint32_t position, uint32_t code) const {
+  return tables_[level].data() + (size_t{position} * blur::kWordAlphabet + code) * kSeeds;
+}
+
+uint64_t PrefixSupport::count(const std::vector<uint64_t>& tally, uint32_t level,
+                              const blur::Word& word) const {
+  std::vector<uint8_t> hashes(kSeeds);
+  hash(level, word.prefix(blur::PrefixExtension::prefix_length(level)), hashes.data());
+  return support(tally, level, hashes.data(), nullptr);
+}
+
+// tables_[level][(p * 28 + c) * seeds + s]: the bucket of character code c
+// at position p under seed s. The hash is linear (prefix_hash.h), so each
+// is the xor of the images of c's set bits, and a word's bucket the xor of
+// its characters'.
+void PrefixSupport::build_table(uint32_t level) {
+  const uint32_t positions = blur::PrefixExtension::prefix_length(level);
+  std::vector<uint8_t>& table = tables_[level];
+  table.assign(size_t{positions} * blur::kWordAlphabet * kSeeds, 0);
+  const uint32_t shift = 64 - bits_;
+  for (uint32_t s = 0; s < kSeeds; ++s) {
+    const blur::PrefixHashKey key = blur::prefix_hash_key(level, s);
+    // image[j]: the bucket of the word whose only set bit is j (low bits
+    // 0..59, then high bits 0..19 as 60..79): top(A x^j) or top(B x^j).
+    std::array<uint8_t, 80> image{};
+    uint64_t a = key.a, b = key.b;
+    for (uint32_t j = 0; j < 60; ++j) {
+      image[j] = static_cast<uint8_t>(a >> shift);
+      a = blur::gf64_times_x(a);
+    }
+    for (uint32_t j = 0; j < 20; ++j) {
+      image[60 + j] = static_cast<uint8_t>(b >> shift);
+      b = blur::gf64_times_x(b);
+    }
+    for (uint32_t p = 0; p < positions; ++p) {
+      for (uint32_t code = 1; code < blur::kWordAlphabet; ++code) {
+        uint8_t bucket = 0;
+        for (uint32_t bit = 0; bit < blur::kWordBitsPerCharacter; ++bit) {
+          if ((code >> bit) & 1u) bucket ^= image[blur::kWordBitsPerCharacter * p + bit];
+        }
+        table[(size_t{p} * blur::kWordAlphabet + code) * kSeeds + s] = bucket;
+      }
+    }
+  }
 }
 
 }  // namespace blur::collector

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "blur/discovery/word.h"
 #include "estimate/frequency_oracle.h"
 #include "metrics/metric_config.h"
 
@@ -55,6 +56,38 @@ struct Discovery {
 // `reports` reports.
 Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>& tally,
                          uint64_t reports, const DiscoveryOptions& options);
+
+// One candidate's estimate from the same tally: a whole word (`finished`:
+// devices whose word is exactly it) or a prefix of 2 to the metric's
+// longest word characters (devices whose word starts with it), without the
+// seed table's variance (which needs the other words' estimates).
+CountEstimate estimate_candidate(const MetricConfig& metric, const std::vector<uint64_t>& tally,
+                                 uint64_t reports, const blur::Word& candidate, bool finished);
+
+// The collector's support rule, for tests and tools: how many reports of
+// `level` in `tally` support `word`'s prefix of that level's length.
+// Builds the per-level tables of the hash (about 20 MB, 0.1 s) once.
+class PrefixSupport {
+ public:
+  explicit PrefixSupport(const MetricConfig& metric);
+  uint32_t levels() const { return levels_; }
+  uint64_t count(const std::vector<uint64_t>& tally, uint32_t level, const blur::Word& word) const;
+
+  // The candidate's buckets under each seed of `level` into hashes[0..seeds).
+  void hash(uint32_t level, const blur::Word& word, uint8_t* hashes) const;
+  // Reports of `level` whose bucket is hashes[s] xor extra[s] (extra may be
+  // null): the sum over seeds of the tally at (level, s, that bucket).
+  uint64_t support(const std::vector<uint64_t>& tally, uint32_t level, const uint8_t* hashes,
+                   const uint8_t* extra) const;
+  // Level `level`'s buckets for character code `code` at `position`.
+  const uint8_t* row(uint32_t level, uint32_t position, uint32_t code) const;
+
+ private:
+  void build_table(uint32_t level);
+  uint32_t levels_;
+  uint32_t bits_;
+  std::vector<std::vector<uint8_t>> tables_;
+};
 
 }  // namespace blur::collector
 
