@@ -11,7 +11,11 @@
 #include <thread>
 #include <vector>
 
+#include <httplib.h>
+
 #include "device_life.h"
+#include "enrollment.h"
+#include "fleet.h"
 #include "discovery/word_discovery.h"
 
 namespace blur::sim {
@@ -20,34 +24,33 @@ namespace {
 
 using collector::MetricConfig;
 
-// One word per line and device; a line that is not a word is an error
-// naming it (the devices would refuse it: nothing is recorded).
-bool load_words(const std::string& path, std::vector<std::string>* words, std::string* error) {
-  std::ifstream in(path);
-  if (!in) {
-    *error = "cannot read " + path;
-    return false;
-  }
-  std::string line;
-  for (size_t number = 1; std::getline(in, line); ++number) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    if (!Word::parse(line.data(), line.size()).ok()) {
-      *error = path + ":" + std::to_string(number) + ": not a word of 1 to " +
-               std::to_string(kMaxWordLength) + " characters from [a-z']";
-      return false;
-    }
-    words->push_back(line);
-  }
-  if (words->empty()) {
-    *error = path + " has no words";
-    return false;
-  }
-  return true;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The devices send to a collector (the fleet command's delivery, with its
+// retries and enrollment); then the collector's estimate with top_k words.
+int discover_with_collector(const Options& o, const MetricConfig& metric, EpsilonMicros charged) {
+  const int delivered = fleet(o, std::cerr);
+  if (delivered != 0) return delivered;
+  httplib::Client client(o.collector);
+  if (!o.ca_file.empty()) client.set_ca_cert_path(o.ca_file.c_str());
+  client.set_read_timeout(std::chrono::seconds(120));
+  auto response = client.Get("/v1/metrics/" + std::to_string(metric.id) +
+                                 "/estimate?top_k=" + std::to_string(o.top_k),
+                             bearer(o.reader_token));
+  if (!response) return fail("cannot reach " + o.collector + " for the estimate") - 1;
+  if (response->status != 200) {
+    return fail("the collector answered " + std::to_string(response->status) + " " +
+                response->body) - 1;
+  }
+  auto out = nlohmann::json::parse(response->body, nullptr, false);
+  if (!out.is_object() || !out.contains("words")) {
+    return fail("the collector's estimate has no words: " + response->body) - 1;
+  }
+  out["epsilon_charged"] = charged / 1e6;
+  std::cout << out.dump() << "\n";
+  return 0;
 }
 
 }  // namespace
@@ -55,7 +58,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 int discover(const Options& given) {
   Options o = given;
   if (o.mechanism != "pem") return fail("--mechanism must be pem (sfp is not built yet)");
-  if (!o.offline) return fail("discover runs offline only: pass --offline");
   if (o.values_file.empty()) return fail("--values FILE is required: one word per device");
   std::string error;
   std::vector<std::string> words;
@@ -78,6 +80,7 @@ int discover(const Options& given) {
                   std::to_string(metric->domain_size));
     }
   }
+  if (!o.offline) return discover_with_collector(o, *metric, epsilon_charged(mechanism.value()));
   const auto budget = static_cast<uint64_t>(o.budget_nats * kEpsilonMicrosPerNat);
 
   // Devices on every core, each thread counting into its own aggregate.

@@ -7,7 +7,10 @@
 //
 // prints {"n", "epsilon_charged", "max_length", "top_k", "decode_seconds",
 // "words": [{"word", "estimate", "stderr", "ci95": [lo, hi]}, ...]} with
-// the words in decreasing estimate order.
+// the words in decreasing estimate order. Without --offline the devices
+// send to --collector (metric --metric, registered there as pem with the
+// same epsilon and longest word), as the fleet command does, and the
+// collector's estimate (GET /v1/metrics/ID/estimate?top_k=K) is printed.
 #ifndef BLUR_EXAMPLES_FLEET_SIM_DISCOVER_H
 #define BLUR_EXAMPLES_FLEET_SIM_DISCOVER_H
 

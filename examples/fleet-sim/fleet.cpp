@@ -178,19 +178,31 @@ struct Tally {
 
 }  // namespace
 
-int fleet(const Options& o) {
+int fleet(const Options& o, std::ostream& summary) {
   std::string error;
   const auto metric = metric_of(o, &error);
   if (!metric) return fail(error);
   if (!device_mechanism(*metric).ok()) return fail("the SDK cannot build this metric");
+  // A word-discovery metric records words from --values; the others integers.
+  const bool words_metric = metric->mechanism == MechanismId::kPrefixExtension;
+  std::vector<std::string> words;
   std::vector<uint32_t> truth;
-  if (!load_truth(o, metric->domain_size, &truth, &error)) return fail(error);
+  if (words_metric) {
+    if (o.values_file.empty()) return fail("a pem metric needs --values: one word per device");
+    if (!load_words(o.values_file, &words, &error)) return fail(error);
+    truth.assign(words.size(), 0);
+  } else if (!load_truth(o, metric->domain_size, &truth, &error)) {
+    return fail(error);
+  }
+  auto recorder = [&](uint64_t i) {
+    return words_metric ? record_word(*metric, words[i]) : record_value(*metric, truth[i]);
+  };
   const bool numeric = collector::is_numeric(metric->mechanism);
   // Counted per report: each device reports its value o.reports times.
-  std::vector<uint64_t> true_counts(numeric ? 0 : metric->domain_size, 0);
+  std::vector<uint64_t> true_counts(numeric || words_metric ? 0 : metric->domain_size, 0);
   double true_sum = 0;
   for (uint32_t v : truth) {
-    if (!numeric) true_counts[v] += o.reports;
+    if (!true_counts.empty()) true_counts[v] += o.reports;
     true_sum += v;
   }
   const double true_mean = truth.empty() ? 0.0 : true_sum / static_cast<double>(truth.size());
@@ -201,7 +213,7 @@ int fleet(const Options& o) {
   auto truth_json = [&](nlohmann::json* out) {
     if (numeric) {
       (*out)["true_mean"] = true_mean;
-    } else {
+    } else if (!words_metric) {
       (*out)["true_counts"] = true_counts;
     }
   };
@@ -211,15 +223,15 @@ int fleet(const Options& o) {
     collector::Aggregate aggregate(*metric);
     const Deliver deliver = offline_delivery(*metric, &aggregate);
     for (uint64_t i = 0; i < devices; ++i) {
-      const DeviceOutcome outcome = live(o, i, *metric, budget, record_value(*metric, truth[i]), deliver);
+      const DeviceOutcome outcome = live(o, i, *metric, budget, recorder(i), deliver);
       if (!outcome.error.empty()) return fail("device " + std::to_string(i) + ": " + outcome.error);
     }
     nlohmann::json out = collector::estimate_json(aggregate, *collector::post_processing_from_name(o.postprocess));
     truth_json(&out);
-    if (o.table && !numeric) {
+    if (o.table && !true_counts.empty()) {
       print_table(o, out, true_counts);
     } else {
-      std::cout << out.dump() << "\n";
+      summary << out.dump() << "\n";
     }
     return 0;
   }
@@ -252,7 +264,7 @@ int fleet(const Options& o) {
       };
       for (uint64_t i = next++; i < devices && !tally.stop; i = next++) {
         const uint64_t finished =
-            tally.add(i, live(o, i, *metric, budget, record_value(*metric, truth[i]), deliver));
+            tally.add(i, live(o, i, *metric, budget, recorder(i), deliver));
         if (finished % std::max<uint64_t>(devices / 10, 1) == 0) {
           std::fprintf(stderr, "  %3llu%%  %llu devices reported\n",
                        static_cast<unsigned long long>(finished * 100 / devices),
@@ -288,7 +300,7 @@ int fleet(const Options& o) {
                  static_cast<unsigned long long>(tally.pending.load()),
                  tally.first_error.empty() ? "none" : tally.first_error.c_str());
   }
-  if (!o.table || numeric || !complete) {
+  if (!o.table || true_counts.empty() || !complete) {
     nlohmann::json out{{"seed", o.seed},
                        {"devices", devices},
                        {"reports", reports},
@@ -300,7 +312,7 @@ int fleet(const Options& o) {
                        {"pending", tally.pending.load()},
                        {"failed_devices", tally.failed.load()}};
     truth_json(&out);
-    std::cout << out.dump() << "\n";
+    summary << out.dump() << "\n";
     return complete ? 0 : 1;
   }
   httplib::Client client(o.collector);

@@ -4,13 +4,17 @@
 #ifndef BLUR_EXAMPLES_FLEET_SIM_FLEET_H
 #define BLUR_EXAMPLES_FLEET_SIM_FLEET_H
 
+#include <iostream>
+
 #include "options.h"
 
 namespace blur::sim {
 
 // The process exit status: 0 when every report was acknowledged and the
 // collector's counts add up, 1 when a device failed, 2 for a set-up error.
-int fleet(const Options& o);
+// A pem metric's devices record the words of --values. The summary (the
+// delivery counts, or --offline the estimate) goes to `summary`.
+int fleet(const Options& o, std::ostream& summary = std::cout);
 
 }  // namespace blur::sim
 

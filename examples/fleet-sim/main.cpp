@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
       "discover",
       "Word discovery: each line of --values is a device (a blur::Client) recording that word "
       "with pem; the collector's decoder finds the top-k words; prints JSON");
-  discover_cmd->add_option("--mechanism", o.mechanism, "pem")->capture_default_str();
+  discover_cmd->add_option("--mechanism", o.mechanism, "pem (the default)");
   discover_cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")
       ->capture_default_str();
   discover_cmd->add_option("--values", o.values_file, "Words, one per line and device")
@@ -175,7 +175,12 @@ int main(int argc, char** argv) {
   discover_cmd->add_option("--budget", o.budget_nats, "Each device's lifetime epsilon budget (nats)")
       ->capture_default_str();
   discover_cmd->add_flag("--offline", o.offline,
-                         "Decode, validate, count and discover in process (required)");
+                         "Decode, validate, count and discover in process (else: send to "
+                         "--collector)");
+  collector(discover_cmd);
+  discover_cmd->add_option("--threads", o.threads, "Concurrent connections")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
   seeds.push_back(discover_cmd->add_option(
       "--seed", o.seed, "Seed of the simulated devices' entropy (default: fresh, printed)"));
 
@@ -211,6 +216,9 @@ int main(int argc, char** argv) {
   if (load_cmd->parsed()) return blur::sim::load(o);
   std::string error;
   if (!blur::sim::resolve_seed(&o, &error)) return fail(error);
-  if (discover_cmd->parsed()) return blur::sim::discover(o);
+  if (discover_cmd->parsed()) {
+    if (discover_cmd->count("--mechanism") == 0) o.mechanism = "pem";
+    return blur::sim::discover(o);
+  }
   return blur::sim::fleet(o);
 }

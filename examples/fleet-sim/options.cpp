@@ -5,6 +5,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
+
+#include "blur/discovery/word.h"
 
 namespace blur::sim {
 
@@ -38,6 +41,32 @@ bool resolve_seed(Options* o, std::string* error) {
   }
   std::fprintf(stderr, "blur-device-sim: seed %llu%s\n", static_cast<unsigned long long>(o->seed),
                o->seed_given ? "" : " (fresh; --seed repeats this run)");
+  return true;
+}
+
+// One word per line and device; a line that is not a word is an error
+// naming it (the devices would refuse it: nothing is recorded).
+bool load_words(const std::string& path, std::vector<std::string>* words, std::string* error) {
+  std::ifstream in(path);
+  if (!in) {
+    *error = "cannot read " + path;
+    return false;
+  }
+  std::string line;
+  for (size_t number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    if (!Word::parse(line.data(), line.size()).ok()) {
+      *error = path + ":" + std::to_string(number) + ": not a word of 1 to " +
+               std::to_string(kMaxWordLength) + " characters from [a-z']";
+      return false;
+    }
+    words->push_back(line);
+  }
+  if (words->empty()) {
+    *error = path + " has no words";
+    return false;
+  }
   return true;
 }
 

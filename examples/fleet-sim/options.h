@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "metrics/metric_config.h"
 
@@ -61,6 +62,11 @@ std::optional<collector::MetricConfig> metric_of(const Options& o, std::string* 
 // --seed, or else a fresh seed from getrandom(2), so two runs never share
 // device nonces by accident. Prints it to stderr (repeat a run with --seed).
 bool resolve_seed(Options* o, std::string* error);
+
+// Word-discovery values: one word per line and device, each 1..16
+// characters of [a-z']; a line that is not a word is an error naming it
+// (the devices would refuse it: nothing is recorded).
+bool load_words(const std::string& path, std::vector<std::string>* words, std::string* error);
 
 }  // namespace blur::sim
 

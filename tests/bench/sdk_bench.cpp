@@ -1,7 +1,9 @@
 // Device-side costs on the host build: DRBG draws, exact sampling, the
 // durable ledger charge, encoding, and a whole simulated device's life.
 #include <benchmark/benchmark.h>
+#include <string.h>
 
+#include "blur/discovery/prefix_extension.h"
 #include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/mechanisms/discrete_laplace.h"
 #include "blur/mechanisms/generalized_randomized_response.h"
@@ -181,6 +183,31 @@ BENCHMARK(BM_LocalHashing)
     ->Args({0, 1000000, 4096})
     ->Args({0, 4000000, 4096})
     ->Args({1, 1000000, 4096});
+
+// Word discovery (pem) on the benchmark's words: args epsilon in
+// micro-nats, longest word. Compare with BM_GeneralizedRandomizedResponse.
+void BM_PrefixExtension(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  const auto pem = blur::PrefixExtension::create(static_cast<uint32_t>(state.range(0)),
+                                                 static_cast<uint32_t>(state.range(1)));
+  static const char* const kWords[] = {"niebuhr's", "sunset", "rightful", "lucid", "overtaking"};
+  blur::Word words[5];
+  for (int i = 0; i < 5; ++i) {
+    words[i] = blur::Word::parse(kWords[i], strlen(kWords[i])).value();
+  }
+  uint32_t seed = 0, bucket = 0, i = 0;
+  for (auto _ : state) {
+    if (pem.value().randomize(rng, words[i], &seed, &bucket) != blur::Status::kOk) {
+      return state.SkipWithError("pem");
+    }
+    i = (i + 1) % 5;
+    benchmark::DoNotOptimize(bucket);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PrefixExtension)->Args({4000000, 10})->Args({4000000, 16});
 
 // Args: epsilon in micro-nats, grid size (values 0..k-1).
 void BM_DiscreteLaplace(benchmark::State& state) {

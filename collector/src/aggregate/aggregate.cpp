@@ -1,5 +1,7 @@
 #include "aggregate/aggregate.h"
 
+#include <algorithm>
+
 #include "registry/mechanism_spec.h"
 #include "util/varint.h"
 
@@ -11,7 +13,20 @@ constexpr uint8_t kFormatVersion = 1;
 
 Aggregate::Aggregate(const MetricConfig& metric)
     : spec_(&mechanism_spec(metric.mechanism)), metric_(metric) {
-  if (!spec_->numeric) tally_.assign(spec_->tally_size(metric), 0);
+  if (spec_->numeric) return;
+  const size_t length = spec_->tally_size(metric);
+  if (spec_->cell != nullptr && length > kSparseTallyCells) {
+    sparse_length_ = length;
+  } else {
+    tally_.assign(length, 0);
+  }
+}
+
+std::vector<uint64_t> Aggregate::tally() const {
+  if (sparse_length_ == 0) return tally_;
+  std::vector<uint64_t> dense(sparse_length_, 0);
+  for (const auto& [cell, count] : sparse_cells_) dense[cell] = count;
+  return dense;
 }
 
 bool Aggregate::numeric() const { return spec_->numeric; }
@@ -22,6 +37,8 @@ void Aggregate::add(const IncomingReport& report, uint64_t multiplicity) {
     summary_.add(
         report.payload == PayloadKind::kNumber ? report.number : static_cast<int64_t>(report.value),
         multiplicity);
+  } else if (sparse_length_ != 0) {
+    sparse_cells_[spec_->cell(metric_, report)] += multiplicity;
   } else {
     spec_->tally(metric_, report, multiplicity, tally_.data());
   }
@@ -31,12 +48,13 @@ void Aggregate::merge(const Aggregate& other) {
   reports_ += other.reports_;
   for (size_t i = 0; i < tally_.size() && i < other.tally_.size(); ++i)
     tally_[i] += other.tally_[i];
+  for (const auto& [cell, count] : other.sparse_cells_) sparse_cells_[cell] += count;
   for (const auto& [value, count] : other.summary_.histogram()) summary_.add(value, count);
 }
 
 std::vector<uint64_t> Aggregate::support_counts() const {
   std::vector<uint64_t> support(metric_.domain_size, 0);
-  if (spec_->support != nullptr) spec_->support(metric_, tally_.data(), reports_, support.data());
+  if (spec_->support != nullptr) spec_->support(metric_, tally().data(), reports_, support.data());
   return support;
 }
 
@@ -57,6 +75,29 @@ std::string Aggregate::serialize() const {
                                                    static_cast<uint64_t>(previous))));
       put_varint(&out, count);
       previous = value;
+    }
+    return out;
+  }
+  if (sparse_length_ != 0) {
+    // The same bytes as the dense tally's: counts and runs of zeros.
+    std::vector<std::pair<uint64_t, uint64_t>> cells;
+    for (const auto& cell : sparse_cells_) {
+      if (cell.second != 0) cells.push_back(cell);
+    }
+    std::sort(cells.begin(), cells.end());
+    put_varint(&out, sparse_length_);
+    uint64_t next = 0;
+    for (const auto& [cell, count] : cells) {
+      if (cell > next) {
+        put_varint(&out, 0);
+        put_varint(&out, cell - next);
+      }
+      put_varint(&out, count);
+      next = cell + 1;
+    }
+    if (next < sparse_length_) {
+      put_varint(&out, 0);
+      put_varint(&out, sparse_length_ - next);
     }
     return out;
   }
@@ -116,6 +157,10 @@ Fallible Aggregate::add_serialized(std::string_view bytes) {
     reports_ += reports;
     return done();
   }
+  if (sparse_length_ != 0) {
+    if (auto added = add_sparse(bytes.substr(2), reports); !added) return bad(added.error().message.c_str());
+    return done();
+  }
   uint64_t length = 0;
   if (!reader.next(&length) || length != tally_.size()) {
     return bad("tally length does not match the metric's shape");
@@ -163,6 +208,40 @@ Fallible Aggregate::add_serialized(std::string_view bytes) {
     }
     return bad(problem);
   }
+  reports_ += reports;
+  return done();
+}
+
+// The tally part of serialized bytes (after the header) into the sparse
+// cells: read whole first, so bad bytes change nothing.
+Fallible Aggregate::add_sparse(std::string_view bytes, uint64_t reports) {
+  VarintReader reader(bytes);
+  uint64_t skip = 0, length = 0;
+  reader.next(&skip);  // the report count, read by the caller
+  if (!reader.next(&length) || length != sparse_length_) {
+    return invalid("tally length does not match the metric's shape");
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> cells;
+  uint64_t i = 0;
+  while (i < length) {
+    uint64_t count = 0;
+    if (!reader.next(&count)) return invalid("truncated tally");
+    if (count != 0) {
+      cells.emplace_back(i++, count);
+      continue;
+    }
+    uint64_t run = 0;
+    if (!reader.next(&run) || run == 0 || run > length - i) return invalid("bad run of zeros");
+    i += run;
+  }
+  if (!reader.done()) return invalid("trailing bytes");
+  for (const auto& [cell, count] : cells) {
+    const auto found = sparse_cells_.find(cell);
+    if (found != sparse_cells_.end() && found->second + count < count) {
+      return invalid("tally count overflows");
+    }
+  }
+  for (const auto& [cell, count] : cells) sparse_cells_[cell] += count;
   reports_ += reports;
   return done();
 }

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "estimate/numeric_summary.h"
@@ -27,6 +28,12 @@ struct MechanismSpec;
 
 class Aggregate {
  public:
+  // Tallies longer than this whose reports each add to one cell (pem's,
+  // tens of millions of cells) are kept as their nonzero cells: a commit of
+  // a few reports then costs what it adds, not the whole tally. The
+  // serialized form is the same.
+  static constexpr size_t kSparseTallyCells = size_t{1} << 22;
+
   explicit Aggregate(const MetricConfig& metric);
 
   // Adds `multiplicity` copies of a validated report of this metric.
@@ -51,13 +58,17 @@ class Aggregate {
   std::vector<uint64_t> support_counts() const;
   // Numeric mechanisms: the reported values.
   const NumericSummary& summary() const { return summary_; }
-  const std::vector<uint64_t>& tally() const { return tally_; }
+  // Frequency oracles: the whole tally (a copy; for a sparse one, filled in).
+  std::vector<uint64_t> tally() const;
 
  private:
   const MechanismSpec* spec_;
   MetricConfig metric_;
   uint64_t reports_ = 0;
+  Fallible add_sparse(std::string_view tally_bytes, uint64_t reports);
   std::vector<uint64_t> tally_;  // frequency oracles
+  size_t sparse_length_ = 0;     // > 0: the tally is sparse_cells_ instead
+  std::unordered_map<uint64_t, uint64_t> sparse_cells_;
   NumericSummary summary_;       // numeric mechanisms
 };
 

@@ -6,6 +6,7 @@
 #include "estimate/metric_estimate.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
+#include "registry/mechanism_spec.h"
 #include "util/time_text.h"
 
 namespace blur::collector {
@@ -34,6 +35,7 @@ struct ReadRequest {
   MetricConfig metric;
   TimeRange range;
   PostProcessing post = PostProcessing::kNone;
+  uint32_t top_k = kDefaultTopK;  // word discovery (pem) only
 };
 
 Outcome<ReadRequest> read_request(const Store& store, const std::string& id_text,
@@ -66,8 +68,21 @@ Outcome<ReadRequest> read_request(const Store& store, const std::string& id_text
       return invalid("parameter 'postprocess' must be none or norm-sub, not '" + *text + "'");
     request.post = *post;
   }
+  if (const std::string* text = find(query, "top_k")) {
+    if (!mechanism_spec(request.metric.mechanism).discovers_words) {
+      return invalid("parameter 'top_k' applies to word-discovery (pem) metrics only");
+    }
+    if (text->empty() || text->size() > 4 ||
+        text->find_first_not_of("0123456789") != std::string::npos ||
+        std::stoul(*text) < 1 || std::stoul(*text) > kMaxTopK) {
+      return invalid("parameter 'top_k' must be an integer in 1.." + std::to_string(kMaxTopK) +
+                     ", not '" + *text + "'");
+    }
+    request.top_k = static_cast<uint32_t>(std::stoul(*text));
+  }
   for (const auto& [key, value] : query) {
-    if (key != "from" && key != "to" && key != "postprocess" && key != "bucket") {
+    if (key != "from" && key != "to" && key != "postprocess" && key != "bucket" &&
+        key != "top_k") {
       return invalid("unknown parameter '" + key + "'");
     }
   }
@@ -205,7 +220,7 @@ ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryPara
   if (!aggregate) return error_response(aggregate.error());
   JsonWriter out;
   out.begin_object();
-  write_estimate(aggregate.value(), request->post, out);
+  write_estimate(aggregate.value(), request->post, out, request->top_k);
   describe_range(request->range, out);
   out.end_object();
   return {200, out.take()};
@@ -242,7 +257,7 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
   auto flush = [&] {
     if (!total) return;
     out.begin_object().member("start", format_time(*period)).member("start_unix", *period);
-    write_estimate(*total, request->post, out);
+    write_estimate(*total, request->post, out, request->top_k);
     out.end_object();
   };
   for (BucketAggregate& bucket : buckets.value()) {

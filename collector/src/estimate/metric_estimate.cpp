@@ -17,8 +17,9 @@ void write_interval(JsonWriter& out, std::string_view name, double low, double h
 
 // {"top_k": K, "words": [{"word": "the", "estimate": ..., "stderr": ...,
 //  "ci95": [lo, hi], "fraction": ...}, ...]}, in decreasing estimate order.
-void write_discovery(const Aggregate& aggregate, JsonWriter& out) {
-  const DiscoveryOptions options;
+void write_discovery(const Aggregate& aggregate, uint32_t top_k, JsonWriter& out) {
+  DiscoveryOptions options;
+  options.top_k = top_k;
   const Discovery found =
       discover_words(aggregate.metric(), aggregate.tally(), aggregate.reports(), options);
   const double n = static_cast<double>(aggregate.reports());
@@ -38,7 +39,8 @@ void write_discovery(const Aggregate& aggregate, JsonWriter& out) {
 
 }  // namespace
 
-void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter& out) {
+void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter& out,
+                    uint32_t top_k) {
   const MetricConfig& metric = aggregate.metric();
   if (aggregate.numeric()) {
     const nlohmann::json numeric = numeric_estimate_json(metric, aggregate.summary(), post);
@@ -51,7 +53,7 @@ void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter&
       .member("domain_size", metric.domain_size)
       .member("n", aggregate.reports());
   if (mechanism_spec(metric.mechanism).discovers_words) {
-    write_discovery(aggregate, out);
+    write_discovery(aggregate, top_k, out);
     return;
   }
   if (aggregate.reports() == 0) {

@@ -31,7 +31,12 @@ namespace blur::collector {
 // mechanisms. The server, the CLI and the offline fleet all estimate with it.
 // Written straight as text (an answer of thousands of values): the members
 // go into the object `out` has open.
-void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter& out);
+// Word-discovery (pem) metrics answer their top_k words (discovery/
+// word_discovery.h) instead of per-value estimates.
+inline constexpr uint32_t kDefaultTopK = 32;
+inline constexpr uint32_t kMaxTopK = 1000;
+void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter& out,
+                    uint32_t top_k = kDefaultTopK);
 std::string estimate_text(const Aggregate& aggregate, PostProcessing post = PostProcessing::kNone);
 // The same, parsed (for tools that read the estimate back).
 nlohmann::json estimate_json(const Aggregate& aggregate,

@@ -151,11 +151,14 @@ size_t prefix_tally_size(const MetricConfig& metric) {
 }
 
 // Index ((level * seeds) + seed) * 2^g + bucket; the validator bounds each.
+size_t prefix_cell(const MetricConfig& metric, const IncomingReport& report) {
+  const uint32_t bits = blur::PrefixExtension::bucket_bits(metric.epsilon_micros);
+  return ((size_t{report.hash_a} * blur::kPrefixHashSeeds + report.hash_b) << bits) | report.value;
+}
+
 void tally_prefix(const MetricConfig& metric, const IncomingReport& report, uint64_t multiplicity,
                   uint64_t* tally) {
-  const uint32_t bits = blur::PrefixExtension::bucket_bits(metric.epsilon_micros);
-  tally[((size_t{report.hash_a} * blur::kPrefixHashSeeds + report.hash_b) << bits) |
-        report.value] += multiplicity;
+  tally[prefix_cell(metric, report)] += multiplicity;
 }
 
 // Randomized response over 2^g buckets; another prefix shares the bucket
@@ -292,7 +295,8 @@ constexpr MechanismSpec kPrefixExtensionSpec{MechanismId::kPrefixExtension,
                                              tally_prefix,
                                              nullptr,
                                              prefix_extension,
-                                             true};
+                                             true,
+                                             prefix_cell};
 
 }  // namespace
 

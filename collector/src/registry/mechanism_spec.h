@@ -58,6 +58,10 @@ struct MechanismSpec {
   OracleParams (*params)(const MetricConfig& metric);
   // Word discovery (pem): no support(); estimates are discovered words.
   bool discovers_words = false;
+  // For tallies where a report adds to exactly one cell: which one. With a
+  // tally past Aggregate::kSparseTallyCells (pem: levels x 2^14 seeds x 2^g
+  // buckets) the aggregate keeps only the nonzero cells.
+  size_t (*cell)(const MetricConfig& metric, const IncomingReport& report) = nullptr;
 };
 
 const MechanismSpec& mechanism_spec(MechanismId id);
