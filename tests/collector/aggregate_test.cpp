@@ -156,4 +156,44 @@ TEST(Aggregate, CorruptBytesAreRefused) {
   }
 }
 
+// A pem tally (9 levels x 2^14 seeds x 64 buckets at epsilon 4) is kept
+// sparse: the same tally, support and bytes as counting densely, merged and
+// round-tripped, and refused bytes change nothing.
+TEST(Aggregate, SparseTallyMatchesTheDenseCount) {
+  MetricConfig metric;
+  metric.id = 3;
+  metric.mechanism = MechanismId::kPrefixExtension;
+  metric.epsilon_micros = 4000000;
+  metric.domain_size = 10;
+  std::mt19937_64 rng(13);
+  Aggregate a(metric), b(metric);
+  std::vector<uint64_t> dense(9u * 16384u * 64u, 0);
+  ASSERT_GT(dense.size(), Aggregate::kSparseTallyCells);
+  for (int i = 0; i < 3000; ++i) {
+    const IncomingReport r = blur_test::random_report(metric, rng);
+    const uint64_t multiplicity = 1 + rng() % 2;
+    (i % 2 == 0 ? a : b).add(r, multiplicity);
+    dense[((size_t{r.hash_a} * 16384 + r.hash_b) << 6) | r.value] += multiplicity;
+  }
+  a.merge(b);
+  EXPECT_EQ(a.tally(), dense);
+  const std::string bytes = a.serialize();
+  EXPECT_LT(bytes.size(), 30000u);  // about the nonzero cells, not 9.4M counts
+  auto restored = Aggregate::deserialize(metric, bytes);
+  ASSERT_TRUE(restored) << restored.error().message;
+  EXPECT_EQ(restored->tally(), dense);
+  EXPECT_EQ(restored->serialize(), bytes);
+  EXPECT_EQ(restored->reports(), a.reports());
+
+  Aggregate target(metric);
+  target.add(blur_test::random_report(metric, rng));
+  const std::string before = target.serialize();
+  for (size_t cut = 0; cut < bytes.size(); cut += 7) {
+    EXPECT_FALSE(target.add_serialized(bytes.substr(0, cut))) << "cut at " << cut;
+    ASSERT_EQ(target.serialize(), before) << "changed by a refused cut at " << cut;
+  }
+  EXPECT_FALSE(target.add_serialized(bytes + '\0'));
+  EXPECT_EQ(target.serialize(), before);
+}
+
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "blur/discovery/prefix_extension.h"
 #include "ingest/batch.h"
 #include "metrics/metric_config.h"
 
@@ -38,6 +39,13 @@ inline blur::collector::IncomingReport random_report(const blur::collector::Metr
       r.number = static_cast<int64_t>(rng() % 2001) - 1000;
       break;
     case PayloadKind::kLocalHash: {
+      if (metric.mechanism == blur::MechanismId::kPrefixExtension) {  // level, seed, bucket
+        r.hash_a = static_cast<uint32_t>(rng() % blur::PrefixExtension::levels(metric.domain_size));
+        r.hash_b = static_cast<uint32_t>(rng() % blur::kPrefixHashSeeds);
+        r.value = static_cast<uint32_t>(
+            rng() % (1u << blur::PrefixExtension::bucket_bits(metric.epsilon_micros)));
+        break;
+      }
       const auto shape = blur::collector::local_hash_shape(metric);
       r.hash_a = static_cast<uint32_t>(rng() % (1u << shape.field_bits));
       r.hash_b = static_cast<uint32_t>(rng() % (1u << shape.field_bits));
@@ -65,7 +73,9 @@ inline std::vector<blur::collector::MetricConfig> one_metric_per_mechanism() {
     m.id = id++;                                                                        \
     m.mechanism = blur::MechanismId::k##Cpp;                                            \
     m.epsilon_micros = 1500000;                                                         \
-    m.domain_size = m.mechanism == blur::MechanismId::kBinaryRandomizedResponse ? 2 : 37; \
+    m.domain_size = m.mechanism == blur::MechanismId::kBinaryRandomizedResponse ? 2     \
+                    : m.mechanism == blur::MechanismId::kPrefixExtension        ? 10    \
+                                                                                : 37;   \
     metrics.push_back(m);                                                               \
   }
   BLUR_MECHANISM_TABLE(BLUR_X)

@@ -30,6 +30,9 @@
 #include "metrics/metrics_file.h"
 #include "server/http_server.h"
 #include "store/store.h"
+#include "discovery/word_discovery.h"
+#include "estimate/metric_estimate.h"
+#include "registry/mechanism_spec.h"
 #include "trainer/cli/lm_commands.h"
 #include "util/time_text.h"
 
@@ -44,6 +47,35 @@ int report(const Error& error, int code = 1) {
 
 Outcome<std::unique_ptr<Store>> open_store(const std::string& url, Store::Mode mode) {
   return Store::open(url, mode);
+}
+
+// train --vocabulary-from-metric: the discovered top words of a pem metric,
+// over all its stored reports.
+MetricVocabulary metric_vocabulary(const std::string& db, uint32_t metric_id, size_t count) {
+  auto store = open_store(db, Store::Mode::kReadOnly);
+  if (!store) throw std::runtime_error(store.error().message);
+  const auto metric = store.value()->metric(metric_id);
+  if (!metric) throw std::runtime_error("no metric " + std::to_string(metric_id) + " in " + db);
+  if (!mechanism_spec(metric->mechanism).discovers_words) {
+    throw std::runtime_error("metric " + std::to_string(metric_id) + " is " + describe(*metric) +
+                             ", not a word-discovery (pem) metric");
+  }
+  auto aggregate = store.value()->aggregate(*metric, TimeRange{});
+  if (!aggregate) throw std::runtime_error(aggregate.error().message);
+  DiscoveryOptions options;
+  options.top_k = static_cast<uint32_t>(std::min<size_t>(count, kMaxTopK));
+  const Discovery found =
+      discover_words(*metric, aggregate->tally(), aggregate->reports(), options);
+  MetricVocabulary vocabulary;
+  for (const DiscoveredWord& w : found.words) {
+    if (w.estimate.count > 0) vocabulary.words.push_back(w.word);
+  }
+  char epsilon[32];
+  std::snprintf(epsilon, sizeof epsilon, "%g", metric->epsilon_micros / 1e6);
+  vocabulary.source = "word-discovery metric " + std::to_string(metric_id) + " (pem, epsilon " +
+                      epsilon + " per report over " + std::to_string(aggregate->reports()) +
+                      " reports: local DP, paid on the devices)";
+  return vocabulary;
 }
 
 struct ServeOptions {
@@ -431,7 +463,7 @@ int main(int argc, char** argv) {
   credentials_cmd->add_option("--auth-dir", serve_options.auth_dir,
                               "Credentials directory (default: DB.auth beside an SQLite store)");
 
-  const LanguageModelCommands language_model(app);
+  const LanguageModelCommands language_model(app, metric_vocabulary);
 
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) {

@@ -26,6 +26,8 @@ struct TrainArgs {
   std::string out;
   double noise_multiplier = -1;
   uint64_t seed = 0;
+  uint32_t vocabulary_metric = 0;  // --vocabulary-from-metric
+  std::string db;
 };
 
 struct ModelArgs {
@@ -51,6 +53,7 @@ struct PrivacyArgs {
 }  // namespace
 
 struct LanguageModelCommands::State {
+  VocabularyFromMetric from_metric;
   TrainArgs train;
   ModelArgs model;  // eval, export-model, canary, suggest
   PrivacyArgs privacy;
@@ -85,8 +88,25 @@ TokenSequence prompt_tokens(const Vocabulary& vocabulary, const std::string& pro
   return tokens;
 }
 
-int run_train(const TrainArgs& args, const CLI::App& cmd) {
+int run_train(const TrainArgs& args, const CLI::App& cmd, const VocabularyFromMetric& from_metric) {
   TrainOptions o = args.options;
+  if (cmd.count("--vocabulary-from-metric") > 0) {
+    if (!o.vocabulary_file.empty()) {
+      return fail("--vocabulary and --vocabulary-from-metric exclude each other", 2);
+    }
+    if (args.db.empty()) return fail("--vocabulary-from-metric needs --db (the collector's)", 2);
+    if (!from_metric) return fail("this program cannot read a metric's words", 2);
+    MetricVocabulary found =
+        from_metric(args.db, args.vocabulary_metric, o.vocab_size - Vocabulary::kSpecialCount);
+    if (found.words.empty()) {
+      return fail("metric " + std::to_string(args.vocabulary_metric) + " has no discovered words",
+                  1);
+    }
+    std::fprintf(stderr, "vocabulary: %zu words from %s\n", found.words.size(),
+                 found.source.c_str());
+    o.vocabulary_words = std::move(found.words);
+    o.vocabulary_words_source = std::move(found.source);
+  }
   if (args.epsilon == "inf") {
     o.epsilon = std::numeric_limits<double>::infinity();
   } else {
@@ -292,8 +312,10 @@ int run_suggest(const ModelArgs& args) {
 
 }  // namespace
 
-LanguageModelCommands::LanguageModelCommands(CLI::App& app) : state_(std::make_unique<State>()) {
+LanguageModelCommands::LanguageModelCommands(CLI::App& app, VocabularyFromMetric from_metric)
+    : state_(std::make_unique<State>()) {
   State& st = *state_;
+  st.from_metric = std::move(from_metric);
   TrainOptions& o = st.train.options;
   auto* t = app.add_subcommand("train", "Train the DP-SGD next-word model on a text corpus");
   st.train_cmd = t;
@@ -340,6 +362,10 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app) : state_(std::make_u
   t->add_option("--vocabulary", o.vocabulary_file,
                 "Vocabulary file (one word per line) instead of the DP vocabulary")
       ->check(CLI::ExistingFile);
+  t->add_option("--vocabulary-from-metric", st.train.vocabulary_metric,
+                "Vocabulary: the top words of this word-discovery (pem) metric in --db "
+                "(its local DP was paid on the devices: no central epsilon)");
+  t->add_option("--db", st.train.db, "The collector's database, for --vocabulary-from-metric");
   t->add_option("--vocab-noise", o.vocab_noise_multiplier,
                 "Noise multiplier of the DP vocabulary's Gaussian counts")
       ->check(CLI::PositiveNumber)
@@ -419,7 +445,7 @@ LanguageModelCommands::~LanguageModelCommands() = default;
 int LanguageModelCommands::run() const {
   const State& st = *state_;
   try {
-    if (st.train_cmd->parsed()) return run_train(st.train, *st.train_cmd);
+    if (st.train_cmd->parsed()) return run_train(st.train, *st.train_cmd, st.from_metric);
     if (st.eval_cmd->parsed()) return run_eval(st.model);
     if (st.privacy_cmd->parsed()) return run_privacy(st.privacy, *st.privacy_cmd);
     if (st.export_cmd->parsed()) return run_export(st.model);

@@ -95,7 +95,8 @@ TrainReport train_language_model(const TrainOptions& o,
   }
 
   // 2. Vocabulary: a file, the DP count, or (not private) the true top words.
-  const bool dp_vocabulary = is_private && o.vocabulary_file.empty();
+  const bool dp_vocabulary =
+      is_private && o.vocabulary_file.empty() && o.vocabulary_words.empty();
   std::string vocabulary_path = o.checkpoint.empty() ? "" : o.checkpoint + ".vocab";
   std::optional<Vocabulary> vocabulary;
   nlohmann::json vocab_json;
@@ -106,6 +107,12 @@ TrainReport train_language_model(const TrainOptions& o,
   } else if (!o.vocabulary_file.empty()) {
     vocabulary = Vocabulary::load(o.vocabulary_file);
     vocab_json["source"] = o.vocabulary_file;
+  } else if (!o.vocabulary_words.empty()) {
+    vocabulary = Vocabulary::from_words(o.vocabulary_words);
+    vocab_json["source"] = o.vocabulary_words_source;
+    // Local DP, paid by each device when it reported: nothing central.
+    vocab_json["central_epsilon"] = 0;
+    if (!vocabulary_path.empty()) vocabulary->save(vocabulary_path);
   } else {
     const PublicWordList public_words = PublicWordList::load();
     DpVocabularyConfig config;

@@ -41,6 +41,10 @@ struct TrainOptions {
   int32_t hidden = 128;
   size_t vocab_size = 5000;     // including the 4 special tokens
   std::string vocabulary_file;  // instead of the DP vocabulary (no privacy cost)
+  // Or these words (a word-discovery metric's: their LDP was paid on the
+  // devices), described in the summary by vocabulary_words_source.
+  std::vector<std::string> vocabulary_words;
+  std::string vocabulary_words_source;
   double vocab_noise_multiplier = 8.0;  // epsilon 0.48 at delta 1e-5 on its own
   size_t vocab_words_per_unit = 16;
   size_t max_tokens = 64;  // a unit's tokens beyond this are not used

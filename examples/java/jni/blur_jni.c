@@ -265,6 +265,21 @@ JNIEXPORT jint JNICALL Java_org_blur_Native_record(JNIEnv* env, jclass cls, jlon
   return blur_record(c->client, (uint32_t)metric_id, (uint32_t)value);
 }
 
+/* The word's bytes as Java's modified UTF-8: the SDK refuses any byte
+ * outside [a-z'], so nothing else needs converting. */
+JNIEXPORT jint JNICALL Java_org_blur_Native_recordWord(JNIEnv* env, jclass cls, jlong handle,
+                                                       jint metric_id, jstring word) {
+  (void)cls;
+  native_client* c = client_of(env, handle);
+  if (word == NULL) return BLUR_INVALID_ARGUMENT;
+  const char* bytes = (*env)->GetStringUTFChars(env, word, NULL);
+  if (bytes == NULL) return BLUR_INVALID_ARGUMENT; /* OutOfMemoryError pending */
+  const jsize length = (*env)->GetStringUTFLength(env, word);
+  const blur_status status = blur_record_word(c->client, (uint32_t)metric_id, bytes, (size_t)length);
+  (*env)->ReleaseStringUTFChars(env, word, bytes);
+  return status;
+}
+
 /* results[0..2] = {status, report count, ack token}; the batch's bytes, or
  * NULL when the status is not BLUR_OK. */
 JNIEXPORT jbyteArray JNICALL Java_org_blur_Native_pendingBatch(JNIEnv* env, jclass cls,

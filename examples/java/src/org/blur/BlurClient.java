@@ -129,6 +129,16 @@ public final class BlurClient implements AutoCloseable {
     else adapter.takeFailure();
   }
 
+  /**
+   * Records a word for a word-discovery metric ({@link Mechanism#PEM}): 1 to the metric's domain
+   * size of lower-case letters and apostrophes; anything else is INVALID_ARGUMENT, nothing spent.
+   */
+  public synchronized void recordWord(int metricId, String word) {
+    final int code = Native.recordWord(handle(), metricId, word);
+    if (code != 0) check(code, "recordWord (metric " + Integer.toUnsignedString(metricId) + ")");
+    else adapter.takeFailure();
+  }
+
   /** The oldest pending reports (at most 64) as one batch; empty when none. */
   public synchronized Batch pendingBatch() {
     final long[] results = new long[3];

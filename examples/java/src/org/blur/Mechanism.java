@@ -11,7 +11,8 @@ public enum Mechanism {
   HR(7, "hr"),
   OLH(8, "olh"),
   BLH(9, "blh"),
-  RAPPOR(10, "rappor");
+  RAPPOR(10, "rappor"),
+  PEM(11, "pem");
 
   private final int id;
   private final String shortName;

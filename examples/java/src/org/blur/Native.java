@@ -29,6 +29,8 @@ final class Native {
 
   static native int record(long handle, int metricId, int value);
 
+  static native int recordWord(long handle, int metricId, String word);
+
   /** results: {status, reports, ack token}; the bytes, or null unless the status is OK. */
   static native byte[] pendingBatch(long handle, long[] results);
 

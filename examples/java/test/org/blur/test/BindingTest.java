@@ -52,6 +52,7 @@ public final class BindingTest {
   private static final Metric RR = Metric.rr(1, NAT);
   private static final Metric OUE = Metric.oue(2, 2 * NAT, 16);
   private static final Metric LAPLACE = Metric.laplace(3, NAT, 101);
+  private static final Metric WORDS = Metric.of(4, Mechanism.PEM, 4 * NAT, 10);
 
   private BindingTest() {}
 
@@ -143,6 +144,14 @@ public final class BindingTest {
       checkEqual("invalid argument", unknown.statusName(), "the status name");
       checkEqual("record (metric 99): invalid argument", unknown.getMessage(), "the message");
       expectStatus(Status.INVALID_ARGUMENT, () -> blur.record(RR.id(), 2), "rr value 2");
+      // Words cross JNI for a word-discovery metric, and only there.
+      expectStatus(Status.INVALID_ARGUMENT, () -> blur.recordWord(WORDS.id(), "Hello"),
+          "an upper-case word");
+      expectStatus(Status.INVALID_ARGUMENT, () -> blur.recordWord(WORDS.id(), "extraordinary"),
+          "a word longer than the metric's 10 characters");
+      expectStatus(Status.INVALID_ARGUMENT, () -> blur.recordWord(RR.id(), "hello"),
+          "a word for rr");
+      expectStatus(Status.INVALID_ARGUMENT, () -> blur.record(WORDS.id(), 1), "an index for pem");
       checkEqual(budget, blur.budget(), "refused records spend nothing");
 
       final Batch batch = blur.pendingBatch();
@@ -186,6 +195,7 @@ public final class BindingTest {
     blur.addMetric(RR);
     blur.addMetric(OUE);
     blur.addMetric(LAPLACE);
+    blur.addMetric(WORDS);
   }
 
   /** Java's Status and Mechanism enums name the C header's values, and the names cross. */
