@@ -4,6 +4,7 @@
 //   blur-device-sim fleet --mechanism rr --epsilon 1 --devices 20000 --true-rate 0.3 --offline
 //   blur-device-sim fleet --collector http://127.0.0.1:8080 --metric 1 ... [--table]
 //   blur-device-sim discover --mechanism pem --epsilon 4 --values words.txt --top-k 10 --offline
+//   blur-device-sim suggest --model model.blnw --prompt "you will be"
 //   blur-device-sim load --collector http://127.0.0.1:8080 --metric 1 --duration 10
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "load_generator.h"
 #include "options.h"
 #include "simulated_device.h"
+#include "suggest.h"
 
 namespace {
 
@@ -184,6 +186,22 @@ int main(int argc, char** argv) {
   seeds.push_back(discover_cmd->add_option(
       "--seed", o.seed, "Seed of the simulated devices' entropy (default: fresh, printed)"));
 
+  blur::sim::SuggestOptions suggest_options;
+  auto* suggest_cmd = app.add_subcommand(
+      "suggest",
+      "A simulated keyboard: the SDK's int8 next-word model (export-model's file and its "
+      ".vocab) suggests the next words of each prompt; prints JSON");
+  suggest_cmd->add_option("--model", suggest_options.model, "Device model file (.blnw)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  suggest_cmd->add_option("--vocabulary", suggest_options.vocabulary,
+                          "Its vocabulary (default: MODEL.vocab, as export-model writes it)");
+  suggest_cmd->add_option("--prompt", suggest_options.prompts, "Typed text (repeatable)")
+      ->required();
+  suggest_cmd->add_option("--count", suggest_options.count, "Suggestions per prompt")
+      ->check(CLI::Range(1u, 16u))
+      ->capture_default_str();
+
   auto* load_cmd = app.add_subcommand(
       "load",
       "Load generator: POST pre-built batches (real SDK devices) with a fresh device "
@@ -212,6 +230,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   for (const CLI::Option* seed : seeds) o.seed_given = o.seed_given || seed->count() > 0;
   if (randomize_cmd->parsed()) return randomize(o);
+  if (suggest_cmd->parsed()) return blur::sim::suggest(suggest_options);
   if (std::string error; !blur::sim::load_secrets(&o, &error)) return fail(error);
   if (load_cmd->parsed()) return blur::sim::load(o);
   std::string error;

@@ -31,7 +31,7 @@ counts = {line.split("\t")[0]: int(line.split("\t")[1]) for line in open(sys.arg
 assert out["n"] == 91510, out["n"]
 assert out["epsilon_charged"] == 4.0, out["epsilon_charged"]
 words = out["words"]
-assert len(words) == 10, len(words)
+assert 8 <= len(words) <= 10, len(words)  # only words 4.5 standard errors above zero
 estimates = [w["estimate"] for w in words]
 assert estimates == sorted(estimates, reverse=True), "not in decreasing estimate order"
 for w in words:
@@ -40,7 +40,8 @@ for w in words:
     assert low < w["estimate"] < high and w["stderr"] > 0, w
 found = {w["word"] for w in words}
 hits = len(found & set(truth[:10]))
-f1 = hits / 10  # precision = recall with 10 found of the true 10
+precision, recall = hits / len(words), hits / 10
+f1 = 2 * precision * recall / (precision + recall) if hits else 0.0
 print(f"top-10 F1 {f1:.2f}; the heaviest: {words[0]['word']} {words[0]['estimate']:.0f} "
       f"+- {words[0]['stderr']:.0f} (truth {counts[truth[0]]})")
 assert f1 >= 0.8, f"top-10 F1 {f1} below the 0.8 floor: {sorted(found)} vs {truth[:10]}"

@@ -67,9 +67,8 @@ MetricVocabulary metric_vocabulary(const std::string& db, uint32_t metric_id, si
   const Discovery found =
       discover_words(*metric, aggregate->tally(), aggregate->reports(), options);
   MetricVocabulary vocabulary;
-  for (const DiscoveredWord& w : found.words) {
-    if (w.estimate.count > 0) vocabulary.words.push_back(w.word);
-  }
+  // Discovery answers only words well above their noise (DiscoveryOptions::min_z).
+  for (const DiscoveredWord& w : found.words) vocabulary.words.push_back(w.word);
   char epsilon[32];
   std::snprintf(epsilon, sizeof epsilon, "%g", metric->epsilon_micros / 1e6);
   vocabulary.source = "word-discovery metric " + std::to_string(metric_id) + " (pem, epsilon " +

@@ -221,12 +221,15 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
     const double c = std::max(w.estimate.count, 0.0);
     all_squared += c * c;
   }
-  if (finished.size() > options.top_k) finished.resize(options.top_k);
+  std::vector<DiscoveredWord> answer;
   for (DiscoveredWord& w : finished) {
+    if (answer.size() == options.top_k) break;
     const double c = std::max(w.estimate.count, 0.0);
     const uint32_t first = first_level_of_word(static_cast<uint32_t>(w.word.size()), levels);
     w.estimate = decoder.with_table_variance(w.estimate, first, levels - 1, all_squared - c * c);
+    if (w.estimate.count >= options.min_z * w.estimate.std_error) answer.push_back(w);
   }
+  finished = std::move(answer);
   result.words = std::move(finished);
   result.candidates_evaluated = decoder.evaluated();
   return result;

@@ -39,6 +39,12 @@ struct DiscoveryOptions {
   uint32_t top_k = 32;
   // Unfinished prefixes kept per level; 0: max(8 top_k, 64).
   uint32_t beam = 0;
+  // A word is answered only if its estimate is at least this many standard
+  // errors above zero: tens of thousands of candidates are evaluated, and
+  // the noise of the ones nobody has would otherwise fill a top-k that the
+  // reports cannot support (4.5: about 5% of runs would let one absent word
+  // through at 10^5 candidates). Fewer than top_k words then come back.
+  double min_z = 4.5;
 };
 
 struct DiscoveredWord {
@@ -49,7 +55,7 @@ struct DiscoveredWord {
 struct Discovery {
   uint64_t reports = 0;
   uint32_t candidates_evaluated = 0;
-  std::vector<DiscoveredWord> words;  // at most top_k, decreasing estimate
+  std::vector<DiscoveredWord> words;  // at most top_k, decreasing estimate, each significant
 };
 
 // `tally`: a pem metric's aggregate tally (registry/mechanism_spec.h) of

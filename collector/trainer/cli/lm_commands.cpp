@@ -213,6 +213,10 @@ int run_export(const ModelArgs& args) {
   file.write(reinterpret_cast<const char*>(bytes.data()),
              static_cast<std::streamsize>(bytes.size()));
   if (!file) return fail("cannot write " + args.out, 1);
+  // The device maps typed words to ids with the model's vocabulary: one
+  // token per line in id order, after the header (the app ships both).
+  const std::string vocabulary_out = args.out + ".vocab";
+  trained.vocabulary.save(vocabulary_out);
   // Check the device model against the float one on held-out contexts.
   const auto model = NextWordModel::open(bytes.data(), bytes.size());
   std::vector<uint32_t> scratch(NextWordPredictor::scratch_size(model.value()) / 4 + 1);
@@ -243,6 +247,7 @@ int run_export(const ModelArgs& args) {
   }
   nlohmann::json out = {{"out", args.out},
                         {"bytes", bytes.size()},
+                        {"vocabulary", vocabulary_out},
                         {"vocab", trained.vocabulary.size()},
                         {"embedding", trained.model.config().embedding_dim},
                         {"hidden", trained.model.config().hidden_dim},
