@@ -30,6 +30,10 @@ MetricConfig metric_for(uint8_t selector) {
   m.mechanism = kIds[selector % (sizeof kIds / sizeof kIds[0])];
   m.epsilon_micros = 1000000;
   m.domain_size = m.mechanism == MechanismId::kBinaryRandomizedResponse ? 2 : 20;
+  if (m.mechanism == MechanismId::kPrefixExtension) {
+    m.domain_size = 10;       // words of up to 10 characters: 9 levels
+    m.epsilon_micros = 4000000;  // 64 buckets: the tally is sparse (9.4 M cells)
+  }
   m.rappor = {64, 2, 4};
   return m;
 }
@@ -52,8 +56,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     case 1: {
       IncomingReport report;
-      if (unflatten_payload(metric, rest, &report) && flatten_payload(report) != rest) {
-        __builtin_trap();
+      if (unflatten_payload(metric, rest, &report)) {
+        if (flatten_payload(report) != rest) __builtin_trap();
+        Aggregate aggregate(metric);  // what a stored report reaches: its tally cell
+        aggregate.add(report);
+        if (aggregate.reports() != 1) __builtin_trap();
       }
       break;
     }

@@ -1,5 +1,6 @@
 #include "aggregate/payload.h"
 
+#include "ingest/batch_validator.h"
 #include "util/varint.h"
 
 namespace blur::collector {
@@ -37,9 +38,7 @@ bool read_u32(VarintReader& reader, uint32_t* value) {
   *value = static_cast<uint32_t>(v);
   return true;
 }
-}  // namespace
-
-bool unflatten_payload(const MetricConfig& metric, std::string_view bytes, IncomingReport* report) {
+bool read_payload(const MetricConfig& metric, std::string_view bytes, IncomingReport* report) {
   VarintReader reader(bytes);
   report->payload = blur::mechanism_payload(metric.mechanism);
   report->has_payload = true;
@@ -65,6 +64,14 @@ bool unflatten_payload(const MetricConfig& metric, std::string_view bytes, Incom
       return true;
   }
   return false;
+}
+
+}  // namespace
+
+bool unflatten_payload(const MetricConfig& metric, std::string_view bytes, IncomingReport* report) {
+  // Stored bytes are untrusted: read, then held to the metric's shape like
+  // a report arriving (an out-of-shape index would address outside a tally).
+  return read_payload(metric, bytes, report) && payload_shape_error(metric, *report).empty();
 }
 
 }  // namespace blur::collector
