@@ -35,7 +35,9 @@ int discover_with_collector(const Options& o, const MetricConfig& metric, Epsilo
   if (delivered != 0) return delivered;
   httplib::Client client(o.collector);
   if (!o.ca_file.empty()) client.set_ca_cert_path(o.ca_file.c_str());
-  client.set_read_timeout(std::chrono::seconds(120));
+  // Discovery's work grows with top_k (the beam), not with the reports:
+  // seconds on a release build, minutes under sanitizers for a large k.
+  client.set_read_timeout(std::chrono::seconds(600));
   auto response = client.Get("/v1/metrics/" + std::to_string(metric.id) +
                                  "/estimate?top_k=" + std::to_string(o.top_k),
                              bearer(o.reader_token));

@@ -21,7 +21,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 head -n 20000 "$work/all.txt" > "$work/words.txt"
 start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 2:pem:4:12
 "$device_sim" discover --collector "http://127.0.0.1:$collector_port" --metric 2 --epsilon 4 \
-  --max-length 12 --values "$work/words.txt" --top-k 60 --seed 5 --threads 32 \
+  --max-length 12 --values "$work/words.txt" --top-k 20 --seed 5 --threads 32 \
   > "$work/discovered.json" 2> "$work/discover.log" || { cat "$work/discover.log"; fail "discover"; }
 kill "$collector_pid"
 wait "$collector_pid" 2>/dev/null || true
@@ -30,12 +30,14 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["n"] == 20000 and d["mechanism"] == "pem", d
 words = [w["word"] for w in d["words"]]
-assert words[0] == "the", words[:5]
-assert {"a", "to", "of", "and"} <= set(words[:10]), words[:10]
+# At this n only the heaviest words stand 4.5 standard errors above zero:
+# "the" (about 1,000 of the 20,000 devices), and most of a, to, of, and.
+assert words[0] == "the" and len(words) >= 5, words
+assert len({"a", "to", "of", "and"} & set(words)) >= 3, words
 PY
 
 "$collector" train --corpus fortunes --vocabulary-from-metric 2 --db "$work/blur.db" \
-  --vocab-size 54 --embedding 16 --hidden 24 --epochs 0.2 --batch 64 --epsilon 8 --seed 7 \
+  --vocab-size 24 --embedding 16 --hidden 24 --epochs 0.2 --batch 64 --epsilon 8 --seed 7 \
   --progress-every 100000 --out "$work/model.blm" > "$work/train.json" 2> "$work/train.log" ||
   { cat "$work/train.log"; fail "train"; }
 /usr/bin/python3 - "$work/train.json" <<'PY'
@@ -45,7 +47,7 @@ v = d["vocabulary"]
 assert v["source"].startswith("word-discovery metric 2 (pem, epsilon 4 per report over 20000"), v
 # The discovered words (those at least 4.5 standard errors above zero) and
 # the 4 special tokens.
-assert v["central_epsilon"] == 0 and 10 <= v["size"] <= 54, v
+assert v["central_epsilon"] == 0 and 9 <= v["size"] <= 24, v
 assert d["privacy"]["epsilon"] <= 8.0001, d["privacy"]
 PY
 "$collector" export-model --model "$work/model.blm" --out "$work/model.blnw" > "$work/export.json"
