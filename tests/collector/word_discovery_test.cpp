@@ -16,6 +16,7 @@
 #include "blur/sampling/rng.h"
 #include "kat_randomizer_outputs.inc"  // kKatRandomizerOutputs
 #include "metrics/metric_config.h"
+#include "random_reports.h"
 #include "sim_port.h"
 
 namespace {
@@ -39,14 +40,9 @@ blur::Word word(const std::string& text) {
   return parsed.ok() ? parsed.value() : blur::Word{};
 }
 
+// A pem report: seed = level << 16 | hash seed, as the device writes it.
 blur::collector::IncomingReport report(const MetricConfig& metric, uint32_t seed, uint32_t bucket) {
-  blur::collector::IncomingReport r;
-  r.metric_id = metric.id;
-  r.mechanism = static_cast<uint32_t>(metric.mechanism);
-  r.epsilon_micros = metric.epsilon_micros;
-  r.domain_size = metric.domain_size;
-  r.has_payload = true;
-  r.payload = blur::PayloadKind::kLocalHash;
+  blur::collector::IncomingReport r = blur_test::report_of(metric);
   r.hash_a = seed >> 16;
   r.hash_b = seed & 0xFFFF;
   r.value = bucket;

@@ -11,9 +11,8 @@
 
 namespace blur_test {
 
-inline blur::collector::IncomingReport random_report(const blur::collector::MetricConfig& metric,
-                                                     std::mt19937_64& rng) {
-  using blur::PayloadKind;
+// A report of `metric` as the decoder delivers it, its payload fields zero.
+inline blur::collector::IncomingReport report_of(const blur::collector::MetricConfig& metric) {
   blur::collector::IncomingReport r;
   r.metric_id = metric.id;
   r.mechanism = static_cast<uint32_t>(metric.mechanism);
@@ -21,6 +20,13 @@ inline blur::collector::IncomingReport random_report(const blur::collector::Metr
   r.domain_size = metric.domain_size;
   r.has_payload = true;
   r.payload = blur::mechanism_payload(metric.mechanism);
+  return r;
+}
+
+inline blur::collector::IncomingReport random_report(const blur::collector::MetricConfig& metric,
+                                                     std::mt19937_64& rng) {
+  using blur::PayloadKind;
+  blur::collector::IncomingReport r = report_of(metric);
   auto random_bytes = [&](size_t n, unsigned valid_bits) {
     std::string bytes(n, '\0');
     for (auto& b : bytes) b = static_cast<char>(rng() & 0xFF);

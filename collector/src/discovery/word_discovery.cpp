@@ -15,22 +15,24 @@ namespace {
 
 constexpr uint32_t kSeeds = blur::kPrefixHashSeeds;
 
+// A prefix or word grown by the decoder, with its estimate (for the beam).
 struct Candidate {
-  std::array<uint8_t, blur::kMaxWordLength> codes{};
-  uint32_t length = 0;
+  blur::Word word;
   double estimate = 0;
 };
 
-std::string spell(const Candidate& c) {
-  std::string word;
-  for (uint32_t i = 0; i < c.length; ++i) word.push_back(blur::word_character(c.codes[i]));
-  return word;
+std::string spell(const blur::Word& word) {
+  std::string text;
+  for (uint32_t i = 0; i < word.length; ++i) text.push_back(blur::word_character(word.code(i)));
+  return text;
 }
 
-blur::Word as_word(const Candidate& c, uint32_t length) {
-  blur::Word word{0, 0, length};
-  for (uint32_t i = 0; i < length; ++i) word = word.with(i, c.codes[i]);
-  return word;
+// The beam's order: by estimate, ties by the packed characters, so that
+// the result does not depend on the number of threads.
+bool before(const Candidate& x, const Candidate& y) {
+  return x.estimate > y.estimate ||
+         (x.estimate == y.estimate &&
+          (x.word.low < y.word.low || (x.word.low == y.word.low && x.word.high < y.word.high)));
 }
 
 // The tally's per-level report counts and the estimates over pooled levels.
@@ -141,11 +143,8 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
   // one-character prefixes, not estimated on their own. Parents are shared
   // out among threads; each keeps its own finished words and children.
   std::vector<Candidate> parents;
-  for (uint8_t code = 1; code < blur::kWordAlphabet; ++code) {
-    Candidate c;
-    c.codes[0] = code;
-    c.length = 1;
-    parents.push_back(c);
+  for (uint32_t code = 1; code < blur::kWordAlphabet; ++code) {
+    parents.push_back(Candidate{blur::Word{0, 0, 1}.with(0, code), 0});
   }
   const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   struct Work {
@@ -161,18 +160,17 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
     auto run = [&](unsigned t) {
       Work& w = work[t];
       for (size_t i = t; i < parents.size(); i += threads) {
-        const Candidate& parent = parents[i];
         // The parent followed by the end: levels whose prefix length
         // exceeds it carry all of it; the last level carries every word.
-        const uint32_t first = first_level_of_word(parent.length, levels);
-        w.finished.push_back({spell(parent), decoder.estimate(as_word(parent, parent.length), first,
-                                                              levels - 1, w.scratch.data())});
+        const blur::Word& word = parents[i].word;  // length - 1 characters
+        const uint32_t first = first_level_of_word(word.length, levels);
+        w.finished.push_back(
+            {spell(word), decoder.estimate(word, first, levels - 1, w.scratch.data())});
         // Each child: the parent's buckets xor the new character's row.
         const PrefixSupport& support = decoder.prefix_support();
-        support.hash(level, as_word(parent, length - 1), w.parent_hashes.data());
-        for (uint8_t code = 1; code < blur::kWordAlphabet; ++code) {
-          Candidate child = parent;
-          child.codes[length - 1] = code;
+        support.hash(level, word, w.parent_hashes.data());
+        for (uint32_t code = 1; code < blur::kWordAlphabet; ++code) {
+          blur::Word child = word.with(length - 1, code);
           child.length = length;
           const uint64_t supported = support.support(decoder.tally(), level, w.parent_hashes.data(),
                                                      support.row(level, length - 1, code));
@@ -180,8 +178,7 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
           if (last) {
             w.finished.push_back({spell(child), e});  // as long as words get: a whole word
           } else {
-            child.estimate = e.count;
-            w.children.push_back(child);
+            w.children.push_back(Candidate{child, e.count});
           }
         }
       }
@@ -196,15 +193,9 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
       w.children.clear();
     }
     if (children.size() > beam_width) {
-      std::nth_element(children.begin(), children.begin() + beam_width, children.end(),
-                       [](const Candidate& x, const Candidate& y) {
-                         return x.estimate > y.estimate ||
-                                (x.estimate == y.estimate && x.codes < y.codes);
-                       });
+      std::nth_element(children.begin(), children.begin() + beam_width, children.end(), before);
       children.resize(beam_width);
     }
-    std::sort(children.begin(), children.end(),
-              [](const Candidate& x, const Candidate& y) { return x.codes < y.codes; });
     parents = std::move(children);
   }
   std::vector<DiscoveredWord> finished;
@@ -229,8 +220,7 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
     w.estimate = decoder.with_table_variance(w.estimate, first, levels - 1, all_squared - c * c);
     if (w.estimate.count >= options.min_z * w.estimate.std_error) answer.push_back(w);
   }
-  finished = std::move(answer);
-  result.words = std::move(finished);
+  result.words = std::move(answer);
   result.candidates_evaluated = decoder.evaluated();
   return result;
 }
