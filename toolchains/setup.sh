@@ -31,6 +31,8 @@ packages=(
   # collector training data: the demo corpus and the public word list
   fortunes fortunes-min wamerican
   libeigen3-dev
+  # the trainer's GEMMs: OpenBLAS with run-time CPU dispatch and threads
+  libopenblas-dev libopenblas0-pthread
   # Cortex-M4: bare-metal gcc + picolibc, run on the mps2-an386 board
   gcc-arm-none-eabi binutils-arm-none-eabi picolibc-arm-none-eabi
   libstdc++-arm-none-eabi-picolibc qemu-system-arm

@@ -12,7 +12,7 @@
 //   DpSgdStep         sigma = 1, C = 0.2: exact per-example norms, clipping,
 //                     noise drawn on a second thread during forward/backward
 //   DpSgdStepOneThread  the same with the noise drawn on the calling thread
-//   GaussianNoise     the noise alone: one N(0, 1) per parameter from CTR_DRBG
+//   GaussianNoiseVector  the noise alone: one N(0, 1) per parameter (gaussian_noise.h)
 //
 // Peak memory: peak_rss_MiB is the process's peak resident set (getrusage),
 // so run one benchmark per process to attribute it:
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "trainer/dpsgd/dp_sgd.h"
+#include "trainer/model/parallel.h"
 
 namespace {
 
@@ -71,7 +72,7 @@ void run_steps(benchmark::State& state, double sigma, bool clip, bool worker) {
   config.clip_norm = clip ? kClips[which] : std::numeric_limits<double>::infinity();
   config.learning_rate = 0.5;
   config.momentum = 0.9;
-  config.noise_on_worker_thread = worker;
+  config.noise_threads = worker ? 0 : 1;
   DpSgdTrainer trainer(LanguageModel(kModels[which], TrainSeed::from_u64(2)), config,
                        TrainSeed::from_u64(3));
   trainer.step(batch);  // warm-up: scratch buffers reach their size
@@ -88,19 +89,58 @@ void run_steps(benchmark::State& state, double sigma, bool clip, bool worker) {
       static_cast<double>(clipped) / static_cast<double>(state.iterations() * kBatch);
   state.counters["params_M"] = static_cast<double>(trainer.model().parameter_count()) / 1e6;
   state.counters["peak_rss_MiB"] = peak_rss_mib();
+  // Arithmetic per example (multiply-adds x 2): forward 4H(E + H) + V H per
+  // predicted token (LSTM layer, output layer), backward twice that.
+  const LanguageModelConfig& m = kModels[which];
+  double tokens = 0;
+  for (const Example& e : examples) tokens += static_cast<double>(e.size() - 1);
+  const double macs_per_token =
+      4.0 * m.hidden_dim * (m.embedding_dim + m.hidden_dim) + double(m.vocab_size) * m.hidden_dim;
+  const double flops_per_example = 2 * 3 * macs_per_token * tokens / kBatch;
+  state.counters["MFLOP_per_example"] = flops_per_example / 1e6;
+  state.counters["GFLOP_per_s"] =
+      benchmark::Counter(flops_per_example * kBatch * static_cast<double>(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate);
+  state.SetLabel(gemm_backend() + ", " + std::to_string(worker_threads()) + " workers");
 }
 
 void NonPrivateStep(benchmark::State& state) { run_steps(state, 0, false, false); }
 void DpSgdStep(benchmark::State& state) { run_steps(state, 1.0, true, true); }
 void DpSgdStepOneThread(benchmark::State& state) { run_steps(state, 1.0, true, false); }
 
-void GaussianNoise(benchmark::State& state) {
+// The machine's GEMM roofline as the trainer sees it: one single-threaded
+// sgemm per worker thread at once (the way training steps run them), in
+// the shape of the output layer's largest product (V x H times H x N/2 for
+// a 64-example batch of 20 tokens over 2 workers) and a large square.
+void GemmRate(benchmark::State& state) {
+  const Eigen::Index m = state.range(0), k = state.range(1), n = state.range(2);
+  const size_t workers = worker_threads();
+  std::vector<Eigen::MatrixXf> a(workers), b(workers), c(workers);
+  for (size_t t = 0; t < workers; ++t) {
+    a[t] = Eigen::MatrixXf::Constant(m, k, 0.5f);
+    b[t] = Eigen::MatrixXf::Constant(k, n, 0.25f);
+    c[t] = Eigen::MatrixXf::Zero(m, n);
+  }
+  for (auto _ : state) {
+    parallel_items(workers, [&](size_t first, size_t last) {
+      for (size_t t = first; t < last; ++t) c[t].noalias() = a[t] * b[t];
+    });
+    benchmark::DoNotOptimize(c[0].data());
+  }
+  state.counters["GFLOP_per_s"] =
+      benchmark::Counter(2.0 * double(m) * double(k) * double(n) * double(workers) *
+                             static_cast<double>(state.iterations()) / 1e9,
+                         benchmark::Counter::kIsRate);
+  state.SetLabel(gemm_backend() + ", " + std::to_string(workers) + " workers");
+}
+
+void GaussianNoiseVector(benchmark::State& state) {
   const LanguageModel model(kModels[state.range(0)]);
   std::vector<float> buffer(model.parameter_count(), 0.0f);
   uint64_t step = 0;
   for (auto _ : state) {
-    DrbgStream stream(TrainSeed::from_u64(4), "noise", step++);
-    stream.add_gaussian(buffer.data(), buffer.size(), 1.0);
+    const GaussianNoise noise(TrainSeed::from_u64(4), "noise", step++);
+    noise.add(buffer.data(), buffer.size(), 1.0);
     benchmark::DoNotOptimize(buffer.data());
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * buffer.size()));
@@ -109,7 +149,12 @@ void GaussianNoise(benchmark::State& state) {
 BENCHMARK(NonPrivateStep)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(DpSgdStep)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(DpSgdStepOneThread)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(GaussianNoise)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(GemmRate)
+    ->Args({5000, 128, 640})
+    ->Args({2048, 2048, 2048})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(GaussianNoiseVector)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

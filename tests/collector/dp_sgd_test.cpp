@@ -132,14 +132,14 @@ TEST(DpSgd, NoiseHasStdSigmaCOverExpectedBatchSize) {
 // and the mass beyond the ziggurat's tail start r = 3.6542 (drawn by the
 // separate tail algorithm) as a binomial count. 1e-6 false alarms each.
 TEST(DpSgd, GaussianSamplerMatchesTheNormalDistribution) {
-  DrbgStream stream(TrainSeed::from_u64(20), "gaussian-test", 0);
+  const GaussianNoise noise(TrainSeed::from_u64(20), "gaussian-test", 0);
   const uint64_t n = 1000000;
   constexpr int kBins = 34;
   uint64_t counts[kBins] = {};
   uint64_t beyond_r = 0;
   auto cdf = [](double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); };
   for (uint64_t i = 0; i < n; ++i) {
-    const double z = stream.next_gaussian();
+    const double z = noise.normal(i);
     int bin = z < -4 ? 0 : z >= 4 ? kBins - 1 : 1 + static_cast<int>((z + 4) / 0.25);
     bin = std::min(bin, kBins - 2 + (z >= 4));
     ++counts[bin];
@@ -165,7 +165,7 @@ TEST(DpSgd, NoiseIsAFunctionOfSeedAndStepOnly) {
   config.noise_multiplier = 1;
   config.clip_norm = 1;
   DpSgdTrainer a(model, config, TrainSeed::from_u64(6));
-  config.noise_on_worker_thread = false;
+  config.noise_threads = 1;
   DpSgdTrainer b(model, config, TrainSeed::from_u64(6));
   DpSgdTrainer c(model, config, TrainSeed::from_u64(7));
   a.step(ExampleBatch{});

@@ -196,7 +196,11 @@ TEST(DpVocabulary, WithLargeEpsilonItIsTheTrueTopV) {
   DpVocabularyConfig config;
   config.max_size = Vocabulary::kSpecialCount + 20;
   config.noise_multiplier = 1e-6;  // epsilon in the millions
-  DrbgStream noise(TrainSeed::from_u64(1), "vocabulary", 0);
+  // A zero count passes a t-sd threshold with probability Q(t); over the
+  // ~100,000 public words, t = 6.5 makes a noise word a 4e-6 event (at the
+  // default 4.5 it would be one run in three).
+  config.threshold_stddevs = 6.5;
+  const GaussianNoise noise(TrainSeed::from_u64(1), "vocabulary", 0);
   const DpVocabulary result = build_dp_vocabulary(units, wamerican(), config, noise);
   std::vector<std::string> expected = {"<pad>", "<unk>", "<s>", "</s>"};
   for (size_t i = 49; i >= 30; --i) expected.push_back(words[i]);  // most frequent first
@@ -215,7 +219,7 @@ TEST(DpVocabulary, WordsOutsideThePublicListNeverEnter) {
     config.noise_multiplier = sigma;
     config.threshold_stddevs = kNoThreshold;  // even top-V of all candidates
     config.max_size = 5000;
-    DrbgStream noise(TrainSeed::from_u64(2), "vocabulary", 0);
+    const GaussianNoise noise(TrainSeed::from_u64(2), "vocabulary", 0);
     const Vocabulary vocabulary = build_dp_vocabulary(units, wamerican(), config, noise).vocabulary;
     EXPECT_EQ(vocabulary.size(), 5000u);
     EXPECT_FALSE(vocabulary.contains("blurzle"));
@@ -244,7 +248,7 @@ TEST(DpVocabulary, ARareWordIsExcludedAtTheDefaultSigma) {
   EXPECT_EQ(config.threshold_stddevs, 4.5);
   size_t noise_words = 0;
   for (uint64_t seed = 0; seed < 100; ++seed) {
-    DrbgStream noise(TrainSeed::from_u64(seed), "vocabulary", 0);
+    const GaussianNoise noise(TrainSeed::from_u64(seed), "vocabulary", 0);
     const DpVocabulary result = build_dp_vocabulary(units, wamerican(), config, noise);
     EXPECT_DOUBLE_EQ(result.report.noise_stddev, 12.0);
     EXPECT_DOUBLE_EQ(result.report.min_noisy_count, 54.0);
@@ -264,7 +268,7 @@ TEST(DpVocabulary, ReportsTheGaussianPhaseForTheAccountant) {
   DpVocabularyConfig config;
   config.noise_multiplier = 2.5;
   config.max_words_per_unit = 9;
-  DrbgStream noise(TrainSeed::from_u64(3), "vocabulary", 0);
+  const GaussianNoise noise(TrainSeed::from_u64(3), "vocabulary", 0);
   const DpVocabulary result = build_dp_vocabulary({unit_of("the cat")}, wamerican(), config, noise);
   EXPECT_EQ(result.report.phase.noise_multiplier, 2.5);
   EXPECT_EQ(result.report.phase.sample_rate, 1.0);
@@ -273,7 +277,7 @@ TEST(DpVocabulary, ReportsTheGaussianPhaseForTheAccountant) {
 }
 
 TEST(DpVocabulary, RejectsBadConfigurations) {
-  DrbgStream noise(TrainSeed::from_u64(4), "vocabulary", 0);
+  const GaussianNoise noise(TrainSeed::from_u64(4), "vocabulary", 0);
   const std::vector<Unit> units = {unit_of("the cat")};
   for (int bad = 0; bad < 5; ++bad) {
     DpVocabularyConfig config;
@@ -296,7 +300,7 @@ TEST(DpVocabulary, RejectsBadConfigurations) {
 TEST(VocabularyNoise, EmpiricalStddevIsSigmaTimesSqrtK) {
   const double stddev = 3.0 * std::sqrt(16.0);
   const size_t n = 200000;
-  DrbgStream noise(TrainSeed::from_u64(5), "vocabulary", 0);
+  const GaussianNoise noise(TrainSeed::from_u64(5), "vocabulary", 0);
   const std::vector<double> noisy = add_gaussian_noise(std::vector<uint64_t>(n, 7), stddev, noise);
   double sum = 0, sum_squares = 0;
   size_t within_one = 0, beyond_three = 0;
@@ -317,14 +321,14 @@ TEST(VocabularyNoise, EmpiricalStddevIsSigmaTimesSqrtK) {
 }
 
 TEST(VocabularyNoise, SeededStreamsAreReproducibleAndOsStreamsDiffer) {
-  DrbgStream a(TrainSeed::from_u64(42), "vocabulary", 0);
-  DrbgStream b(TrainSeed::from_u64(42), "vocabulary", 0);
-  DrbgStream c(TrainSeed::from_u64(43), "vocabulary", 0);
+  const GaussianNoise a(TrainSeed::from_u64(42), "vocabulary", 0);
+  const GaussianNoise b(TrainSeed::from_u64(42), "vocabulary", 0);
+  const GaussianNoise c(TrainSeed::from_u64(43), "vocabulary", 0);
   bool differs = false;
-  for (int i = 0; i < 100; ++i) {
-    const double x = a.next_gaussian();
-    EXPECT_EQ(x, b.next_gaussian());
-    differs |= x != c.next_gaussian();
+  for (uint64_t i = 0; i < 100; ++i) {
+    const double x = a.normal(i);
+    EXPECT_EQ(x, b.normal(i));
+    differs |= x != c.normal(i);
   }
   EXPECT_TRUE(differs);
   DrbgStream os1(TrainSeed::from_os_entropy(), "vocabulary", 0);
@@ -348,7 +352,7 @@ TEST(DpVocabulary, DefaultCorpusCoverage) {
       DpVocabularyConfig config;
       config.max_size = v;
       if (!threshold) config.threshold_stddevs = kNoThreshold;
-      DrbgStream noise(TrainSeed::from_u64(2024), "vocabulary", 0);
+      const GaussianNoise noise(TrainSeed::from_u64(2024), "vocabulary", 0);
       const DpVocabulary result = build_dp_vocabulary(split.train, wamerican(), config, noise);
       const double oov = result.vocabulary.coverage(split.test).oov_rate();
       std::printf("DP V=%-5zu %-17s %7zu %9.4f %9.4f\n", v,

@@ -224,9 +224,9 @@ std::vector<uint64_t> bounded_counts(const std::vector<Unit>& units,
 }
 
 std::vector<double> add_gaussian_noise(const std::vector<uint64_t>& counts, double stddev,
-                                       DrbgStream& noise) {
+                                       const GaussianNoise& noise) {
   std::vector<double> noisy(counts.begin(), counts.end());
-  noise.add_gaussian(noisy.data(), noisy.size(), stddev);
+  noise.add(noisy.data(), noisy.size(), stddev);
   return noisy;
 }
 
@@ -261,7 +261,7 @@ Vocabulary top_words(const PublicWordList& public_words, const std::vector<doubl
 
 DpVocabulary build_dp_vocabulary(const std::vector<Unit>& train_units,
                                  const PublicWordList& public_words,
-                                 const DpVocabularyConfig& config, DrbgStream& noise,
+                                 const DpVocabularyConfig& config, const GaussianNoise& noise,
                                  const Tokenizer& tokenizer) {
   if (config.max_size <= static_cast<size_t>(Vocabulary::kSpecialCount)) {
     throw VocabularyError("dp vocabulary: max_size must exceed the 4 special tokens");

@@ -27,6 +27,7 @@
 
 #include "trainer/data/corpus.h"
 #include "trainer/data/tokenizer.h"
+#include "trainer/random/gaussian_noise.h"
 #include "trainer/random/drbg_stream.h"
 
 namespace blur::collector {
@@ -149,7 +150,7 @@ struct DpVocabulary {
 // The noise comes from `noise` (a training run's "vocabulary" stream).
 DpVocabulary build_dp_vocabulary(const std::vector<Unit>& train_units,
                                  const PublicWordList& public_words,
-                                 const DpVocabularyConfig& config, DrbgStream& noise,
+                                 const DpVocabularyConfig& config, const GaussianNoise& noise,
                                  const Tokenizer& tokenizer = Tokenizer());
 
 // The steps of build_dp_vocabulary, exposed for tests and measurements.
@@ -159,9 +160,9 @@ std::vector<uint64_t> bounded_counts(const std::vector<Unit>& units,
                                      const PublicWordList& public_words, size_t k,
                                      const Tokenizer& tokenizer = Tokenizer(),
                                      uint64_t* contributions = nullptr);
-// counts + N(0, stddev^2), one draw per candidate in list order.
+// counts + stddev * Z_i for candidate i (the noise's normals in list order).
 std::vector<double> add_gaussian_noise(const std::vector<uint64_t>& counts, double stddev,
-                                       DrbgStream& noise);
+                                       const GaussianNoise& noise);
 // The specials + up to max_size - 4 candidates with score >= min_score,
 // highest score first (ties: the word's byte order).
 Vocabulary top_words(const PublicWordList& public_words, const std::vector<double>& scores,

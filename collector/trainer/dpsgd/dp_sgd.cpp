@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
 #include "mbedtls/sha256.h"
@@ -72,39 +71,20 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
   float* g = gradient_.data();
   std::fill(gradient_.begin(), gradient_.end(), 0.0f);
 
-  // Noise first (it does not depend on the data), optionally concurrently
-  // with the forward/backward pass, which does not touch gradient_.
-  const double noise_std = config_.noise_multiplier * config_.clip_norm;
-  std::exception_ptr noise_error;
-  auto draw_noise = [&] {
-    try {
-      DrbgStream stream(seed_, "noise", step_);
-      stream.add_gaussian(g, P, noise_std);
-    } catch (...) {
-      noise_error = std::current_exception();
-    }
-  };
-  std::thread worker;
+  // The noise goes in right before the gradients are added: after the
+  // forward and backward passes and the norms, when the GEMM threads are
+  // idle, split over `noise_threads` threads (the values do not depend on
+  // the split).
   const bool noisy = config_.noise_multiplier > 0;
-  if (noisy && config_.noise_on_worker_thread) worker = std::thread(draw_noise);
-
   GradientOptions options;
   options.clip_norm = config_.clip_norm;
-  // The model writes g only after its forward/backward pass and norms: join
-  // the noise worker there, so the two overlap.
   options.before_write = [&] {
-    if (worker.joinable()) worker.join();
+    if (!noisy) return;
+    const GaussianNoise noise(seed_, "noise", step_);
+    noise.add_parallel(g, P, config_.noise_multiplier * config_.clip_norm,
+                       config_.noise_threads);
   };
-  BatchGradientStats stats;
-  try {
-    if (noisy && !config_.noise_on_worker_thread) draw_noise();
-    stats = model_.accumulate_gradient(batch, options, g);
-  } catch (...) {
-    if (worker.joinable()) worker.join();
-    throw;
-  }
-  if (worker.joinable()) worker.join();  // e.g. an empty batch
-  if (noise_error) std::rethrow_exception(noise_error);
+  const BatchGradientStats stats = model_.accumulate_gradient(batch, options, g);
 
   // u = (sum of clipped gradients + noise) / (q N); v = mu v + u; theta -= lr v.
   const auto scale = static_cast<float>(1.0 / config_.expected_batch_size());
@@ -229,7 +209,7 @@ void DpSgdTrainer::save_checkpoint(const std::string& path) const {
   w.f64(config_.clip_norm);
   w.f64(config_.learning_rate);
   w.f64(config_.momentum);
-  w.u32(config_.noise_on_worker_thread ? 1 : 0);
+  w.u32(config_.noise_threads);
   w.bytes.insert(w.bytes.end(), seed_.bytes.begin(), seed_.bytes.end());
   w.u64(step_);
   w.floats(model_.parameters(), model_.parameter_count());
@@ -276,7 +256,7 @@ DpSgdTrainer DpSgdTrainer::load_checkpoint(const std::string& path) {
   config.clip_norm = r.f64();
   config.learning_rate = r.f64();
   config.momentum = r.f64();
-  config.noise_on_worker_thread = r.u32() != 0;
+  config.noise_threads = r.u32();
   TrainSeed seed;
   r.need(seed.bytes.size());
   std::memcpy(seed.bytes.data(), content.data() + r.at, seed.bytes.size());

@@ -6,8 +6,8 @@
 //   2. For each sampled example j: its exact gradient g_j over all
 //      parameters jointly (language_model.h), clipped to
 //      g_j * min(1, C / ||g_j||); summed.
-//   3. Plus N(0, sigma^2 C^2 I) (DrbgStream "noise", index k; one standard
-//      normal per parameter, in the flat parameter order).
+//   3. Plus N(0, sigma^2 C^2 I) (GaussianNoise "noise", index k: normal i
+//      for parameter i of the flat parameter order).
 //   4. Divided by the EXPECTED batch size q N (not the realized one, which
 //      would leak the batch size), giving the update direction u.
 //   5. Heavy-ball momentum, v <- mu v + u, theta <- theta - lr v (mu = 0 is
@@ -26,10 +26,10 @@
 // code (no norms computed, no noise drawn). Every random draw is a function
 // of (seed, step index), and the checkpoint holds everything else a step
 // reads (parameters, velocity, step index, seed, config), so a run restored
-// from a checkpoint continues bit-identically on the same binary and CPU.
-// (Eigen picks SIMD kernels at compile time and GEMM blocking from the
-// cache sizes it detects, so another build or machine may round
-// differently; the noise and samples are identical everywhere.)
+// from a checkpoint continues bit-identically on the same binary, CPU and
+// GEMM thread count (gemm_threads.h: OpenBLAS picks its kernels for the CPU
+// at run time, so another machine may round differently; the noise and
+// samples are identical everywhere).
 #ifndef BLUR_COLLECTOR_TRAINER_DPSGD_DP_SGD_H
 #define BLUR_COLLECTOR_TRAINER_DPSGD_DP_SGD_H
 
@@ -40,6 +40,7 @@
 
 #include "trainer/model/language_model.h"
 #include "trainer/random/drbg_stream.h"
+#include "trainer/random/gaussian_noise.h"
 
 namespace blur::collector {
 
@@ -50,10 +51,9 @@ struct DpSgdConfig {
   double clip_norm = std::numeric_limits<double>::infinity();  // C > 0; finite if sigma > 0
   double learning_rate = 0.1;
   double momentum = 0;  // mu in [0, 1)
-  // Draw the step's noise on a second thread while the model runs forward
-  // and backward (it lands in the gradient buffer before the gradients are
-  // added). Does not change any result.
-  bool noise_on_worker_thread = true;
+  // Threads that draw the step's noise (0: one per core). Does not change
+  // any result.
+  uint32_t noise_threads = 0;
 
   double expected_batch_size() const { return sampling_rate * static_cast<double>(dataset_size); }
 };

@@ -125,7 +125,7 @@ TrainReport train_language_model(const TrainOptions& o,
     if (dp_vocabulary) {
       // The run's one seed feeds every draw: here its "vocabulary" stream,
       // then DP-SGD's "init", "sample" and "noise" streams (drbg_stream.h).
-      DrbgStream noise(seed, "vocabulary", 0);
+      const GaussianNoise noise(seed, "vocabulary", 0);
       DpVocabulary dp = build_dp_vocabulary(train_units, public_words, config, noise);
       vocabulary = std::move(dp.vocabulary);
       vocab_json["source"] = "dp";

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "trainer/model/parallel.h"
+
 namespace blur::collector {
 
 using Eigen::Index;
@@ -81,79 +83,94 @@ typename LanguageModelT<Scalar>::ConstMatrixMap LanguageModelT<Scalar>::cview(co
 }
 
 template <typename Scalar>
-void LanguageModelT<Scalar>::forward(const ExampleBatch& batch, bool keep_for_backward,
-                                     BatchGradientStats* stats) {
+size_t LanguageModelT<Scalar>::split(const ExampleBatch& batch) {
+  for (const Example* example : batch) {
+    if (example == nullptr) throw std::invalid_argument("LanguageModel: null example");
+    for (int32_t token : *example) {
+      if (token < 0 || token >= config_.vocab_size) {
+        throw std::invalid_argument("LanguageModel: token id outside the vocabulary");
+      }
+    }
+  }
+  const size_t shares = std::max<size_t>(1, std::min(batch.size(), worker_threads()));
+  if (workspaces_.size() < shares) workspaces_.resize(shares);
+  const size_t size = (batch.size() + shares - 1) / shares;
+  for (size_t t = 0; t < shares; ++t) {
+    const size_t begin = std::min(batch.size(), size * t);
+    const size_t end = std::min(batch.size(), size * (t + 1));
+    workspaces_[t].examples.assign(batch.begin() + static_cast<std::ptrdiff_t>(begin),
+                                   batch.begin() + static_cast<std::ptrdiff_t>(end));
+  }
+  return shares;
+}
+
+template <typename Scalar>
+void LanguageModelT<Scalar>::forward(Workspace& w, bool keep_for_backward, double* losses) {
   const Index V = config_.vocab_size, E = config_.embedding_dim, H = config_.hidden_dim;
+  const ExampleBatch& batch = w.examples;
   const size_t B = batch.size();
 
   // --- layout: sort by number of predictions, longest first ---------------
   std::vector<Index> predictions(B);
   for (size_t k = 0; k < B; ++k) {
-    if (batch[k] == nullptr) throw std::invalid_argument("LanguageModel: null example");
-    for (int32_t token : *batch[k]) {
-      if (token < 0 || token >= config_.vocab_size) {
-        throw std::invalid_argument("LanguageModel: token id outside the vocabulary");
-      }
-    }
     predictions[k] = batch[k]->size() < 2 ? 0 : static_cast<Index>(batch[k]->size() - 1);
   }
-  order_.resize(B);
-  std::iota(order_.begin(), order_.end(), size_t{0});
-  std::stable_sort(order_.begin(), order_.end(),
+  w.order.resize(B);
+  std::iota(w.order.begin(), w.order.end(), size_t{0});
+  std::stable_sort(w.order.begin(), w.order.end(),
                    [&](size_t a, size_t b) { return predictions[a] > predictions[b]; });
-  steps_.resize(B);
-  example_start_.resize(B);
-  columns_ = 0;
+  w.steps.resize(B);
+  w.example_start.resize(B);
+  w.columns = 0;
   for (size_t j = 0; j < B; ++j) {
-    steps_[j] = predictions[order_[j]];
-    example_start_[j] = columns_;
-    columns_ += steps_[j];
+    w.steps[j] = predictions[w.order[j]];
+    w.example_start[j] = w.columns;
+    w.columns += w.steps[j];
   }
-  const Index max_steps = B == 0 ? 0 : steps_[0];
-  active_.assign(static_cast<size_t>(max_steps), 0);
-  time_offset_.assign(static_cast<size_t>(max_steps), 0);
+  const Index max_steps = B == 0 ? 0 : w.steps[0];
+  w.active.assign(static_cast<size_t>(max_steps), 0);
+  w.time_offset.assign(static_cast<size_t>(max_steps), 0);
   {
     size_t n = B;
     Index offset = 0;
     for (Index t = 0; t < max_steps; ++t) {
-      while (n > 0 && steps_[n - 1] <= t) --n;
-      active_[static_cast<size_t>(t)] = static_cast<Index>(n);
-      time_offset_[static_cast<size_t>(t)] = offset;
+      while (n > 0 && w.steps[n - 1] <= t) --n;
+      w.active[static_cast<size_t>(t)] = static_cast<Index>(n);
+      w.time_offset[static_cast<size_t>(t)] = offset;
       offset += static_cast<Index>(n);
     }
   }
-  const Index N = columns_;
-  input_tm_.resize(static_cast<size_t>(N));
-  target_em_.resize(static_cast<size_t>(N));
+  const Index N = w.columns;
+  w.input_tm.resize(static_cast<size_t>(N));
+  w.target_em.resize(static_cast<size_t>(N));
   for (size_t j = 0; j < B; ++j) {
-    const Example& ex = *batch[order_[j]];
-    for (Index t = 0; t < steps_[j]; ++t) {
-      input_tm_[static_cast<size_t>(time_offset_[static_cast<size_t>(t)]) + j] =
+    const Example& ex = *batch[w.order[j]];
+    for (Index t = 0; t < w.steps[j]; ++t) {
+      w.input_tm[static_cast<size_t>(w.time_offset[static_cast<size_t>(t)]) + j] =
           ex[static_cast<size_t>(t)];
-      target_em_[static_cast<size_t>(example_start_[j] + t)] = ex[static_cast<size_t>(t) + 1];
+      w.target_em[static_cast<size_t>(w.example_start[j] + t)] = ex[static_cast<size_t>(t) + 1];
     }
   }
 
-  stats->losses.assign(B, 0.0);
-  stats->predictions = static_cast<size_t>(N);
+  std::fill(losses, losses + B, 0.0);
   if (N == 0) return;
 
   // --- LSTM ------------------------------------------------------------------
-  auto U = inputs_.map(E + H, N);
-  auto G = gates_.map(4 * H, N);
-  auto C = cells_.map(H, N);
-  auto TC = tanh_cells_.map(H, N);
-  auto Hx = hidden_.map(H, N);
-  auto step = step_a_.map(H, static_cast<Index>(B));
+  auto U = w.inputs.map(E + H, N);
+  auto G = w.gates.map(4 * H, N);
+  auto C = w.cells.map(H, N);
+  auto TC = w.tanh_cells.map(H, N);
+  auto Hx = w.hidden.map(H, N);
+  auto step = w.step_a.map(H, static_cast<Index>(B));
   const ConstMatrixMap emb = cview(parameters_.data(), kEmbedding);
   const ConstMatrixMap W = cview(parameters_.data(), kLstmWeight);
   const ConstMatrixMap b = cview(parameters_.data(), kLstmBias);
-  for (Index c = 0; c < N; ++c) U.col(c).head(E) = emb.col(input_tm_[static_cast<size_t>(c)]);
+  for (Index c = 0; c < N; ++c) U.col(c).head(E) = emb.col(w.input_tm[static_cast<size_t>(c)]);
   // Input projection of every token in one GEMM; the recurrent part per step.
   G.noalias() = W.leftCols(E) * U.topRows(E);
   for (Index t = 0; t < max_steps; ++t) {
-    const Index n = active_[static_cast<size_t>(t)];
-    const Index off = time_offset_[static_cast<size_t>(t)];
+    const Index n = w.active[static_cast<size_t>(t)];
+    const Index off = w.time_offset[static_cast<size_t>(t)];
     auto Gt = G.middleCols(off, n);
     if (t == 0) {
       U.bottomRows(H).middleCols(off, n).setZero();
@@ -168,30 +185,31 @@ void LanguageModelT<Scalar>::forward(const ExampleBatch& batch, bool keep_for_ba
     c.array() = Gt.topRows(H).array() * Gt.middleRows(2 * H, H).array();
     if (t > 0) {
       c.array() += Gt.middleRows(H, H).array() *
-                   C.middleCols(time_offset_[static_cast<size_t>(t - 1)], n).array();
+                   C.middleCols(w.time_offset[static_cast<size_t>(t - 1)], n).array();
     }
     auto tc = TC.middleCols(off, n);
     tc.array() = c.array().tanh();
     auto h = step.leftCols(n);
     h.array() = Gt.bottomRows(H).array() * tc.array();
-    const Index next = t + 1 < max_steps ? active_[static_cast<size_t>(t + 1)] : 0;
+    const Index next = t + 1 < max_steps ? w.active[static_cast<size_t>(t + 1)] : 0;
     if (next > 0) {
-      U.bottomRows(H).middleCols(time_offset_[static_cast<size_t>(t + 1)], next) = h.leftCols(next);
+      U.bottomRows(H).middleCols(w.time_offset[static_cast<size_t>(t + 1)], next) =
+          h.leftCols(next);
     }
-    for (Index j = 0; j < n; ++j) Hx.col(example_start_[static_cast<size_t>(j)] + t) = h.col(j);
+    for (Index j = 0; j < n; ++j) Hx.col(w.example_start[static_cast<size_t>(j)] + t) = h.col(j);
   }
 
   // --- output layer and loss (example-major) ---------------------------------
-  auto Z = logits_.map(V, N);
+  auto Z = w.logits.map(V, N);
   const ConstMatrixMap Wo = cview(parameters_.data(), kOutputWeight);
   const ConstMatrixMap bo = cview(parameters_.data(), kOutputBias);
   Z.noalias() = Wo * Hx;
   for (size_t j = 0; j < B; ++j) {
-    const Index T = steps_[j];
+    const Index T = w.steps[j];
     double total = 0;
     for (Index t = 0; t < T; ++t) {
-      const Index col = example_start_[j] + t;
-      const int32_t y = target_em_[static_cast<size_t>(col)];
+      const Index col = w.example_start[j] + t;
+      const int32_t y = w.target_em[static_cast<size_t>(col)];
       auto z = Z.col(col);
       z += bo.col(0);
       const Scalar m = z.maxCoeff();
@@ -205,61 +223,60 @@ void LanguageModelT<Scalar>::forward(const ExampleBatch& batch, bool keep_for_ba
         z(y) -= Scalar(1) / static_cast<Scalar>(T);
       }
     }
-    if (T > 0) stats->losses[order_[j]] = total / static_cast<double>(T);
+    if (T > 0) losses[w.order[j]] = total / static_cast<double>(T);
   }
 }
 
 template <typename Scalar>
 std::vector<double> LanguageModelT<Scalar>::losses(const ExampleBatch& batch) {
-  BatchGradientStats stats;
-  forward(batch, false, &stats);
-  return stats.losses;
+  const size_t shares = split(batch);
+  std::vector<double> out(batch.size(), 0.0);
+  const size_t size = shares == 0 ? 0 : (batch.size() + shares - 1) / shares;
+  parallel_items(shares, [&](size_t first, size_t last) {
+    for (size_t t = first; t < last; ++t) forward(workspaces_[t], false, out.data() + size * t);
+  });
+  return out;
 }
 
 template <typename Scalar>
-BatchGradientStats LanguageModelT<Scalar>::accumulate_gradient(const ExampleBatch& batch,
-                                                               const GradientOptions& options,
-                                                               Scalar* gradient) {
-  if (!(options.clip_norm > 0)) {
-    throw std::invalid_argument("LanguageModel: clip norm must be positive (or infinite)");
-  }
+void LanguageModelT<Scalar>::backward(Workspace& w, const GradientOptions& options, double* norms,
+                                      double* clip_factors) {
   const bool clipping = std::isfinite(options.clip_norm);
   const bool want_norms = clipping || options.compute_norms;
-  BatchGradientStats stats;
-  forward(batch, true, &stats);
+  const ExampleBatch& batch = w.examples;
   const size_t B = batch.size();
-  stats.clip_factors.assign(B, 1.0);
-  if (want_norms) stats.norms.assign(B, 0.0);
-  const Index N = columns_;
-  if (N == 0) {
-    if (options.before_write) options.before_write();
-    return stats;
-  }
+  std::fill(clip_factors, clip_factors + B, 1.0);
+  if (want_norms) std::fill(norms, norms + B, 0.0);
+  w.any_clipped = false;
+  const Index N = w.columns;
+  if (N == 0) return;
 
   const Index V = config_.vocab_size, E = config_.embedding_dim, H = config_.hidden_dim;
-  auto U = inputs_.map(E + H, N);
-  auto G = gates_.map(4 * H, N);
-  auto C = cells_.map(H, N);
-  auto TC = tanh_cells_.map(H, N);
-  auto Hx = hidden_.map(H, N);
-  auto Z = logits_.map(V, N);  // now dloss/dlogits
+  auto U = w.inputs.map(E + H, N);
+  auto G = w.gates.map(4 * H, N);
+  auto C = w.cells.map(H, N);
+  auto TC = w.tanh_cells.map(H, N);
+  auto Hx = w.hidden.map(H, N);
+  auto Z = w.logits.map(V, N);  // now dloss/dlogits
   const ConstMatrixMap W = cview(parameters_.data(), kLstmWeight);
   const ConstMatrixMap Wo = cview(parameters_.data(), kOutputWeight);
 
   // --- backward through the output layer and time -----------------------------
-  auto dHx = hidden_grad_.map(H, N);
+  auto dHx = w.hidden_grad.map(H, N);
   dHx.noalias() = Wo.transpose() * Z;
-  auto carry_h = carry_h_.map(H, static_cast<Index>(B));
-  auto carry_c = carry_c_.map(H, static_cast<Index>(B));
-  auto dh_buf = step_a_.map(H, static_cast<Index>(B));
-  auto dc_buf = step_b_.map(H, static_cast<Index>(B));
-  const Index max_steps = steps_[0];
+  auto carry_h = w.carry_h.map(H, static_cast<Index>(B));
+  auto carry_c = w.carry_c.map(H, static_cast<Index>(B));
+  auto dh_buf = w.step_a.map(H, static_cast<Index>(B));
+  auto dc_buf = w.step_b.map(H, static_cast<Index>(B));
+  const Index max_steps = w.steps[0];
   for (Index t = max_steps - 1; t >= 0; --t) {
-    const Index n = active_[static_cast<size_t>(t)];
-    const Index off = time_offset_[static_cast<size_t>(t)];
-    const Index later = t + 1 < max_steps ? active_[static_cast<size_t>(t + 1)] : 0;
+    const Index n = w.active[static_cast<size_t>(t)];
+    const Index off = w.time_offset[static_cast<size_t>(t)];
+    const Index later = t + 1 < max_steps ? w.active[static_cast<size_t>(t + 1)] : 0;
     auto dh = dh_buf.leftCols(n);
-    for (Index j = 0; j < n; ++j) dh.col(j) = dHx.col(example_start_[static_cast<size_t>(j)] + t);
+    for (Index j = 0; j < n; ++j) {
+      dh.col(j) = dHx.col(w.example_start[static_cast<size_t>(j)] + t);
+    }
     if (later > 0) dh.leftCols(later) += carry_h.leftCols(later);
     auto Gt = G.middleCols(off, n);
     auto gi = Gt.topRows(H).array();
@@ -275,7 +292,7 @@ BatchGradientStats LanguageModelT<Scalar>::accumulate_gradient(const ExampleBatc
     go = dh.array() * tc * go * (Scalar(1) - go);
     carry_c.leftCols(n).array() = dc.array() * gf;
     if (t > 0) {
-      gf = dc.array() * C.middleCols(time_offset_[static_cast<size_t>(t - 1)], n).array() * gf *
+      gf = dc.array() * C.middleCols(w.time_offset[static_cast<size_t>(t - 1)], n).array() * gf *
            (Scalar(1) - gf);
     } else {
       gf.setZero();
@@ -285,78 +302,152 @@ BatchGradientStats LanguageModelT<Scalar>::accumulate_gradient(const ExampleBatc
     gi = dh.array();
     if (t > 0) carry_h.leftCols(n).noalias() = W.rightCols(H).transpose() * Gt;
   }
-  (void)C;
-  auto dX = input_grad_.map(E, N);
+  auto dX = w.input_grad.map(E, N);
   dX.noalias() = W.leftCols(E).transpose() * G;
 
   // --- exact per-example norms (ghost / book-keeping) -------------------------
-  auto w_em = weight_em_.map(N, 1);
-  auto w_tm = weight_tm_.map(N, 1);
+  auto w_em = w.weight_em.map(N, 1);
+  auto w_tm = w.weight_tm.map(N, 1);
   w_em.setOnes();
   w_tm.setOnes();
-  bool any_clipped = false;
-  if (want_norms) {
-    using MatrixD = Eigen::MatrixXd;
-    for (size_t j = 0; j < B; ++j) {
-      const Index T = steps_[j];
-      if (T == 0) continue;
-      const Index start = example_start_[j];
-      // Output layer: d_t = dz_t, u_t = [h_t; 1].
-      auto a = gram_a_.map(V, T);
-      a = Z.middleCols(start, T).template cast<double>();
-      MatrixD gd = a.transpose() * a;
-      auto u = gram_b_.map(E + H, T);
-      u.topRows(H) = Hx.middleCols(start, T).template cast<double>();
-      MatrixD gu = u.topRows(H).transpose() * u.topRows(H);
-      double total = (gd.array() * (gu.array() + 1.0)).sum();
-      // LSTM layer: d_t = da_t, u_t = [x_t; h_{t-1}; 1].
-      auto d = gram_a_.map(4 * H, T);
-      auto x = gram_c_.map(E, T);
-      for (Index t = 0; t < T; ++t) {
-        const Index col = time_offset_[static_cast<size_t>(t)] + static_cast<Index>(j);
-        d.col(t) = G.col(col).template cast<double>();
-        u.col(t) = U.col(col).template cast<double>();
-        x.col(t) = dX.col(col).template cast<double>();
-      }
-      gd.noalias() = d.transpose() * d;
-      gu.noalias() = u.transpose() * u;
-      total += (gd.array() * (gu.array() + 1.0)).sum();
-      // Embedding: one-hot inputs, u_t . u_s = [w_t == w_s].
-      gd.noalias() = x.transpose() * x;
-      const Example& ex = *batch[order_[j]];
-      for (Index t = 0; t < T; ++t) {
-        for (Index s = 0; s < T; ++s) {
-          if (ex[static_cast<size_t>(t)] == ex[static_cast<size_t>(s)]) total += gd(t, s);
-        }
-      }
-      const double norm = std::sqrt(std::max(total, 0.0));
-      stats.norms[order_[j]] = norm;
-      if (clipping && norm > options.clip_norm) {
-        const double factor = options.clip_norm / norm;
-        stats.clip_factors[order_[j]] = factor;
-        any_clipped = true;
-        const auto f = static_cast<Scalar>(factor);
-        w_em.middleRows(start, T).setConstant(f);
-        for (Index t = 0; t < T; ++t) {
-          w_tm(time_offset_[static_cast<size_t>(t)] + static_cast<Index>(j)) = f;
+  if (!want_norms) return;
+  // The Gram matrices are GEMMs in the model's precision (float: relative
+  // error ~1e-6 in a norm, far below what clipping can notice); their
+  // products are summed in double.
+  auto gram_sum = [](const Matrix& d, const Matrix& u) {
+    return ((d.template cast<double>().array()) * (u.template cast<double>().array() + 1.0)).sum();
+  };
+  Matrix& gd = w.gram_d;
+  Matrix& gu = w.gram_u;
+  for (size_t j = 0; j < B; ++j) {
+    const Index T = w.steps[j];
+    if (T == 0) continue;
+    const Index start = w.example_start[j];
+    // Output layer: d_t = dz_t, u_t = [h_t; 1] (example-major: contiguous).
+    gd.noalias() = Z.middleCols(start, T).transpose() * Z.middleCols(start, T);
+    gu.noalias() = Hx.middleCols(start, T).transpose() * Hx.middleCols(start, T);
+    double total = gram_sum(gd, gu);
+    // LSTM layer: d_t = da_t, u_t = [x_t; h_{t-1}; 1] (time-major: gathered).
+    w.gather_d.resize(4 * H, T);
+    w.gather_u.resize(E + H, T);
+    w.gather_x.resize(E, T);
+    for (Index t = 0; t < T; ++t) {
+      const Index col = w.time_offset[static_cast<size_t>(t)] + static_cast<Index>(j);
+      w.gather_d.col(t) = G.col(col);
+      w.gather_u.col(t) = U.col(col);
+      w.gather_x.col(t) = dX.col(col);
+    }
+    gd.noalias() = w.gather_d.transpose() * w.gather_d;
+    gu.noalias() = w.gather_u.transpose() * w.gather_u;
+    total += gram_sum(gd, gu);
+    // Embedding: one-hot inputs, u_t . u_s = [w_t == w_s].
+    gd.noalias() = w.gather_x.transpose() * w.gather_x;
+    const Example& ex = *batch[w.order[j]];
+    for (Index t = 0; t < T; ++t) {
+      for (Index s = 0; s < T; ++s) {
+        if (ex[static_cast<size_t>(t)] == ex[static_cast<size_t>(s)]) {
+          total += static_cast<double>(gd(t, s));
         }
       }
     }
+    const double norm = std::sqrt(std::max(total, 0.0));
+    norms[w.order[j]] = norm;
+    if (clipping && norm > options.clip_norm) {
+      const double factor = options.clip_norm / norm;
+      clip_factors[w.order[j]] = factor;
+      w.any_clipped = true;
+      const auto f = static_cast<Scalar>(factor);
+      w_em.middleRows(start, T).setConstant(f);
+      for (Index t = 0; t < T; ++t) {
+        w_tm(w.time_offset[static_cast<size_t>(t)] + static_cast<Index>(j)) = f;
+      }
+    }
   }
+}
 
-  // --- the (clipped) sum: ordinary batch GEMMs with weighted input columns ----
-  if (any_clipped) {
+template <typename Scalar>
+void LanguageModelT<Scalar>::add_gradient(Workspace& w, Scalar* out, bool overwrite) {
+  const Index N = w.columns;
+  if (N == 0) {
+    if (overwrite) std::fill(out, out + parameters_.size(), Scalar(0));
+    return;
+  }
+  const Index V = config_.vocab_size, E = config_.embedding_dim, H = config_.hidden_dim;
+  auto U = w.inputs.map(E + H, N);
+  auto G = w.gates.map(4 * H, N);
+  auto Hx = w.hidden.map(H, N);
+  auto Z = w.logits.map(V, N);
+  auto dX = w.input_grad.map(E, N);
+  auto w_em = w.weight_em.map(N, 1);
+  auto w_tm = w.weight_tm.map(N, 1);
+  // The (clipped) sum: ordinary GEMMs with weighted input columns.
+  if (w.any_clipped) {
     Hx = Hx * w_em.asDiagonal();
     U = U * w_tm.asDiagonal();
     dX = dX * w_tm.asDiagonal();
   }
+  auto dEmb = view(out, kEmbedding);
+  if (overwrite) {
+    view(out, kOutputWeight).noalias() = Z * Hx.transpose();
+    view(out, kOutputBias).noalias() = Z * w_em;
+    view(out, kLstmWeight).noalias() = G * U.transpose();
+    view(out, kLstmBias).noalias() = G * w_tm;
+    dEmb.setZero();
+  } else {
+    view(out, kOutputWeight).noalias() += Z * Hx.transpose();
+    view(out, kOutputBias).noalias() += Z * w_em;
+    view(out, kLstmWeight).noalias() += G * U.transpose();
+    view(out, kLstmBias).noalias() += G * w_tm;
+  }
+  for (Index c = 0; c < N; ++c) dEmb.col(w.input_tm[static_cast<size_t>(c)]) += dX.col(c);
+}
+
+template <typename Scalar>
+BatchGradientStats LanguageModelT<Scalar>::accumulate_gradient(const ExampleBatch& batch,
+                                                               const GradientOptions& options,
+                                                               Scalar* gradient) {
+  if (!(options.clip_norm > 0)) {
+    throw std::invalid_argument("LanguageModel: clip norm must be positive (or infinite)");
+  }
+  const bool want_norms = std::isfinite(options.clip_norm) || options.compute_norms;
+  const size_t shares = split(batch);
+  const size_t B = batch.size();
+  BatchGradientStats stats;
+  stats.losses.assign(B, 0.0);
+  stats.clip_factors.assign(B, 1.0);
+  std::vector<double> norms(B, 0.0);
+  const size_t size = shares == 0 ? 0 : (B + shares - 1) / shares;
+  const size_t P = parameters_.size();
+  // Each share on its own thread: forward, backward, norms and, with more
+  // than one share, its gradient sum into its own buffer.
+  parallel_items(shares, [&](size_t first, size_t last) {
+    for (size_t t = first; t < last; ++t) {
+      Workspace& w = workspaces_[t];
+      forward(w, true, stats.losses.data() + size * t);
+      backward(w, options, norms.data() + size * t, stats.clip_factors.data() + size * t);
+      if (shares > 1) {
+        w.gradient.resize(P);
+        add_gradient(w, w.gradient.data(), true);
+      }
+    }
+  });
+  for (size_t t = 0; t < shares; ++t) {
+    stats.predictions += static_cast<size_t>(workspaces_[t].columns);
+  }
+  if (want_norms) stats.norms = std::move(norms);
   if (options.before_write) options.before_write();
-  view(gradient, kOutputWeight).noalias() += Z * Hx.transpose();
-  view(gradient, kOutputBias).noalias() += Z * w_em;
-  view(gradient, kLstmWeight).noalias() += G * U.transpose();
-  view(gradient, kLstmBias).noalias() += G * w_tm;
-  auto dEmb = view(gradient, kEmbedding);
-  for (Index c = 0; c < N; ++c) dEmb.col(input_tm_[static_cast<size_t>(c)]) += dX.col(c);
+  if (shares == 1) {
+    add_gradient(workspaces_[0], gradient, false);
+  } else if (shares > 1) {
+    // The shares' sums in share order (each parameter on one thread, so the
+    // order of additions is fixed).
+    parallel_items(P, [&](size_t first, size_t last) {
+      for (size_t t = 0; t < shares; ++t) {
+        const Scalar* part = workspaces_[t].gradient.data();
+        for (size_t k = first; k < last; ++k) gradient[k] += part[k];
+      }
+    });
+  }
   return stats;
 }
 

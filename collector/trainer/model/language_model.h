@@ -45,7 +45,8 @@
 // [w_t == w_s]: its per-example gradient touches only the example's rows,
 // and a token repeated in the example has its contributions summed before
 // the norm is taken. All blocks add up to the norm over ALL parameters
-// jointly. The Gram matrices are formed and summed in double.
+// jointly. The Gram matrices are GEMMs in the model's precision; their
+// elementwise products are summed in double.
 //
 // The clipped sum sum_j c_j g_j then costs nothing extra: every backward
 // quantity of example j is linear in its loss, so scaling example j's
@@ -146,17 +147,12 @@ class LanguageModelT {
   // ADDS sum_j c_j grad(loss_j) to gradient[0 .. parameter_count()), with
   // c_j = min(1, C/||grad(loss_j)||) (exact per-example norms over all
   // parameters, see above) or c_j = 1 without clipping. The caller zeroes
-  // the buffer (or pre-fills it with noise). Uses scratch buffers owned by
-  // the model: not thread-safe.
+  // the buffer (or pre-fills it with noise). Uses one thread per core and
+  // scratch buffers owned by the model: not thread-safe.
   BatchGradientStats accumulate_gradient(const ExampleBatch& batch, const GradientOptions& options,
                                          Scalar* gradient);
 
  private:
-  void build_blocks();
-  void forward(const ExampleBatch& batch, bool keep_for_backward, BatchGradientStats* stats);
-  MatrixMap view(Scalar* base, size_t index) const;
-  ConstMatrixMap cview(const Scalar* base, size_t index) const;
-
   // Scratch that only grows, so steady-state steps do not allocate.
   template <typename T>
   struct BufferT {
@@ -170,31 +166,54 @@ class LanguageModelT {
   };
   using Buffer = BufferT<Scalar>;
 
+  // One thread's share of a batch: its layout and activations. The batch
+  // is split into one contiguous share per core (parallel.h); each share
+  // runs forward, backward and its norms on its own thread with
+  // single-threaded GEMMs, and the shares' gradients are added in share
+  // order, so a result depends on the core count but not on timing.
+  struct Workspace {
+    ExampleBatch examples;                    // the share, in batch order
+    std::vector<size_t> order;                // sorted position -> share index
+    std::vector<Eigen::Index> steps;          // T_j per sorted example
+    std::vector<Eigen::Index> active;         // n_t per time step
+    std::vector<Eigen::Index> time_offset;    // off_t
+    std::vector<Eigen::Index> example_start;  // start_j
+    std::vector<int32_t> input_tm;            // input token per time-major column
+    std::vector<int32_t> target_em;           // target token per example-major column
+    Eigen::Index columns = 0;                 // N = sum_j T_j
+
+    Buffer inputs;       // (d_e + H) x N, time-major: [x_t; h_{t-1}]
+    Buffer gates;        // 4H x N, time-major: activated gates, then their pre-activation gradients
+    Buffer cells;        // H x N, time-major: c_t
+    Buffer tanh_cells;   // H x N, time-major: tanh(c_t)
+    Buffer hidden;       // H x N, example-major: h_t
+    Buffer logits;       // V x N, example-major: logits, then dloss/dlogits
+    Buffer hidden_grad;  // H x N, example-major: dloss/dh_t from the output layer
+    Buffer input_grad;   // d_e x N, time-major: dloss/dx_t
+    Buffer carry_h, carry_c, step_a, step_b;              // per-step H x B scratch
+    Buffer weight_em, weight_tm;                          // N: c_j per column, in each layout
+    Matrix gram_d, gram_u, gather_d, gather_u, gather_x;  // one example's norm
+    std::vector<Scalar> gradient;  // the share's clipped sum (shares after the first)
+    bool any_clipped = false;
+  };
+
+  void build_blocks();
+  // Splits the batch into shares (at most one per core, none empty).
+  size_t split(const ExampleBatch& batch);
+  // Per-example mean losses into losses[k] for share example k.
+  void forward(Workspace& w, bool keep_for_backward, double* losses);
+  // Backward pass and, if wanted, norms and clip factors (share order).
+  void backward(Workspace& w, const GradientOptions& options, double* norms, double* clip_factors);
+  // ADDS the share's (clipped) gradient sum to out, or writes it there
+  // (overwrite: no need to zero the buffer first).
+  void add_gradient(Workspace& w, Scalar* out, bool overwrite);
+  MatrixMap view(Scalar* base, size_t index) const;
+  ConstMatrixMap cview(const Scalar* base, size_t index) const;
+
   LanguageModelConfig config_;
   std::vector<Scalar> parameters_;
   std::vector<ParameterBlock> blocks_;
-
-  // Batch layout of the last forward pass.
-  std::vector<size_t> order_;                // sorted position -> batch index
-  std::vector<Eigen::Index> steps_;          // T_j per sorted example
-  std::vector<Eigen::Index> active_;         // n_t per time step
-  std::vector<Eigen::Index> time_offset_;    // off_t
-  std::vector<Eigen::Index> example_start_;  // start_j
-  std::vector<int32_t> input_tm_;            // input token per time-major column
-  std::vector<int32_t> target_em_;           // target token per example-major column
-  Eigen::Index columns_ = 0;                 // N = sum_j T_j
-
-  Buffer inputs_;       // (d_e + H) x N, time-major: [x_t; h_{t-1}]
-  Buffer gates_;        // 4H x N, time-major: activated gates, then their pre-activation gradients
-  Buffer cells_;        // H x N, time-major: c_t
-  Buffer tanh_cells_;   // H x N, time-major: tanh(c_t)
-  Buffer hidden_;       // H x N, example-major: h_t
-  Buffer logits_;       // V x N, example-major: logits, then dloss/dlogits
-  Buffer hidden_grad_;  // H x N, example-major: dloss/dh_t from the output layer
-  Buffer input_grad_;   // d_e x N, time-major: dloss/dx_t
-  Buffer carry_h_, carry_c_, step_a_, step_b_;  // per-step H x B scratch
-  Buffer weight_em_, weight_tm_;                // N: c_j per column, in each layout
-  BufferT<double> gram_a_, gram_b_, gram_c_;    // per-example Gram inputs in double
+  std::vector<Workspace> workspaces_;
 };
 
 using LanguageModel = LanguageModelT<float>;

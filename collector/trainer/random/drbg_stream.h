@@ -53,19 +53,10 @@ class DrbgStream {
   double uniform53();
   // Bernoulli(p) exactly up to p's rounding to a multiple of 2^-64.
   bool bernoulli(double p);
-  // out[k] += stddev * Z_k for n independent standard normals Z_k.
-  template <typename Scalar>
-  void add_gaussian(Scalar* out, size_t n, double stddev);
-  // One standard normal, in double: Marsaglia and Tsang's ziggurat (256
-  // layers, tables solved at first use) on 64-bit draws with a 53-bit
-  // uniform, exact tail by Marsaglia's exponential method. About 8 DRBG
-  // bytes per normal and rarely a transcendental function, several times
-  // cheaper than Box-Muller or the polar method.
-  double next_gaussian();
+  // Gaussian draws: gaussian_noise.h (keyed from a DrbgStream).
 
  private:
   void refill();
-  double gaussian_from(uint64_t first_draw);
 
   mbedtls_ctr_drbg_context drbg_;
   // Draws are served from a pool of one maximal DRBG request, which

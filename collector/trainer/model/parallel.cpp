@@ -1,0 +1,61 @@
+#include "trainer/model/parallel.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace blur::collector {
+
+namespace {
+std::atomic<size_t> configured_threads{0};
+std::once_flag single_threaded_blas;
+}  // namespace
+
+void set_worker_threads(size_t threads) { configured_threads = threads; }
+
+size_t worker_threads() {
+  const size_t configured = configured_threads;
+  if (configured > 0) return configured;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void parallel_items(size_t n, const std::function<void(size_t, size_t)>& body) {
+  std::call_once(single_threaded_blas, [] { openblas_set_num_threads(1); });
+  const size_t threads = std::min(worker_threads(), n);
+  if (threads <= 1) {
+    if (n > 0) body(0, n);
+    return;
+  }
+  std::vector<std::exception_ptr> errors(threads);
+  const size_t share = (n + threads - 1) / threads;
+  auto run = [&](size_t t) {
+    try {
+      const size_t begin = std::min(n, share * t), end = std::min(n, share * (t + 1));
+      if (begin < end) body(begin, end);
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (size_t t = 1; t < threads; ++t) workers.emplace_back(run, t);
+  run(0);
+  for (std::thread& w : workers) w.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+std::string gemm_backend() {
+  const char* core = openblas_get_corename();
+  std::string version = OPENBLAS_VERSION;  // " OpenBLAS 0.3.21 "
+  version.erase(0, version.find_first_not_of(' '));
+  version.erase(version.find_last_not_of(' ') + 1);
+  return version + " (" + (core != nullptr ? core : "unknown") + ")";
+}
+
+}  // namespace blur::collector
