@@ -15,15 +15,14 @@
 // DP-SGD clips the gradient of exactly this per-example loss. The input
 // embedding and the output softmax are separate (untied) parameters.
 //
-// Why Eigen: the work is a handful of dense GEMMs (V x H output layer,
-// 4H x (d_e + H) LSTM layer) plus elementwise gate math. Eigen is
-// header-only, in Debian (libeigen3-dev), has a blocked, vectorized GEMM
-// that is deterministic for a given build and shapes (bit-identical
-// checkpoint resume depends on it), vectorized exp/tanh/logistic for the
-// softmax and gates, and lets one templated implementation run in float
-// (training) and double (the finite-difference tests). BLAS through a
-// C API would be faster with a tuned library but adds a runtime dependency
-// whose results may vary with the library's threading.
+// Why Eigen + OpenBLAS: the work is a handful of dense GEMMs (V x H output
+// layer, 4H x (d_e + H) LSTM layer) plus elementwise gate math. Eigen is
+// header-only and in Debian, expresses the whole model once for float
+// (training) and double (the finite-difference tests), and vectorizes the
+// softmax and gates; with EIGEN_USE_BLAS its products run in OpenBLAS,
+// whose kernels are chosen for the CPU at run time (AVX2/FMA here, where
+// Eigen's own would be compiled for the x86-64 baseline). The batch is
+// split over worker threads (parallel.h), each with single-threaded GEMMs.
 //
 // Batching: the examples of a batch are sorted by length (longest first);
 // at time step t the n_t examples still running are the first n_t, so a
