@@ -3,7 +3,8 @@
 # (Debian's fortunes-min "fortunes" file): privacy (published anchor and
 # calibration), train with a checkpoint interrupted and resumed (the same
 # model as an uninterrupted run), eval, export-model (device agreement),
-# canary, suggest, and clear errors for bad input.
+# canary, suggest, public pretraining + private fine-tuning (--init-from),
+# and clear errors for bad input.
 set -euo pipefail
 collector=$1
 work=$(mktemp -d)
@@ -74,6 +75,48 @@ PY
 python3 -c "import json; d=json.load(open('$work/k.json')); assert d['candidates']==256 and 0 <= d['exposure'] <= 8 and d['rank'] >= 1, d"
 "$collector" suggest --model "$work/np.blm" --prompt "what is the" --prompt "" > "$work/s.json"
 python3 -c "import json; d=json.load(open('$work/s.json')); assert len(d)==2 and all(len(x['suggestions'])==3 for x in d), d"
+
+# Public pretraining, private fine-tuning: a model trained without privacy
+# on public text (here fortunes-min's "literature" file stands in for it),
+# then DP-SGD on the private corpus starting from it. The fine-tuning uses
+# the public model's vocabulary and sizes (not --embedding) and its
+# accounting covers only itself: no vocabulary phase.
+public=/usr/share/games/fortunes/literature
+"$collector" train --corpus "$public" --epsilon inf --vocab-size 300 --embedding 16 --hidden 24 \
+  --epochs 2 --batch 32 --learning-rate 1 --lr-schedule cosine --seed 3 --progress-every 1000 \
+  --out "$work/public.blm" > "$work/public.json" 2> /dev/null
+"$collector" train --corpus "$corpus" --epsilon 8 --init-from "$work/public.blm" --embedding 32 \
+  --epochs 2 --batch 32 --learning-rate 1 --seed 7 --progress-every 1000 \
+  --out "$work/ft.blm" > "$work/ft.json" 2> /dev/null
+python3 - "$work/ft.json" "$work/public.blm" "$public" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["vocabulary"]
+assert v["source"] == "the public model " + sys.argv[2] and v["central_epsilon"] == 0, v
+assert v["size"] == 300 and d["model"]["embedding"] == 16 and d["model"]["hidden"] == 24, d
+assert d["pretrained"]["model"] == sys.argv[2], d
+assert d["pretrained"]["summary"]["corpus"] == sys.argv[3], d
+assert d["pretrained"]["summary"]["privacy"]["epsilon"] == "inf", d
+p = d["privacy"]
+assert 7.5 < p["epsilon"] <= 8.0, p  # DP-SGD alone spends the whole target
+PY
+# The fine-tuning starts at the public model's parameters: one step at a
+# negligible learning rate leaves its predictions on the public text as
+# they were (same top-1, perplexity within 1e-6).
+"$collector" train --corpus "$corpus" --epsilon inf --init-from "$work/public.blm" \
+  --epochs 0.001 --learning-rate 1e-12 --momentum 0 --seed 7 --out "$work/same.blm" > /dev/null 2>&1
+"$collector" eval --model "$work/public.blm" --corpus "$public" > "$work/e_public.json"
+"$collector" eval --model "$work/same.blm" --corpus "$public" > "$work/e_same.json"
+python3 - "$work/e_public.json" "$work/e_same.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["top1"] == b["top1"] and abs(a["perplexity"] / b["perplexity"] - 1) < 1e-6, (a, b)
+PY
+status=0
+"$collector" train --corpus "$corpus" --init-from "$work/public.blm" --vocabulary "$work/public.blm" \
+  --out "$work/m.blm" 2> "$work/err" || status=$?
+[ "$status" = 2 ] && grep -q "init-from brings its own vocabulary" "$work/err" && [ ! -e "$work/m.blm" ] ||
+  fail "--init-from with --vocabulary: exit $status"
 
 # Bad input: a clear message and a non-zero exit, nothing written.
 status=0; "$collector" train --corpus "$work/missing.txt" --out "$work/m.blm" 2> "$work/err" || status=$?

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -367,6 +368,18 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app, VocabularyFromMetric
   t->add_option("--vocabulary", o.vocabulary_file,
                 "Vocabulary file (one word per line) instead of the DP vocabulary")
       ->check(CLI::ExistingFile);
+  t->add_option("--init-from", o.init_model,
+                "Fine-tune this model, trained on PUBLIC text (--epsilon inf): its vocabulary "
+                "and parameters are the start; only the fine-tuning is private")
+      ->check(CLI::ExistingFile);
+  t->add_option("--lr-schedule", o.schedule, "constant, or cosine (decays to 0 over the run)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, TrainOptions::Schedule>{
+              {"constant", TrainOptions::Schedule::kConstant},
+              {"cosine", TrainOptions::Schedule::kCosine}},
+          CLI::ignore_case));
+  t->add_option("--threads", o.threads, "Worker threads (default: one per core)")
+      ->check(CLI::Range(1, 256));
   t->add_option("--vocabulary-from-metric", st.train.vocabulary_metric,
                 "Vocabulary: the top words of this word-discovery (pem) metric in --db "
                 "(its local DP was paid on the devices: no central epsilon)");

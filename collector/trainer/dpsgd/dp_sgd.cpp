@@ -57,6 +57,13 @@ std::vector<uint64_t> DpSgdTrainer::sample() const {
   return poisson_sample(seed_, step_, config_.dataset_size, config_.sampling_rate);
 }
 
+void DpSgdTrainer::set_learning_rate(double learning_rate) {
+  if (!(learning_rate > 0) || !std::isfinite(learning_rate)) {
+    throw std::invalid_argument("DpSgdTrainer: learning rate must be positive and finite");
+  }
+  config_.learning_rate = learning_rate;
+}
+
 DpSgdStepStats DpSgdTrainer::step(const std::vector<Example>& dataset) {
   if (dataset.size() != config_.dataset_size) {
     throw std::invalid_argument("DpSgdTrainer: dataset size differs from the config's");

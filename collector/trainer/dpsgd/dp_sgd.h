@@ -90,6 +90,8 @@ class DpSgdTrainer {
   DpSgdStepStats step(const std::vector<Example>& dataset);
 
   uint64_t step_index() const { return step_; }
+  // For a schedule; the next steps use it (the checkpoint keeps the last).
+  void set_learning_rate(double learning_rate);
   const DpSgdConfig& config() const { return config_; }
   const LanguageModel& model() const { return model_; }
   LanguageModel& model() { return model_; }

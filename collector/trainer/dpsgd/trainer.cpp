@@ -12,6 +12,7 @@
 #include "trainer/accountants/rdp_accountant.h"
 #include "trainer/data/evaluation.h"
 #include "trainer/dpsgd/dp_sgd.h"
+#include "trainer/model/parallel.h"
 #include "trainer/random/drbg_stream.h"
 
 namespace blur::collector {
@@ -83,6 +84,13 @@ TrainReport train_language_model(const TrainOptions& o,
         "need epochs > 0, batch >= 1, clip > 0, learning rate > 0, 0 <= momentum < 1, "
         "max tokens >= 2");
   }
+  if (!o.init_model.empty() &&
+      (o.resume || !o.vocabulary_file.empty() || !o.vocabulary_words.empty())) {
+    throw std::invalid_argument(
+        "--init-from brings its own vocabulary and parameters: it excludes --resume, "
+        "--vocabulary and --vocabulary-from-metric");
+  }
+  set_worker_threads(o.threads);
   const auto started = std::chrono::steady_clock::now();
   const TrainSeed seed = o.seed ? TrainSeed::from_u64(*o.seed) : TrainSeed::from_os_entropy();
 
@@ -95,12 +103,20 @@ TrainReport train_language_model(const TrainOptions& o,
   }
 
   // 2. Vocabulary: a file, the DP count, or (not private) the true top words.
-  const bool dp_vocabulary =
-      is_private && o.vocabulary_file.empty() && o.vocabulary_words.empty();
+  const bool dp_vocabulary = is_private && o.vocabulary_file.empty() &&
+                             o.vocabulary_words.empty() && o.init_model.empty();
   std::string vocabulary_path = o.checkpoint.empty() ? "" : o.checkpoint + ".vocab";
   std::optional<Vocabulary> vocabulary;
   nlohmann::json vocab_json;
-  if (o.resume) {
+  std::optional<TrainedModel> pretrained;
+  if (!o.init_model.empty()) {
+    progress("starting from the public model " + o.init_model);
+    pretrained = load_model(o.init_model);
+    vocabulary = pretrained->vocabulary;
+    vocab_json["source"] = "the public model " + o.init_model;
+    vocab_json["central_epsilon"] = 0;  // made from public text
+    if (!vocabulary_path.empty()) vocabulary->save(vocabulary_path);
+  } else if (o.resume) {
     if (o.checkpoint.empty()) throw std::invalid_argument("--resume needs --checkpoint");
     vocabulary = Vocabulary::load(vocabulary_path);
     vocab_json["source"] = "checkpoint";
@@ -191,6 +207,7 @@ TrainReport train_language_model(const TrainOptions& o,
   model_config.vocab_size = static_cast<int32_t>(vocabulary->size());
   model_config.embedding_dim = o.embedding;
   model_config.hidden_dim = o.hidden;
+  if (pretrained) model_config = pretrained->model.config();
   std::unique_ptr<DpSgdTrainer> trainer;
   if (o.resume) {
     trainer = std::make_unique<DpSgdTrainer>(DpSgdTrainer::load_checkpoint(o.checkpoint));
@@ -199,12 +216,18 @@ TrainReport train_language_model(const TrainOptions& o,
     }
     progress("resumed at step " + std::to_string(trainer->step_index()));
   } else {
-    trainer = std::make_unique<DpSgdTrainer>(LanguageModel(model_config, seed), dp, seed);
+    trainer = std::make_unique<DpSgdTrainer>(
+        pretrained ? pretrained->model : LanguageModel(model_config, seed), dp, seed);
   }
   const auto training_started = std::chrono::steady_clock::now();
   uint64_t examples_seen = 0;
   double recent_loss = 0;
   while (trainer->step_index() < steps) {
+    if (o.schedule == TrainOptions::Schedule::kCosine) {
+      trainer->set_learning_rate(o.learning_rate * 0.5 *
+                                 (1 + std::cos(M_PI * static_cast<double>(trainer->step_index()) /
+                                               static_cast<double>(steps))));
+    }
     const DpSgdStepStats stats = trainer->step(train);
     examples_seen += stats.batch_size;
     recent_loss = stats.mean_loss;
@@ -238,6 +261,11 @@ TrainReport train_language_model(const TrainOptions& o,
   summary["corpus"] = o.corpus;
   summary["units"] = {{"train", n}, {"validation", validation.size()}};
   summary["vocabulary"] = vocab_json;
+  if (pretrained) {
+    summary["pretrained"] = {{"model", o.init_model},
+                             {"summary", nlohmann::json::parse(pretrained->summary_json, nullptr,
+                                                               false)}};
+  }
   summary["model"] = {{"vocab", model_config.vocab_size},
                       {"embedding", model_config.embedding_dim},
                       {"hidden", model_config.hidden_dim},
@@ -250,6 +278,9 @@ TrainReport train_language_model(const TrainOptions& o,
       {"noise_multiplier", sigma},
       {"clip_norm", clip ? o.clip_norm : 0.0},
       {"learning_rate", o.learning_rate},
+      {"schedule", o.schedule == TrainOptions::Schedule::kCosine ? "cosine" : "constant"},
+      {"threads", worker_threads()},
+      {"gemm", gemm_backend()},
       {"momentum", o.momentum},
       {"final_batch_loss", recent_loss},
       {"seconds", train_seconds},

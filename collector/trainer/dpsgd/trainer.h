@@ -11,6 +11,12 @@
 // --noise-multiplier it is given and the epsilon reported. epsilon = inf
 // trains without clipping or noise (same code path) and a non-private
 // vocabulary (the top words of the public list by true count).
+//
+// Public pretraining, private fine-tuning: train a model with --epsilon inf
+// on public text, then `train --init-from PUBLIC_MODEL` on the private
+// corpus: the fine-tuning starts from the public model's parameters and
+// vocabulary, and its DP-SGD is the only use of private data (the
+// vocabulary was not computed from it), so it is all the accounting covers.
 #ifndef BLUR_COLLECTOR_TRAINER_DPSGD_TRAINER_H
 #define BLUR_COLLECTOR_TRAINER_DPSGD_TRAINER_H
 
@@ -36,11 +42,18 @@ struct TrainOptions {
   double expected_batch = 512;  // B = q N
   double clip_norm = 1.0;
   double learning_rate = 2.0;
+  // kCosine: step k of K uses learning_rate * (1 + cos(pi k / K)) / 2.
+  // A schedule is post-processing of the privatized updates: no privacy cost.
+  enum class Schedule { kConstant, kCosine } schedule = Schedule::kConstant;
   double momentum = 0.9;
   int32_t embedding = 64;
   int32_t hidden = 128;
   size_t vocab_size = 5000;     // including the 4 special tokens
   std::string vocabulary_file;  // instead of the DP vocabulary (no privacy cost)
+  // A model trained on PUBLIC text (train --epsilon inf on a public corpus):
+  // its vocabulary and parameters are the starting point, and the privacy
+  // accounting covers the private fine-tuning only. Sizes come from it.
+  std::string init_model;
   // Or these words (a word-discovery metric's: their LDP was paid on the
   // devices), described in the summary by vocabulary_words_source.
   std::vector<std::string> vocabulary_words;
@@ -55,6 +68,7 @@ struct TrainOptions {
   bool resume = false;
   std::optional<uint64_t> seed;  // reproducible runs (tests, experiments): NOT private
   uint32_t progress_every = 20;  // steps between progress lines
+  size_t threads = 0;            // worker threads (0: one per core); see model/parallel.h
   uint64_t stop_after_steps = 0;  // > 0: stop there (after its checkpoint), as if interrupted
 };
 

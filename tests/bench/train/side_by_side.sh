@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The trainer's speed next to Opacus's, in one run, on BENCHMARKS.md's
+# configuration (vocabulary 5000, embedding 64, LSTM 128, 20-token
+# sequences, expected batch 64, sigma 1, C 1, 2 threads):
+#
+#   tests/bench/train/side_by_side.sh BUILD_DIR [OPACUS_SOURCE_DIR]
+#
+# 1. Blur: train_bench's NonPrivateStep/0 and DpSgdStep/0 (examples/s,
+#    FLOPs per example, achieved GFLOP/s) and GemmRate (the machine's GEMM
+#    roofline as the trainer runs GEMMs: one single-threaded sgemm per
+#    worker thread).
+# 2. Opacus 1.4.0 on Debian's PyTorch (python3-torch), if its source tree
+#    is given (not part of Blur: fetch it yourself, e.g. the v1.4.0 tag of
+#    the pytorch/opacus repository). opacus_peer.py times plain SGD and
+#    DP-SGD (DPLSTM + PrivacyEngine, Poisson sampling, RDP) on the same
+#    configuration. Opacus imports opt_einsum, which Debian lacks; shim/
+#    forwards it to torch.einsum.
+# Then the ratios the issue's goals are stated in.
+set -euo pipefail
+build=${1:?usage: side_by_side.sh BUILD_DIR [OPACUS_SOURCE_DIR]}
+opacus=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+seconds=${SECONDS_PER_MEASUREMENT:-15}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+"$build/tests/bench/train_bench" --benchmark_filter='^(NonPrivateStep/0|DpSgdStep/0|GemmRate)' \
+  --benchmark_min_time="$seconds" --benchmark_format=json >"$out/blur.json"
+
+if [ -n "$opacus" ]; then
+  [ -d "$opacus/opacus" ] || { echo "side_by_side: $opacus has no opacus/ package" >&2; exit 2; }
+  # Debian's interpreter, whose python3-torch is the peer's PyTorch.
+  PYTHONPATH="$opacus:$here/shim" /usr/bin/python3 "$here/opacus_peer.py" --seconds "$seconds" \
+    --threads 2 | tee "$out/opacus.log" >&2
+  tail -n 1 "$out/opacus.log" >"$out/opacus.json"
+fi
+
+python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+blur = {b["name"]: b for b in json.load(open(os.path.join(out, "blur.json")))["benchmarks"]}
+plain = blur["NonPrivateStep/0/real_time"]
+dp = blur["DpSgdStep/0/real_time"]
+roof = max(b["GFLOP_per_s"] for n, b in blur.items() if n.startswith("GemmRate"))
+print(f"GEMM backend: {dp.get('label', '')}")
+print(f"FLOPs per example: {dp['MFLOP_per_example']:.1f} MFLOP")
+print(f"GEMM roofline (best GemmRate): {roof:.0f} GFLOP/s")
+print(f"{'system':40} {'plain ex/s':>11} {'DP ex/s':>9} {'DP/plain step':>14} {'DP GFLOP/s':>11}")
+print(f"{'Blur train_bench':40} {plain['items_per_second']:11.1f} {dp['items_per_second']:9.1f} "
+      f"{plain['items_per_second'] / dp['items_per_second']:14.2f} {dp['GFLOP_per_s']:11.1f}")
+peer = os.path.join(out, "opacus.json")
+if os.path.exists(peer):
+    o = json.load(open(peer))
+    print(f"{'Opacus 1.4.0 + PyTorch ' + o['torch']:40} {o['plain_examples_per_s']:11.1f} "
+          f"{o['dp_examples_per_s']:9.1f} {o['dp_over_plain_step_time']:14.2f} {'':>11}")
+    print(f"Blur DP-SGD / Opacus DP-SGD examples/s: {dp['items_per_second'] / o['dp_examples_per_s']:.1f}x")
+print(f"Blur DP step at {dp['GFLOP_per_s'] / roof:.2f} of the GEMM roofline")
+PY
