@@ -15,7 +15,7 @@
 #    DP-SGD (DPLSTM + PrivacyEngine, Poisson sampling, RDP) on the same
 #    configuration. Opacus imports opt_einsum, which Debian lacks; shim/
 #    forwards it to torch.einsum.
-# Then the ratios the issue's goals are stated in.
+# Then the ratios the goals are stated in (BENCHMARKS.md).
 set -euo pipefail
 build=${1:?usage: side_by_side.sh BUILD_DIR [OPACUS_SOURCE_DIR]}
 opacus=${2:-}
@@ -29,10 +29,20 @@ trap 'rm -rf "$out"' EXIT
 
 if [ -n "$opacus" ]; then
   [ -d "$opacus/opacus" ] || { echo "side_by_side: $opacus has no opacus/ package" >&2; exit 2; }
-  # Debian's interpreter, whose python3-torch is the peer's PyTorch.
-  PYTHONPATH="$opacus:$here/shim" /usr/bin/python3 "$here/opacus_peer.py" --seconds "$seconds" \
-    --threads 2 | tee "$out/opacus.log" >&2
-  tail -n 1 "$out/opacus.log" >"$out/opacus.json"
+  # Debian's interpreter, whose python3-torch is the peer's PyTorch. Its
+  # BLAS is Debian's libblas.so.3 alternative: OpenBLAS once installed (as
+  # Blur's setup does), the reference BLAS on a plain install; both are run.
+  multiarch=$(gcc -print-multiarch)
+  for blas in system reference; do
+    if [ "$blas" = reference ]; then
+      [ -e "/usr/lib/$multiarch/blas/libblas.so.3" ] || continue
+      export LD_LIBRARY_PATH="/usr/lib/$multiarch/blas"
+    fi
+    PYTHONPATH="$opacus:$here/shim" /usr/bin/python3 "$here/opacus_peer.py" --seconds "$seconds" \
+      --threads 2 | tee "$out/opacus-$blas.log" >&2
+    tail -n 1 "$out/opacus-$blas.log" >"$out/opacus-$blas.json"
+    unset LD_LIBRARY_PATH
+  done
 fi
 
 python3 - "$out" <<'PY'
@@ -48,11 +58,15 @@ print(f"GEMM roofline (best GemmRate): {roof:.0f} GFLOP/s")
 print(f"{'system':40} {'plain ex/s':>11} {'DP ex/s':>9} {'DP/plain step':>14} {'DP GFLOP/s':>11}")
 print(f"{'Blur train_bench':40} {plain['items_per_second']:11.1f} {dp['items_per_second']:9.1f} "
       f"{plain['items_per_second'] / dp['items_per_second']:14.2f} {dp['GFLOP_per_s']:11.1f}")
-peer = os.path.join(out, "opacus.json")
-if os.path.exists(peer):
+for blas, label in (("system", "libblas.so.3 alternative"), ("reference", "reference BLAS")):
+    peer = os.path.join(out, f"opacus-{blas}.json")
+    if not os.path.exists(peer):
+        continue
     o = json.load(open(peer))
-    print(f"{'Opacus 1.4.0 + PyTorch ' + o['torch']:40} {o['plain_examples_per_s']:11.1f} "
+    name = f"Opacus 1.4.0, torch {o['torch']}, {label}"
+    print(f"{name:40} {o['plain_examples_per_s']:11.1f} "
           f"{o['dp_examples_per_s']:9.1f} {o['dp_over_plain_step_time']:14.2f} {'':>11}")
-    print(f"Blur DP-SGD / Opacus DP-SGD examples/s: {dp['items_per_second'] / o['dp_examples_per_s']:.1f}x")
+    print(f"  Blur DP-SGD / this peer's DP-SGD examples/s: "
+          f"{dp['items_per_second'] / o['dp_examples_per_s']:.1f}x")
 print(f"Blur DP step at {dp['GFLOP_per_s'] / roof:.2f} of the GEMM roofline")
 PY
