@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "blur/discovery/prefix_extension.h"
 #include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/mechanisms/discrete_laplace.h"
 #include "blur/mechanisms/generalized_randomized_response.h"
@@ -57,6 +58,14 @@ int main() {
                .value()
                .randomize(g_rng, 3, &out, bits);
   out ^= bits[0];
+#elif BLUR_COST_MECHANISM == 11
+  // Word discovery: the word is packed, one prefix hashed, the bucket sent
+  // through g-ary randomized response.
+  static const char kWord[] = "keyboard";
+  uint32_t seed = 0;
+  const blur::Word word = blur::Word::parse(kWord, sizeof kWord - 1).value();
+  status = blur::PrefixExtension::create(4000000, 16).value().randomize(g_rng, word, &seed, &out);
+  out ^= seed;
 #elif BLUR_COST_MECHANISM == 6
   status = blur::OneBitMean::create(1000000, 101).value().randomize(g_rng, 3, &out);
 #endif
