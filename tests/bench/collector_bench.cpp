@@ -10,6 +10,7 @@
 
 #include "blur/report/report_encoding.h"
 #include "device_reports.h"
+#include "random_reports.h"
 #include "estimate/metric_estimate.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
@@ -109,6 +110,50 @@ BENCHMARK(BM_InsertGroupDurably)
     ->Args({1, 256})
     ->Args({64, 32})
     ->UseRealTime();
+
+// Word discovery into one large bucket: a pem metric's hourly bucket that
+// already holds `state.range(0)` reports (nearly one sparse cell each),
+// then commits of 4 single-report batches (4 connections' worth). Before
+// aggregate rows were capped (Store::kAggregateRowBytes) every commit
+// rewrote the whole bucket's row; now at most about 64 KiB of it.
+void BM_InsertPemIntoLargeBucket(benchmark::State& state) {
+  MetricConfig pem{11, MechanismId::kPrefixExtension, 4000000, 16};
+  pem.max_reports_per_bucket = 8;
+  TempStore temp({pem});
+  if (!temp.store) return state.SkipWithError("open");
+  std::mt19937_64 rng(5);
+  uint64_t nonce = 0;
+  auto make = [&](size_t batches, size_t per_batch) {
+    std::vector<Batch> out(batches);
+    for (Batch& batch : out) {
+      batch.sdk_version = 256;
+      batch.device_nonce = ++nonce;
+      for (uint64_t id = 1; id <= per_batch; ++id) {
+        IncomingReport r = blur_test::random_report(pem, rng);
+        r.report_id = id;
+        r.observed_minute = 1795000000 / 60;
+        batch.reports.push_back(r);
+      }
+    }
+    return out;
+  };
+  auto insert = [&](const std::vector<Batch>& batches) {
+    std::vector<ReceivedBatch> received;
+    for (const Batch& b : batches) received.push_back({&b, 1795000000});
+    return static_cast<bool>(temp.store->insert(received));
+  };
+  for (int64_t filled = 0; filled < state.range(0); filled += 256 * 8) {
+    if (!insert(make(256, 8))) return state.SkipWithError("prefill");
+  }
+  for (auto _ : state) {
+    state.PauseTiming();
+    const std::vector<Batch> batches = make(4, 1);
+    state.ResumeTiming();
+    if (!insert(batches)) return state.SkipWithError("insert");
+  }
+  state.SetItemsProcessed(state.iterations() * 4);
+}
+BENCHMARK(BM_InsertPemIntoLargeBucket)->Arg(0)->Arg(100000)->Arg(400000)->UseRealTime();
 
 // An estimate reads aggregates only: its time must not grow with the
 // number of stored reports. GRR and OLH over d = 4096; reports spread over

@@ -289,6 +289,66 @@ TEST_P(StoreTest, AggregatesEqualReaggregationFromRawForEveryMechanism) {
   }
 }
 
+// Word discovery's tally is sparse and its aggregate row grows with every
+// distinct cell. Once a row passes Store::kAggregateRowBytes the node goes
+// on in new rows (a fresh writer id), so a commit never rewrites more than
+// about that much; the sum of the rows is still exactly the raw reports'
+// aggregate. 96,000 pem reports at epsilon 4 (64 buckets, 2^14 seeds, 15
+// levels: nearly every report a new cell, ~3.6 bytes each) make ~340 KB.
+TEST_P(StoreTest, LargeSparseAggregatesAreSplitIntoBoundedRows) {
+  MetricConfig metric{9, MechanismId::kPrefixExtension, 4000000, 16};
+  metric.max_reports_per_bucket = 8;
+  std::mt19937_64 rng(33);
+  uint64_t nonce = 5000;
+  {
+    auto store = open();
+    ASSERT_TRUE(store->register_metric(metric));
+    for (int round = 0; round < 48; ++round) {
+      std::vector<Batch> batches(250);
+      for (Batch& batch : batches) {
+        batch.sdk_version = 256;
+        batch.device_nonce = ++nonce;
+        for (uint64_t id = 1; id <= 8; ++id) {
+          IncomingReport r = blur_test::random_report(metric, rng);
+          r.report_id = id;
+          r.observed_minute = static_cast<uint32_t>(kNow / 60);
+          batch.reports.push_back(r);
+        }
+      }
+      std::vector<const Batch*> pointers;
+      for (const Batch& b : batches) pointers.push_back(&b);
+      for (const auto& outcome : insert(*store, pointers)) ASSERT_EQ(outcome.inserted, 8u);
+    }
+    auto stored = store->aggregate(metric, {});
+    auto raw = store->aggregate_from_raw(metric, {});
+    ASSERT_TRUE(stored && raw);
+    EXPECT_EQ(stored->reports(), 96000u);
+    EXPECT_EQ(stored->serialize(), raw->serialize());
+  }
+  if (GetParam() != "sqlite") return;  // the row sizes, read straight from the file
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(url_.substr(7).c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* query = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT COUNT(*), MAX(LENGTH(stats)), SUM(LENGTH(stats)) "
+                                   "FROM aggregates WHERE metric_id = 9",
+                               -1, &query, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(query), SQLITE_ROW);
+  const int64_t rows = sqlite3_column_int64(query, 0);
+  const int64_t largest = sqlite3_column_int64(query, 1);
+  const int64_t total = sqlite3_column_int64(query, 2);
+  sqlite3_finalize(query);
+  sqlite3_close(db);
+  std::printf("pem aggregate: %lld rows, largest %lld B, total %lld B\n",
+              static_cast<long long>(rows), static_cast<long long>(largest),
+              static_cast<long long>(total));
+  EXPECT_GT(total, static_cast<int64_t>(Store::kAggregateRowBytes));  // the test reaches the cap
+  EXPECT_GE(rows, 2);
+  // A row stops growing after the commit that passed the cap: one commit
+  // (2,000 reports, under 12 bytes each) more at most.
+  EXPECT_LE(largest, static_cast<int64_t>(Store::kAggregateRowBytes) + 2000 * 12);
+}
+
 TEST_P(StoreTest, PruneDeletesOldRawReportsAndKeepsAggregates) {
   auto store = open();
   MetricConfig metric = kMetric;

@@ -129,7 +129,11 @@ Outcome<int64_t> Store::node_id() {
   if (!writer_) return invalid("the store was opened read-only");
   char host[256] = "unknown";
   gethostname(host, sizeof host - 1);
-  auto id = writer_->register_node(std::string(host) + " pid " + std::to_string(getpid()));
+  ++node_segments_;
+  auto id = writer_->register_node(
+      std::string(host) + " pid " + std::to_string(getpid()) +
+      (node_segments_ > 1 ? " (aggregate rows, part " + std::to_string(node_segments_) + ")"
+                          : ""));
   if (!id) return id.error();
   node_id_ = id.value();
   return *node_id_;
@@ -314,8 +318,10 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
       delta->second.add(reports[i - first_row[b]]);
     }
   }
+  rotate_node_after_commit_ = false;
   if (auto status = add_to_own_aggregates(deltas); !status) return fail(status.error());
   if (auto status = writer_->commit(); !status) return fail(status.error());
+  if (rotate_node_after_commit_) node_id_.reset();  // the next write starts new rows
   return outcomes;
 }
 
@@ -383,8 +389,10 @@ Fallible Store::add_to_own_aggregates(
       total = std::move(stored).value();
     }
     total.merge(delta);
+    std::string bytes = total.serialize();
+    rotate_node_after_commit_ |= bytes.size() > kAggregateRowBytes;
     if (auto status = writer_->upsert_aggregate(
-            AggregateRow{key.first, key.second, *node_id_, total.reports(), total.serialize()});
+            AggregateRow{key.first, key.second, *node_id_, total.reports(), std::move(bytes)});
         !status) {
       return status;
     }

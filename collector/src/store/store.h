@@ -120,6 +120,14 @@ class Store {
   Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
                                  uint64_t device_nonce) const;
 
+  // An aggregate row is read, added to and rewritten by every commit that
+  // touches its bucket, so its size is each commit's cost. Once this node
+  // writes a row larger than this, the node continues under a fresh writer
+  // id (a new nodes row) after the commit, so its later reports start new,
+  // small rows; reads sum all rows anyway. Only sparse tallies grow this
+  // large (word discovery: a few bytes per distinct cell).
+  static constexpr size_t kAggregateRowBytes = size_t{64} << 10;
+
   // For readiness: a trivial query on a reader connection.
   Fallible ping() const;
   // The database's size on disk in bytes (SQLite: the file and its WAL;
@@ -130,6 +138,8 @@ class Store {
   explicit Store(std::unique_ptr<store::Database> database);
   Fallible load_metrics();
   Outcome<int64_t> node_id();  // registered on first write
+  bool rotate_node_after_commit_ = false;
+  int node_segments_ = 0;  // writer ids this process has registered
   Fallible add_to_own_aggregates(const std::map<std::pair<uint32_t, int64_t>, Aggregate>& deltas);
   // The contribution bound over the rows about to be stored (*stored[i]):
   // counts them, un-stores and deletes the excess; over[i] marks it.
