@@ -18,7 +18,7 @@
 #    data, which the reported epsilon does not cover (docs/language-model.md
 #    says what covering it would cost).
 # Prints the table and writes OUT_DIR/runs.tsv (every run) and
-# OUT_DIR/table.md. Time: about 35 minutes on 2 cores (24 runs).
+# OUT_DIR/table.md. Time: about 60 minutes on 2 cores (24 runs).
 set -euo pipefail
 build=${1:?usage: lm-experiments.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: lm-experiments.sh BUILD_DIR OUT_DIR}
