@@ -28,6 +28,16 @@ wait_exit() {
 
 start_collector "$collector" "$work/serve1.log" --db "$work/blur.db" --metric 1:rr:1 \
   --shutdown-timeout 5 --no-auth  # raw sockets post the KAT batch; auth: auth_api_test
+# SIGTERM must reach the thread waiting for it: every other thread blocks it
+# (bit 15 of SigBlk; the waiter shows it unblocked while in sigwait). A
+# thread started before main() by a library (OpenBLAS's pool did) would
+# not, and the signal could kill the process instead of stopping it.
+unblocked=0
+for status in /proc/"$collector_pid"/task/*/status; do
+  mask=$(awk '/^SigBlk:/ { print $2 }' "$status")
+  (( (16#$mask >> 14) & 1 )) || unblocked=$((unblocked + 1))
+done
+[ "$unblocked" = 1 ] || { echo "FAIL: $unblocked threads accept SIGTERM (want only the waiter)" >&2; exit 1; }
 /usr/bin/python3 - "$collector_port" "$collector_pid" "$batch_hex" "$work/sigterm-time" <<'PY'
 import os, signal, socket, sys, time
 port, pid, batch = int(sys.argv[1]), int(sys.argv[2]), bytes.fromhex(sys.argv[3])

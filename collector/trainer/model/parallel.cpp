@@ -9,11 +9,27 @@
 #include <thread>
 #include <vector>
 
+// OpenBLAS's pthread build starts its thread pool when the library is
+// loaded, before main(): threads that block no signal. A process that
+// handles SIGTERM by blocking it and waiting in sigwait (blur-collector
+// serve) would then have the signal delivered to one of them and die on
+// its default action. The trainer never uses that pool (one GEMM thread per
+// worker), so the first thing this library does is hold OpenBLAS to one
+// thread and stop the pool (library constructors run after those of the
+// libraries they depend on).
+extern "C" int blas_thread_shutdown_(void);
+
 namespace blur::collector {
 
 namespace {
 std::atomic<size_t> configured_threads{0};
 std::once_flag single_threaded_blas;
+
+[[maybe_unused]] const bool kBlasPoolStopped = [] {
+  openblas_set_num_threads(1);
+  blas_thread_shutdown_();
+  return true;
+}();
 }  // namespace
 
 void set_worker_threads(size_t threads) { configured_threads = threads; }
