@@ -9,9 +9,10 @@
 // items_per_second = examples per second.
 //
 //   NonPrivateStep    sigma = 0, no clipping (no norms, no noise)
-//   DpSgdStep         sigma = 1, C = 0.2: exact per-example norms, clipping,
-//                     noise drawn on a second thread during forward/backward
-//   DpSgdStepOneThread  the same with the noise drawn on the calling thread
+//   DpSgdStep         sigma = 1, C (above): exact per-example norms, clipping,
+//                     noise drawn on every core after the backward pass
+//   DpSgdStepOneThread  the same with the noise drawn on one thread
+//   GemmRate          one single-threaded sgemm per worker at once: the roofline
 //   GaussianNoiseVector  the noise alone: one N(0, 1) per parameter (gaussian_noise.h)
 //
 // Peak memory: peak_rss_MiB is the process's peak resident set (getrusage),

@@ -27,7 +27,7 @@
 // of (seed, step index), and the checkpoint holds everything else a step
 // reads (parameters, velocity, step index, seed, config), so a run restored
 // from a checkpoint continues bit-identically on the same binary, CPU and
-// GEMM thread count (gemm_threads.h: OpenBLAS picks its kernels for the CPU
+// worker count (model/parallel.h: OpenBLAS picks its kernels for the CPU
 // at run time, so another machine may round differently; the noise and
 // samples are identical everywhere).
 #ifndef BLUR_COLLECTOR_TRAINER_DPSGD_DP_SGD_H

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -23,7 +22,6 @@ namespace blur::collector {
 
 namespace {
 std::atomic<size_t> configured_threads{0};
-std::once_flag single_threaded_blas;
 
 [[maybe_unused]] const bool kBlasPoolStopped = [] {
   openblas_set_num_threads(1);
@@ -41,7 +39,6 @@ size_t worker_threads() {
 }
 
 void parallel_items(size_t n, const std::function<void(size_t, size_t)>& body) {
-  std::call_once(single_threaded_blas, [] { openblas_set_num_threads(1); });
   const size_t threads = std::min(worker_threads(), n);
   if (threads <= 1) {
     if (n > 0) body(0, n);

@@ -28,8 +28,9 @@ void set_worker_threads(size_t threads);
 size_t worker_threads();
 
 // Runs body(begin, end) over [0, n) split into min(n, worker_threads())
-// contiguous shares, one per thread; rethrows the first exception. The
-// first call holds OpenBLAS to one thread for the rest of the process.
+// contiguous shares, one per thread; rethrows the first exception. OpenBLAS
+// runs single-threaded inside (this library holds it to one thread when it
+// loads).
 void parallel_items(size_t n, const std::function<void(size_t, size_t)>& body);
 
 // For summaries and benchmark output, e.g. "OpenBLAS 0.3.21 (Haswell)".
