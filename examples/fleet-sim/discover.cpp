@@ -59,7 +59,7 @@ int discover_with_collector(const Options& o, const MetricConfig& metric, Epsilo
 
 int discover(const Options& given) {
   Options o = given;
-  if (o.mechanism != "pem") return fail("--mechanism must be pem (sfp is not built yet)");
+  if (o.mechanism != "pem" && o.mechanism != "sfp") return fail("--mechanism must be pem or sfp");
   if (o.values_file.empty()) return fail("--values FILE is required: one word per device");
   std::string error;
   std::vector<std::string> words;

@@ -21,6 +21,7 @@
 #include "estimate/metric_estimate.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
+#include "registry/mechanism_spec.h"
 #include "simulated_device.h"
 
 namespace blur::sim {
@@ -184,11 +185,11 @@ int fleet(const Options& o, std::ostream& summary) {
   if (!metric) return fail(error);
   if (!device_mechanism(*metric).ok()) return fail("the SDK cannot build this metric");
   // A word-discovery metric records words from --values; the others integers.
-  const bool words_metric = metric->mechanism == MechanismId::kPrefixExtension;
+  const bool words_metric = collector::mechanism_spec(metric->mechanism).discovers_words;
   std::vector<std::string> words;
   std::vector<uint32_t> truth;
   if (words_metric) {
-    if (o.values_file.empty()) return fail("a pem metric needs --values: one word per device");
+    if (o.values_file.empty()) return fail("a word-discovery metric needs --values: one word per device");
     if (!load_words(o.values_file, &words, &error)) return fail(error);
     truth.assign(words.size(), 0);
   } else if (!load_truth(o, metric->domain_size, &truth, &error)) {

@@ -158,8 +158,8 @@ int main(int argc, char** argv) {
   auto* discover_cmd = app.add_subcommand(
       "discover",
       "Word discovery: each line of --values is a device (a blur::Client) recording that word "
-      "with pem; the collector's decoder finds the top-k words; prints JSON");
-  discover_cmd->add_option("--mechanism", o.mechanism, "pem (the default)");
+      "with pem or sfp; the collector's decoder finds the top-k words; prints JSON");
+  discover_cmd->add_option("--mechanism", o.mechanism, "pem (the default) or sfp");
   discover_cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")
       ->capture_default_str();
   discover_cmd->add_option("--values", o.values_file, "Words, one per line and device")

@@ -59,6 +59,11 @@ Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric) 
       if (!pem.ok()) return pem.status();
       return DeviceMechanism(pem.value());
     }
+    case collector::MechanismId::kSequenceFragmentPuzzle: {
+      const auto sfp = SequenceFragmentPuzzle::create(metric.epsilon_micros, metric.domain_size);
+      if (!sfp.ok()) return sfp.status();
+      return DeviceMechanism(sfp.value());
+    }
     case collector::MechanismId::kOneBitMean: {
       const auto onebit = OneBitMean::create(metric.epsilon_micros, metric.domain_size);
       if (!onebit.ok()) return onebit.status();

@@ -11,6 +11,7 @@
 
 #include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/client.h"
+#include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
 #include "blur/mechanisms/discrete_laplace.h"
 #include "blur/mechanisms/generalized_randomized_response.h"
@@ -32,7 +33,7 @@ namespace blur::sim {
 using DeviceMechanism =
     std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse, UnaryEncoding,
                  DiscreteLaplace, OneBitMean, HadamardResponse, LocalHashing, Rappor,
-                 PrefixExtension>;
+                 PrefixExtension, SequenceFragmentPuzzle>;
 Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric);
 EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism);
 // One randomization, without a ledger (for measuring the randomizer):

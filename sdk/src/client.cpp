@@ -108,6 +108,10 @@ Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t 
       if constexpr (mechanism_built(Id::kPrefixExtension))
         return store(PrefixExtension::create(epsilon_micros, domain_size));
       break;
+    case Id::kSequenceFragmentPuzzle:
+      if constexpr (mechanism_built(Id::kSequenceFragmentPuzzle))
+        return store(SequenceFragmentPuzzle::create(epsilon_micros, domain_size));
+      break;
   }
   return Status::kNotBuilt;
 }

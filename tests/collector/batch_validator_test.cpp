@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "incoming_reports.h"
 
 namespace {
@@ -110,6 +112,40 @@ TEST(BatchValidator, BloomFiltersMatchTheMetricShape) {
   batch.reports[0].payload = PayloadKind::kBits;
   EXPECT_NE(validate_batch(batch, rappor).find("payload must be `bloom` for rappor"),
             std::string::npos);
+}
+
+// sfp: position < ceil(L / 2) and fragment seed < 2^10 in a, word seed <
+// 2^14 in b, each half's bucket below 2^g (g = 3 at epsilon 4); the tally
+// indexes cells by all five, so one out of range would write outside it.
+TEST(BatchValidator, FragmentPuzzleReportsStayInsideTheFamily) {
+  const auto sfp = [](uint32_t id) -> std::optional<MetricConfig> {
+    if (id != 12) return std::nullopt;
+    return MetricConfig{12, MechanismId::kSequenceFragmentPuzzle, 4000000, 9};
+  };
+  Batch batch;
+  IncomingReport r;
+  r.metric_id = 12;
+  r.mechanism = 12;
+  r.epsilon_micros = 4000000;
+  r.domain_size = 9;
+  r.payload = PayloadKind::kLocalHash;
+  r.has_payload = true;
+  r.hash_a = 4u << 10 | 1023;  // the last position (9 characters: 5) and seed
+  r.hash_b = 16383;
+  r.value = 7u << 8 | 7;
+  batch.reports.push_back(r);
+  EXPECT_EQ(validate_batch(batch, sfp), "");
+  const std::string outside = "fragment position, hash seed or bucket outside the family";
+  for (const auto& mutate : std::vector<void (*)(IncomingReport&)>{
+           [](IncomingReport& x) { x.hash_a = 5u << 10; },
+           [](IncomingReport& x) { x.hash_b = 16384; },
+           [](IncomingReport& x) { x.value = 8u << 8; },
+           [](IncomingReport& x) { x.value = 8; },
+           [](IncomingReport& x) { x.value = 1u << 16; }}) {
+    Batch bad = batch;
+    mutate(bad.reports[0]);
+    EXPECT_NE(validate_batch(bad, sfp).find(outside), std::string::npos);
+  }
 }
 
 }  // namespace

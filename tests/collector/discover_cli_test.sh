@@ -4,8 +4,11 @@
 # wamerican words (the word-discovery benchmark's population at n = 10^5,
 # tests/bench/discovery/zipf_words.py), and the collector's decoder finds
 # them. Checks the output contract and a top-10 F1 floor of 0.8 (measured
-# 0.9-1.0 over seeds 1-3; fixed seed, so the run is deterministic); and
-# that a file with a non-word fails naming its line, before any device runs.
+# 0.9-1.0 over seeds 1-3; fixed seed, so the run is deterministic); the
+# same with sfp, whose fragments need more devices: at this size it finds
+# 4-6 words, all of the true top 10 (seeds 1-3), so the floor is 4 words
+# and precision 1; and that a file with a non-word fails naming its line,
+# before any device runs.
 #
 #   discover_cli_test.sh BLUR_DEVICE_SIM ZIPF_WORDS_PY
 set -euo pipefail
@@ -48,6 +51,29 @@ assert f1 >= 0.8, f"top-10 F1 {f1} below the 0.8 floor: {sorted(found)} vs {trut
 # The heaviest word is the true heaviest, within 4.5 standard errors.
 assert words[0]["word"] == truth[0], words[0]
 assert abs(words[0]["estimate"] - counts[truth[0]]) < 4.5 * words[0]["stderr"], words[0]
+PY
+
+"$device_sim" discover --mechanism sfp --epsilon 4 --values "$work/words.txt" --top-k 10 \
+  --seed 1 --offline > "$work/sfp.json"
+/usr/bin/python3 - "$work/sfp.json" "$work/truth.tsv" <<'PY'
+import json, sys
+out = json.load(open(sys.argv[1]))
+truth = [line.split("\t")[0] for line in open(sys.argv[2])]
+counts = {line.split("\t")[0]: int(line.split("\t")[1]) for line in open(sys.argv[2])}
+assert out["mechanism"] == "sfp" and out["n"] == 91510, out
+assert out["epsilon_charged"] == 4.0, out["epsilon_charged"]
+words = out["words"]
+estimates = [w["estimate"] for w in words]
+assert estimates == sorted(estimates, reverse=True), "not in decreasing estimate order"
+found = [w["word"] for w in words]
+print(f"sfp: {len(words)} words, all in the true top 10: {found}")
+assert 4 <= len(words) <= 10, found
+assert set(found) <= set(truth[:10]), f"{found} vs {truth[:10]}"
+assert words[0]["word"] == truth[0], words[0]
+for w in words:
+    low, high = w["ci95"]
+    assert low < w["estimate"] < high and w["stderr"] > 0, w
+    assert abs(w["estimate"] - counts[w["word"]]) < 4.5 * w["stderr"], w
 PY
 
 # A non-word refuses the whole file, naming the line.

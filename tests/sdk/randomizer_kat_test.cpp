@@ -5,6 +5,7 @@
 
 #include <type_traits>
 
+#include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
 #include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/mechanisms/discrete_laplace.h"
@@ -26,12 +27,17 @@ using blur::Status;
 constexpr char kPersonalization[] = "blur-device-sim/randomize";
 constexpr uint32_t kRapporMetricId = 1;  // blur-device-sim's default metric, hash key 0
 
-constexpr uint32_t kWordMechanism = 11;  // pem: the input is a word
+constexpr uint32_t kPemMechanism = 11;  // word discovery: the input is a word
+constexpr uint32_t kSfpMechanism = 12;
+constexpr uint32_t kMechanismCount = 12;
+bool word_mechanism(uint32_t mechanism) {
+  return mechanism == kPemMechanism || mechanism == kSfpMechanism;
+}
 
 struct Vector {
   uint32_t mechanism, epsilon_micros, domain, input, count;
   uint64_t seed;
-  char word[blur::kMaxWordLength + 1];  // pem's input
+  char word[blur::kMaxWordLength + 1];  // pem's and sfp's input
   const char* outputs;  // the rest of the line
   size_t outputs_length;
 };
@@ -53,7 +59,7 @@ bool parse(const char* line, size_t length, Vector* v) {
   v->seed = strtoull(end, &end, 10);
   v->word[0] = '\0';
   v->input = 0;
-  if (v->mechanism == kWordMechanism) {
+  if (word_mechanism(v->mechanism)) {
     while (*end == ' ') ++end;
     size_t n = 0;
     while (end[n] != ' ' && end[n] != '\0' && n < blur::kMaxWordLength) ++n;
@@ -148,7 +154,7 @@ void check(const Mechanism& mechanism, const Vector& v) {
   EXPECT_TRUE(same) << "mechanism " << v.mechanism << " seed " << v.seed;
   if (!same) {  // what this platform produced, in the file's format
     char input[24];
-    if (v.mechanism == kWordMechanism) {
+    if (word_mechanism(v.mechanism)) {
       snprintf(input, sizeof input, "%s", v.word);
     } else {
       snprintf(input, sizeof input, "%lu", static_cast<unsigned long>(v.input));
@@ -170,7 +176,7 @@ void check_built(const Built& built, const Vector& v) {
 TEST(RandomizerKnownAnswers, OutputsAgreeBitForBit) {
   static Vector v;
   size_t vectors = 0;
-  bool seen[12] = {};
+  bool seen[kMechanismCount + 1] = {};
   for (const char* text = kKatRandomizerOutputs; *text != '\0';) {
     const char* end = strchr(text, '\n');
     const size_t length = end ? static_cast<size_t>(end - text) : strlen(text);
@@ -212,18 +218,21 @@ TEST(RandomizerKnownAnswers, OutputsAgreeBitForBit) {
                                            blur::BloomHashKey{kRapporMetricId, 0}),
                       v);
           break;
-        case kWordMechanism:
+        case kPemMechanism:
           check_built(blur::PrefixExtension::create(e, d), v);
+          break;
+        case kSfpMechanism:
+          check_built(blur::SequenceFragmentPuzzle::create(e, d), v);
           break;
         default:
           EXPECT_TRUE(false) << "unknown mechanism " << v.mechanism;
       }
-      if (v.mechanism <= 11) seen[v.mechanism] = true;
+      if (v.mechanism <= kMechanismCount) seen[v.mechanism] = true;
     }
     text += length + (end ? 1 : 0);
   }
-  for (int m = 1; m <= 11; ++m) EXPECT_TRUE(seen[m]) << "no vector for mechanism " << m;
-  EXPECT_GE(vectors, 11u);
+  for (uint32_t m = 1; m <= kMechanismCount; ++m) EXPECT_TRUE(seen[m]) << "no vector for mechanism " << m;
+  EXPECT_GE(vectors, size_t{kMechanismCount});
 }
 
 }  // namespace

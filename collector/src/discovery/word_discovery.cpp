@@ -1,12 +1,12 @@
 #include "discovery/word_discovery.h"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cmath>
 #include <thread>
 
 #include "blur/discovery/prefix_extension.h"
+#include "discovery/fragment_puzzle_discovery.h"
 #include "registry/mechanism_spec.h"
 
 namespace blur::collector {
@@ -132,6 +132,9 @@ uint32_t first_level_of_word(uint32_t length, uint32_t levels) {
 
 Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>& tally,
                          uint64_t reports, const DiscoveryOptions& options) {
+  if (metric.mechanism == MechanismId::kSequenceFragmentPuzzle) {
+    return discover_words_by_fragments(metric, tally, reports, options);
+  }
   Discovery result;
   result.reports = reports;
   if (reports == 0 || options.top_k == 0) return result;
@@ -227,6 +230,10 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
 
 CountEstimate estimate_candidate(const MetricConfig& metric, const std::vector<uint64_t>& tally,
                                  uint64_t reports, const blur::Word& candidate, bool finished) {
+  if (metric.mechanism == MechanismId::kSequenceFragmentPuzzle) {
+    if (!finished) return CountEstimate{0, INFINITY, -INFINITY, INFINITY};  // words only
+    return FragmentPuzzleDecoder(metric, tally, reports).word(candidate);
+  }
   const Decoder decoder(metric, tally, reports);
   const uint32_t levels = decoder.levels();
   std::vector<uint8_t> scratch(kSeeds);
@@ -240,35 +247,24 @@ CountEstimate estimate_candidate(const MetricConfig& metric, const std::vector<u
 
 PrefixSupport::PrefixSupport(const MetricConfig& metric)
     : levels_(blur::PrefixExtension::levels(metric.domain_size)),
-      bits_(blur::PrefixExtension::bucket_bits(metric.epsilon_micros)),
-      tables_(levels_) {
-  for (uint32_t level = 0; level < levels_; ++level) build_table(level);
+      bits_(blur::PrefixExtension::bucket_bits(metric.epsilon_micros)) {
+  tables_.reserve(levels_);
+  for (uint32_t level = 0; level < levels_; ++level) {
+    tables_.emplace_back(level, blur::PrefixExtension::prefix_length(level), kSeeds, bits_);
+  }
 }
 
 void PrefixSupport::hash(uint32_t level, const blur::Word& word, uint8_t* hashes) const {
-  std::fill(hashes, hashes + kSeeds, 0);
-  for (uint32_t p = 0; p < word.length; ++p) {
-    const uint8_t* r = row(level, p, word.code(p));
-    for (uint32_t s = 0; s < kSeeds; ++s) hashes[s] ^= r[s];
-  }
+  tables_[level].hash(word, hashes);
 }
 
 uint64_t PrefixSupport::support(const std::vector<uint64_t>& tally, uint32_t level,
                                 const uint8_t* hashes, const uint8_t* extra) const {
-  const uint64_t* counts = tally.data() + (size_t{level} * kSeeds << bits_);
-  uint64_t sum = 0;
-  if (extra == nullptr) {
-    for (uint32_t s = 0; s < kSeeds; ++s) sum += counts[(size_t{s} << bits_) | hashes[s]];
-  } else {
-    for (uint32_t s = 0; s < kSeeds; ++s) {
-      sum += counts[(size_t{s} << bits_) | (hashes[s] ^ extra[s])];
-    }
-  }
-  return sum;
+  return tables_[level].support(tally.data() + (size_t{level} * kSeeds << bits_), hashes, extra);
 }
 
 const uint8_t* PrefixSupport::row(uint32_t level, uint32_t position, uint32_t code) const {
-  return tables_[level].data() + (size_t{position} * blur::kWordAlphabet + code) * kSeeds;
+  return tables_[level].row(position, code);
 }
 
 uint64_t PrefixSupport::count(const std::vector<uint64_t>& tally, uint32_t level,
@@ -276,41 +272,6 @@ uint64_t PrefixSupport::count(const std::vector<uint64_t>& tally, uint32_t level
   std::vector<uint8_t> hashes(kSeeds);
   hash(level, word.prefix(blur::PrefixExtension::prefix_length(level)), hashes.data());
   return support(tally, level, hashes.data(), nullptr);
-}
-
-// tables_[level][(p * 28 + c) * seeds + s]: the bucket of character code c
-// at position p under seed s. The hash is linear (prefix_hash.h), so each
-// is the xor of the images of c's set bits, and a word's bucket the xor of
-// its characters'.
-void PrefixSupport::build_table(uint32_t level) {
-  const uint32_t positions = blur::PrefixExtension::prefix_length(level);
-  std::vector<uint8_t>& table = tables_[level];
-  table.assign(size_t{positions} * blur::kWordAlphabet * kSeeds, 0);
-  const uint32_t shift = 64 - bits_;
-  for (uint32_t s = 0; s < kSeeds; ++s) {
-    const blur::PrefixHashKey key = blur::prefix_hash_key(level, s);
-    // image[j]: the bucket of the word whose only set bit is j (low bits
-    // 0..59, then high bits 0..19 as 60..79): top(A x^j) or top(B x^j).
-    std::array<uint8_t, 80> image{};
-    uint64_t a = key.a, b = key.b;
-    for (uint32_t j = 0; j < 60; ++j) {
-      image[j] = static_cast<uint8_t>(a >> shift);
-      a = blur::gf64_times_x(a);
-    }
-    for (uint32_t j = 0; j < 20; ++j) {
-      image[60 + j] = static_cast<uint8_t>(b >> shift);
-      b = blur::gf64_times_x(b);
-    }
-    for (uint32_t p = 0; p < positions; ++p) {
-      for (uint32_t code = 1; code < blur::kWordAlphabet; ++code) {
-        uint8_t bucket = 0;
-        for (uint32_t bit = 0; bit < blur::kWordBitsPerCharacter; ++bit) {
-          if ((code >> bit) & 1u) bucket ^= image[blur::kWordBitsPerCharacter * p + bit];
-        }
-        table[(size_t{p} * blur::kWordAlphabet + code) * kSeeds + s] = bucket;
-      }
-    }
-  }
 }
 
 }  // namespace blur::collector

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "blur/discovery/word.h"
+#include "discovery/word_hash_table.h"
 #include "estimate/frequency_oracle.h"
 #include "metrics/metric_config.h"
 
@@ -58,15 +59,17 @@ struct Discovery {
   std::vector<DiscoveredWord> words;  // at most top_k, decreasing estimate, each significant
 };
 
-// `tally`: a pem metric's aggregate tally (registry/mechanism_spec.h) of
-// `reports` reports.
+// `tally`: a word-discovery metric's aggregate tally (registry/
+// mechanism_spec.h) of `reports` reports: pem's as above, sfp's as
+// fragment_puzzle_discovery.h.
 Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>& tally,
                          uint64_t reports, const DiscoveryOptions& options);
 
 // One candidate's estimate from the same tally: a whole word (`finished`:
-// devices whose word is exactly it) or a prefix of 2 to the metric's
-// longest word characters (devices whose word starts with it), without the
-// seed table's variance (which needs the other words' estimates).
+// devices whose word is exactly it) or, for pem, a prefix of 2 to the
+// metric's longest word characters (devices whose word starts with it),
+// without the seed table's variance (which needs the other words'
+// estimates). sfp estimates whole words only (else an infinite error).
 CountEstimate estimate_candidate(const MetricConfig& metric, const std::vector<uint64_t>& tally,
                                  uint64_t reports, const blur::Word& candidate, bool finished);
 
@@ -89,10 +92,9 @@ class PrefixSupport {
   const uint8_t* row(uint32_t level, uint32_t position, uint32_t code) const;
 
  private:
-  void build_table(uint32_t level);
   uint32_t levels_;
   uint32_t bits_;
-  std::vector<std::vector<uint8_t>> tables_;
+  std::vector<WordHashTable> tables_;  // one per level
 };
 
 }  // namespace blur::collector

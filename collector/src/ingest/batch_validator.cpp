@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
 
 namespace blur::collector {
@@ -38,6 +39,14 @@ std::string payload_shape_error(const MetricConfig& metric, const IncomingReport
         r.value >> blur::PrefixExtension::bucket_bits(metric.epsilon_micros) != 0) {
       return "prefix level, hash seed or bucket outside the family of " +
              describe(metric);
+    }
+  } else if (metric.mechanism == MechanismId::kSequenceFragmentPuzzle) {
+    const uint32_t bits = blur::SequenceFragmentPuzzle::bucket_bits(metric.epsilon_micros);
+    if (r.hash_a >> blur::kFragmentHashSeedBits >=
+            blur::SequenceFragmentPuzzle::positions(metric.domain_size) ||
+        r.hash_b >= blur::kPrefixHashSeeds || (r.value & 0xFFu) >> bits != 0 ||
+        r.value >> 8 >> bits != 0) {
+      return "fragment position, hash seed or bucket outside the family of " + describe(metric);
     }
   } else if (shape == PayloadKind::kLocalHash) {
     const auto lh = local_hash_shape(metric);

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <vector>
 
+#include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
 #include "blur/mechanisms/bloom_hash.h"
 #include "blur/mechanisms/hadamard_response.h"
 #include "blur/mechanisms/local_hashing.h"
+#include "discovery/fragment_puzzle_discovery.h"
 
 namespace blur::collector {
 
@@ -169,6 +171,25 @@ OracleParams prefix_extension(const MetricConfig& metric) {
                       1.0 / static_cast<double>(g)};
 }
 
+// ---- sequence fragment puzzle (word discovery) -------------------------------
+
+size_t fragment_puzzle_tally_size(const MetricConfig& metric) {
+  return fragment_puzzle_shape(metric).cells();
+}
+
+// The word sketch's cell and the fragment sketch's; the validator bounds
+// each field (a = position << 10 | fragment seed, b = word seed, value =
+// fragment bucket << 8 | word bucket).
+void tally_fragment_puzzle(const MetricConfig& metric, const IncomingReport& report,
+                           uint64_t multiplicity, uint64_t* tally) {
+  const FragmentPuzzleShape shape = fragment_puzzle_shape(metric);
+  const uint32_t position = report.hash_a >> blur::kFragmentHashSeedBits;
+  const uint32_t fragment_seed = report.hash_a & (blur::kFragmentHashSeeds - 1);
+  tally[(size_t{report.hash_b} << shape.bucket_bits) | (report.value & 0xFFu)] += multiplicity;
+  tally[shape.fragment_offset(position) + ((size_t{fragment_seed} << shape.bucket_bits) |
+                                           (report.value >> 8))] += multiplicity;
+}
+
 // ---- RAPPOR -----------------------------------------------------------------
 
 size_t bloom_tally_size(const MetricConfig& metric) {
@@ -297,6 +318,15 @@ constexpr MechanismSpec kPrefixExtensionSpec{MechanismId::kPrefixExtension,
                                              prefix_extension,
                                              true,
                                              prefix_cell};
+constexpr MechanismSpec kSequenceFragmentPuzzleSpec{
+    MechanismId::kSequenceFragmentPuzzle,
+    false,
+    mechanism_max_domain(MechanismId::kSequenceFragmentPuzzle),
+    fragment_puzzle_tally_size,
+    tally_fragment_puzzle,
+    nullptr,
+    fragment_puzzle_params,
+    true};
 
 }  // namespace
 

@@ -23,6 +23,11 @@
 //     bucket y) supports every prefix w of length l + 2 with h_{l,s}(w) = y;
 //     tally = count per (l, s, y). There is no fixed domain to support:
 //     discovery/word_discovery.h grows candidates over the tally instead.
+//   sequence fragment puzzle (sfp, word discovery): a report (position i,
+//     fragment seed t, word seed s, buckets (y_f, y_w)) supports every word
+//     w with h_s(w) = y_w and every (piece, fragment) x of position i with
+//     h_{i,t}(x) = y_f; tally = count per (s, y_w), then per (i, t, y_f).
+//     discovery/fragment_puzzle_discovery.h joins fragments into words.
 //   RAPPOR (rappor): (cohort c, filter r) supports v with weight
 //     sum_j r[position_j(v, c)] (0..h); tally = count per (cohort, bit), and
 //     v's positions are hashed once per cohort with reports.
@@ -56,7 +61,7 @@ struct MechanismSpec {
   void (*support)(const MetricConfig& metric, const uint64_t* tally, uint64_t reports,
                   uint64_t* support);
   OracleParams (*params)(const MetricConfig& metric);
-  // Word discovery (pem): no support(); estimates are discovered words.
+  // Word discovery (pem, sfp): no support(); estimates are discovered words.
   bool discovers_words = false;
   // For tallies where a report adds to exactly one cell: which one. With a
   // tally past Aggregate::kSparseTallyCells (pem: levels x 2^14 seeds x 2^g

@@ -194,8 +194,8 @@ blur_status blur_add_metric(blur_client* client, const blur_metric* metric);
  * (else a budget status, nothing spent), randomizes, appends. */
 blur_status blur_record(blur_client* client, uint32_t metric_id, uint32_t value);
 
-/* The same for a word-discovery metric (BLUR_MECHANISM_PEM): `size` bytes
- * of lower-case letters and apostrophes, 1 to the metric's domain size (its
+/* The same for a word-discovery metric (BLUR_MECHANISM_PEM or BLUR_MECHANISM_SFP):
+ * `size` bytes of lower-case letters and apostrophes, 1 to the metric's domain size (its
  * longest word); anything else is BLUR_INVALID_ARGUMENT, nothing spent. */
 blur_status blur_record_word(blur_client* client, uint32_t metric_id, const char* word,
                              size_t size);

@@ -12,6 +12,7 @@
 
 #include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/config.h"
+#include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
 #include "blur/discovery/word.h"
 #include "blur/mechanisms/discrete_laplace.h"
@@ -89,7 +90,7 @@ class Client {
                     uint32_t rounding_buckets = 0);
   // An index in the metric's domain (every mechanism but the discovery ones).
   Status record(uint32_t metric_id, uint32_t value);
-  // A word for a discovery metric (pem): `size` bytes of [a-z'], 1 to the
+  // A word for a discovery metric (pem, sfp): `size` bytes of [a-z'], 1 to the
   // metric's domain size (the longest word) of them, else kInvalidArgument.
   Status record_word(uint32_t metric_id, const char* word, size_t size);
   // See ReportQueue::pending_batch; the token is the last id to acknowledge.
@@ -194,6 +195,10 @@ Status AnyMechanism::visit(F&& f) const {
       break;
     case Id::kPrefixExtension:
       if constexpr (mechanism_built(Id::kPrefixExtension)) return f(as<PrefixExtension>());
+      break;
+    case Id::kSequenceFragmentPuzzle:
+      if constexpr (mechanism_built(Id::kSequenceFragmentPuzzle))
+        return f(as<SequenceFragmentPuzzle>());
       break;
   }
   return Status::kNotBuilt;

@@ -16,7 +16,7 @@
  *   Payload     the Report field it fills: blur::PayloadKind::k<Payload>
  *   max_domain  the largest domain size the device accepts (smallest: 2;
  *               the unary encodings' follows BLUR_MAX_BIT_VECTOR_BYTES;
- *               for word discovery (pem) the longest word)
+ *               for word discovery (pem, sfp) the longest word)
  *
  * A new mechanism: a line here, its device code (a header with create() and
  * randomize()), its collector spec (collector/src/registry/), its tests. */
@@ -35,7 +35,8 @@
   X(8, OptimizedLocalHashing, olh, OLH, OLH, LocalHash, 4096u) \
   X(9, BinaryLocalHashing, blh, BLH, BLH, LocalHash, 4096u) \
   X(10, Rappor, rappor, RAPPOR, RAPPOR, Bloom, 1048576u) \
-  X(11, PrefixExtension, pem, PEM, PEM, LocalHash, 16u)
+  X(11, PrefixExtension, pem, PEM, PEM, LocalHash, 16u) \
+  X(12, SequenceFragmentPuzzle, sfp, SFP, SFP, LocalHash, 16u)
 /* clang-format on */
 
 /* After the table: config.h's defaults and checks expand it, and it gives

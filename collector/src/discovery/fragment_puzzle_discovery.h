@@ -1,0 +1,91 @@
+// Word discovery over a sequence-fragment-puzzle metric (sfp; the device
+// side is sdk/include/blur/discovery/fragment_puzzle.h), as Apple's server
+// does ("Learning with Privacy at Scale", 2017):
+//
+// 1. Per fragment position, estimate every (puzzle piece, two characters)
+//    pair from that position's reports: 256 x 757 values, each the sum over
+//    the 1,024 fragment seeds of one tally cell (the hash is linear, so a
+//    value's bucket is its piece's xor its characters').
+// 2. Per piece, join that piece's significant fragments position by
+//    position into candidate words, keeping a beam of the unfinished joins
+//    whose fragments' estimates sum highest; a finished candidate must
+//    hash to the piece it was built from.
+// 3. Rank the candidates by the word sketch (every report carries it) and
+//    answer the top k that are significant.
+//
+// Estimates (docs/math.md §3.12): randomized response over 2^g buckets at
+// epsilon / 2, p = e^{eps/2} / (e^{eps/2} + 2^g - 1), q = 2^-g. A fragment
+// estimate uses its position's N_i reports scaled to all n (variance as
+// word_discovery.h's); a word estimate uses all n reports, with the fixed
+// seed table's variance added as PEM's.
+#ifndef BLUR_COLLECTOR_DISCOVERY_FRAGMENT_PUZZLE_DISCOVERY_H
+#define BLUR_COLLECTOR_DISCOVERY_FRAGMENT_PUZZLE_DISCOVERY_H
+
+#include <cstdint>
+#include <vector>
+
+#include "blur/discovery/word.h"
+#include "discovery/word_discovery.h"
+#include "discovery/word_hash_table.h"
+#include "estimate/frequency_oracle.h"
+#include "metrics/metric_config.h"
+
+namespace blur::collector {
+
+// The tally's layout (registry/mechanism_spec.h): the word sketch's cells
+// word_seed << g | bucket, then per position the fragment sketch's
+// (position * 1024 + fragment_seed) << g | bucket.
+struct FragmentPuzzleShape {
+  uint32_t positions;
+  uint32_t bucket_bits;
+  size_t word_cells() const;
+  size_t fragment_offset(uint32_t position) const;
+  size_t cells() const;
+};
+FragmentPuzzleShape fragment_puzzle_shape(const MetricConfig& metric);
+// p and q of each half: randomized response over 2^g buckets at eps / 2.
+OracleParams fragment_puzzle_params(const MetricConfig& metric);
+
+class FragmentPuzzleDecoder {
+ public:
+  // `tally` must outlive the decoder.
+  FragmentPuzzleDecoder(const MetricConfig& metric, const std::vector<uint64_t>& tally,
+                        uint64_t reports);
+
+  uint32_t positions() const { return shape_.positions; }
+  uint64_t position_reports(uint32_t position) const { return position_reports_[position]; }
+
+  // Devices whose word has puzzle piece `piece` and character codes
+  // (first, second) at `position`'s fragment (the end code past the word).
+  CountEstimate fragment(uint32_t position, uint32_t piece, uint32_t first, uint32_t second) const;
+  // Every fragment's support at `position`: support[(first * 28 + second)
+  // * 256 + piece], 0 for impossible pairs (an end code then a character).
+  std::vector<uint64_t> fragment_support(uint32_t position) const;
+  // Devices whose word is exactly `word` (word sketch), without the seed
+  // table's variance.
+  CountEstimate word(const blur::Word& word) const;
+  // `e` with the seed table's variance: `others_squared` = sum of c_w^2 over
+  // the other words (plug-in).
+  CountEstimate with_table_variance(const CountEstimate& e, double others_squared) const;
+
+  // c = (I - N q) / (p - q) over N reports, scaled to all reports.
+  CountEstimate scaled(uint64_t pooled_reports, uint64_t support) const;
+  const WordHashTable& word_table() const { return word_table_; }
+  const uint64_t* word_counts() const { return tally_.data(); }
+
+ private:
+  const std::vector<uint64_t>& tally_;
+  uint64_t reports_;
+  FragmentPuzzleShape shape_;
+  OracleParams params_;
+  WordHashTable word_table_;
+  std::vector<uint64_t> position_reports_;
+};
+
+Discovery discover_words_by_fragments(const MetricConfig& metric,
+                                      const std::vector<uint64_t>& tally, uint64_t reports,
+                                      const DiscoveryOptions& options);
+
+}  // namespace blur::collector
+
+#endif  // BLUR_COLLECTOR_DISCOVERY_FRAGMENT_PUZZLE_DISCOVERY_H
