@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
 #include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/mechanisms/discrete_laplace.h"
@@ -65,6 +66,15 @@ int main() {
   uint32_t seed = 0;
   const blur::Word word = blur::Word::parse(kWord, sizeof kWord - 1).value();
   status = blur::PrefixExtension::create(4000000, 16).value().randomize(g_rng, word, &seed, &out);
+  out ^= seed;
+#elif BLUR_COST_MECHANISM == 12
+  // Word discovery by fragments: the word and one fragment hashed, each
+  // through g-ary randomized response at eps / 2.
+  static const char kWord[] = "keyboard";
+  uint32_t seed = 0;
+  const blur::Word word = blur::Word::parse(kWord, sizeof kWord - 1).value();
+  status = blur::SequenceFragmentPuzzle::create(4000000, 16).value().randomize(g_rng, word, &seed,
+                                                                               &out);
   out ^= seed;
 #elif BLUR_COST_MECHANISM == 6
   status = blur::OneBitMean::create(1000000, 101).value().randomize(g_rng, 3, &out);

@@ -33,13 +33,13 @@ TEST(ClientSubset, LeftOutMechanismsAreRefusedAndBuiltOnesReport) {
       MechanismId::kDiscreteLaplace,        MechanismId::kOneBitMean,
       MechanismId::kHadamardResponse,       MechanismId::kOptimizedLocalHashing,
       MechanismId::kBinaryLocalHashing,     MechanismId::kRappor,
-      MechanismId::kPrefixExtension};
+      MechanismId::kPrefixExtension,        MechanismId::kSequenceFragmentPuzzle};
   uint32_t id = 10;
   for (MechanismId mechanism : left_out) {
     EXPECT_EQ(client.add_metric(id++, mechanism, kNat, 16), Status::kNotBuilt);
   }
   EXPECT_EQ(client.add_metric(id++, MechanismId::kRappor, kNat, 16, 2 * kNat), Status::kNotBuilt);
-  EXPECT_EQ(client.add_metric(id++, static_cast<MechanismId>(12), kNat, 16),
+  EXPECT_EQ(client.add_metric(id++, static_cast<MechanismId>(blur::kMechanismCount + 1), kNat, 16),
             Status::kInvalidArgument);                        // not a mechanism at all
   EXPECT_EQ(client.record(10, 1), Status::kInvalidArgument);  // nothing was added
 

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
 #include "ingest/batch.h"
 #include "metrics/metric_config.h"
@@ -52,6 +53,18 @@ inline blur::collector::IncomingReport random_report(const blur::collector::Metr
             rng() % (1u << blur::PrefixExtension::bucket_bits(metric.epsilon_micros)));
         break;
       }
+      if (metric.mechanism == blur::MechanismId::kSequenceFragmentPuzzle) {
+        // position << 10 | fragment seed, word seed, fragment bucket << 8 | word bucket
+        using blur::SequenceFragmentPuzzle;
+        const uint32_t buckets = 1u << SequenceFragmentPuzzle::bucket_bits(metric.epsilon_micros);
+        r.hash_a = static_cast<uint32_t>(
+            (rng() % SequenceFragmentPuzzle::positions(metric.domain_size))
+                << blur::kFragmentHashSeedBits |
+            rng() % blur::kFragmentHashSeeds);
+        r.hash_b = static_cast<uint32_t>(rng() % blur::kPrefixHashSeeds);
+        r.value = static_cast<uint32_t>((rng() % buckets) << 8 | rng() % buckets);
+        break;
+      }
       const auto shape = blur::collector::local_hash_shape(metric);
       r.hash_a = static_cast<uint32_t>(rng() % (1u << shape.field_bits));
       r.hash_b = static_cast<uint32_t>(rng() % (1u << shape.field_bits));
@@ -80,7 +93,7 @@ inline std::vector<blur::collector::MetricConfig> one_metric_per_mechanism() {
     m.mechanism = blur::MechanismId::k##Cpp;                                            \
     m.epsilon_micros = 1500000;                                                         \
     m.domain_size = m.mechanism == blur::MechanismId::kBinaryRandomizedResponse ? 2     \
-                    : m.mechanism == blur::MechanismId::kPrefixExtension        ? 10    \
+                    : blur::mechanism_max_domain(m.mechanism) == blur::kMaxWordLength ? 10 \
                                                                                 : 37;   \
     metrics.push_back(m);                                                               \
   }

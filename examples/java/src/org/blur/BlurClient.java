@@ -130,7 +130,7 @@ public final class BlurClient implements AutoCloseable {
   }
 
   /**
-   * Records a word for a word-discovery metric ({@link Mechanism#PEM}): 1 to the metric's domain
+   * Records a word for a word-discovery metric ({@link Mechanism#PEM} or {@link Mechanism#SFP}): 1 to the metric's domain
    * size of lower-case letters and apostrophes; anything else is INVALID_ARGUMENT, nothing spent.
    */
   public synchronized void recordWord(int metricId, String word) {

@@ -12,7 +12,8 @@ public enum Mechanism {
   OLH(8, "olh"),
   BLH(9, "blh"),
   RAPPOR(10, "rappor"),
-  PEM(11, "pem");
+  PEM(11, "pem"),
+  SFP(12, "sfp");
 
   private final int id;
   private final String shortName;
