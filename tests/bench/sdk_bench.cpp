@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <string.h>
 
+#include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
 #include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/mechanisms/discrete_laplace.h"
@@ -184,14 +185,15 @@ BENCHMARK(BM_LocalHashing)
     ->Args({0, 4000000, 4096})
     ->Args({1, 1000000, 4096});
 
-// Word discovery (pem) on the benchmark's words: args epsilon in
+// Word discovery (pem, sfp) on the benchmark's words: args epsilon in
 // micro-nats, longest word. Compare with BM_GeneralizedRandomizedResponse.
-void BM_PrefixExtension(benchmark::State& state) {
+template <typename Mechanism>
+void BM_WordDiscovery(benchmark::State& state) {
   blur::sim::SimPort port(1);
   blur::Rng rng;
   if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
-  const auto pem = blur::PrefixExtension::create(static_cast<uint32_t>(state.range(0)),
-                                                 static_cast<uint32_t>(state.range(1)));
+  const auto mechanism = Mechanism::create(static_cast<uint32_t>(state.range(0)),
+                                           static_cast<uint32_t>(state.range(1)));
   static const char* const kWords[] = {"niebuhr's", "sunset", "rightful", "lucid", "overtaking"};
   blur::Word words[5];
   for (int i = 0; i < 5; ++i) {
@@ -199,15 +201,22 @@ void BM_PrefixExtension(benchmark::State& state) {
   }
   uint32_t seed = 0, bucket = 0, i = 0;
   for (auto _ : state) {
-    if (pem.value().randomize(rng, words[i], &seed, &bucket) != blur::Status::kOk) {
-      return state.SkipWithError("pem");
+    if (mechanism.value().randomize(rng, words[i], &seed, &bucket) != blur::Status::kOk) {
+      return state.SkipWithError("randomize");
     }
     i = (i + 1) % 5;
     benchmark::DoNotOptimize(bucket);
   }
   state.SetItemsProcessed(state.iterations());
 }
+void BM_PrefixExtension(benchmark::State& state) {
+  BM_WordDiscovery<blur::PrefixExtension>(state);
+}
+void BM_SequenceFragmentPuzzle(benchmark::State& state) {
+  BM_WordDiscovery<blur::SequenceFragmentPuzzle>(state);
+}
 BENCHMARK(BM_PrefixExtension)->Args({4000000, 10})->Args({4000000, 16});
+BENCHMARK(BM_SequenceFragmentPuzzle)->Args({4000000, 10})->Args({4000000, 16});
 
 // Args: epsilon in micro-nats, grid size (values 0..k-1).
 void BM_DiscreteLaplace(benchmark::State& state) {

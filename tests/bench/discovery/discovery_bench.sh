@@ -1,27 +1,30 @@
 #!/usr/bin/env bash
 # The word-discovery benchmark (BENCHMARKS.md, "Word discovery"): Zipf(1.1)
 # over Debian's wamerican words up to 10 characters, one word per device,
-# epsilon = 4, blur-device-sim discover with pem (every device a real
-# blur::Client; the collector's decoder in process). Prints precision,
-# recall and F1 of the top 10, 20 and 32 per seed, and the decoding time.
+# epsilon = 4, blur-device-sim discover with pem, or sfp with MECHANISM=sfp
+# (every device a real blur::Client; the collector's decoder in process).
+# Prints precision, recall and F1 of the top 10, 20 and 32 per seed, and
+# the decoding time.
 #
-#   tests/bench/discovery/discovery_bench.sh BLUR_DEVICE_SIM [DEVICES] [SEEDS...]
-#   (defaults: 1000000 devices, seeds 1 2 3)
+#   [MECHANISM=pem|sfp] tests/bench/discovery/discovery_bench.sh BLUR_DEVICE_SIM [DEVICES] [SEEDS...]
+#   (defaults: pem, 1000000 devices, seeds 1 2 3)
 set -euo pipefail
 device_sim=$1
 devices=${2:-1000000}
 shift $(( $# >= 2 ? 2 : 1 ))
 seeds=("$@")
+mechanism=${MECHANISM:-pem}
 [ ${#seeds[@]} -gt 0 ] || seeds=(1 2 3)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 /usr/bin/python3 "$here/zipf_words.py" --devices "$devices" --out "$work/words.txt" \
   --truth "$work/truth.tsv"
+printf '%s\n\n' "$mechanism"
 printf '| n | seed | top-10 P / R / F1 | top-20 P / R / F1 | top-32 P / R / F1 | decode s |\n'
 printf '|---|---|---|---|---|---|\n'
 for seed in "${seeds[@]}"; do
-  "$device_sim" discover --mechanism pem --epsilon 4 --values "$work/words.txt" --top-k 32 \
+  "$device_sim" discover --mechanism "$mechanism" --epsilon 4 --values "$work/words.txt" --top-k 32 \
     --seed "$seed" --offline 2> "$work/err.txt" > "$work/out.json"
   /usr/bin/python3 - "$work/out.json" "$work/truth.tsv" "$seed" <<'PY'
 import json, sys
