@@ -35,7 +35,7 @@ struct ReadRequest {
   MetricConfig metric;
   TimeRange range;
   PostProcessing post = PostProcessing::kNone;
-  uint32_t top_k = kDefaultTopK;  // word discovery (pem) only
+  uint32_t top_k = kDefaultTopK;  // word discovery (pem, sfp) only
 };
 
 Outcome<ReadRequest> read_request(const Store& store, const std::string& id_text,
@@ -70,7 +70,7 @@ Outcome<ReadRequest> read_request(const Store& store, const std::string& id_text
   }
   if (const std::string* text = find(query, "top_k")) {
     if (!mechanism_spec(request.metric.mechanism).discovers_words) {
-      return invalid("parameter 'top_k' applies to word-discovery (pem) metrics only");
+      return invalid("parameter 'top_k' applies to word-discovery (pem, sfp) metrics only");
     }
     if (text->empty() || text->size() > 4 ||
         text->find_first_not_of("0123456789") != std::string::npos ||

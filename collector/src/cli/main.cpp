@@ -58,7 +58,7 @@ MetricVocabulary metric_vocabulary(const std::string& db, uint32_t metric_id, si
   if (!metric) throw std::runtime_error("no metric " + std::to_string(metric_id) + " in " + db);
   if (!mechanism_spec(metric->mechanism).discovers_words) {
     throw std::runtime_error("metric " + std::to_string(metric_id) + " is " + describe(*metric) +
-                             ", not a word-discovery (pem) metric");
+                             ", not a word-discovery (pem, sfp) metric");
   }
   auto aggregate = store.value()->aggregate(*metric, TimeRange{});
   if (!aggregate) throw std::runtime_error(aggregate.error().message);
@@ -71,7 +71,7 @@ MetricVocabulary metric_vocabulary(const std::string& db, uint32_t metric_id, si
   for (const DiscoveredWord& w : found.words) vocabulary.words.push_back(w.word);
   char epsilon[32];
   std::snprintf(epsilon, sizeof epsilon, "%g", metric->epsilon_micros / 1e6);
-  vocabulary.source = "word-discovery metric " + std::to_string(metric_id) + " (pem, epsilon " +
+  vocabulary.source = "word-discovery metric " + std::to_string(metric_id) + " (" + blur::mechanism_name(metric->mechanism) + ", epsilon " +
                       epsilon + " per report over " + std::to_string(aggregate->reports()) +
                       " reports: local DP, paid on the devices)";
   return vocabulary;

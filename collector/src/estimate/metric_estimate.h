@@ -31,7 +31,7 @@ namespace blur::collector {
 // mechanisms. The server, the CLI and the offline fleet all estimate with it.
 // Written straight as text (an answer of thousands of values): the members
 // go into the object `out` has open.
-// Word-discovery (pem) metrics answer their top_k words (discovery/
+// Word-discovery (pem, sfp) metrics answer their top_k words (discovery/
 // word_discovery.h) instead of per-value estimates.
 inline constexpr uint32_t kDefaultTopK = 32;
 inline constexpr uint32_t kMaxTopK = 1000;
