@@ -106,16 +106,19 @@ TEST(FragmentPuzzleDiscovery, KnownAnswersAreSupportedAsTheDeviceHashes) {
               word_expected)
         << line;
     for (uint32_t p = 0; p < positions; ++p) {
+      EXPECT_EQ(decoder.position_reports(p), position_expected[p]);
+      // All 193,792 triples of a position at once: ~0.2 s (seconds under
+      // the sanitizers), so only the vectors of up to 10 characters.
+      if (domain > 10) continue;
       const uint32_t first = truth.code(2 * p), second = truth.code(2 * p + 1);
       const std::vector<uint64_t> support = decoder.fragment_support(p);
       EXPECT_EQ(support[(first * blur::kWordAlphabet + second) * blur::kPuzzlePieces + piece],
                 fragment_expected[p])
           << input << " position " << p;
-      EXPECT_EQ(decoder.position_reports(p), position_expected[p]);
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 5 + 8 + 1 + 5);
+  EXPECT_EQ(checked, 5 + 1 + 5);
 }
 
 struct Population {
