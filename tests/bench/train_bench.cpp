@@ -26,6 +26,7 @@
 
 #include "trainer/dpsgd/dp_sgd.h"
 #include "trainer/model/parallel.h"
+#include "trainer/model/softmax_cross_entropy.h"
 
 namespace {
 
@@ -102,7 +103,8 @@ void run_steps(benchmark::State& state, double sigma, bool clip, bool worker) {
   state.counters["GFLOP_per_s"] =
       benchmark::Counter(flops_per_example * kBatch * static_cast<double>(state.iterations()) / 1e9,
                          benchmark::Counter::kIsRate);
-  state.SetLabel(gemm_backend() + ", " + std::to_string(worker_threads()) + " workers");
+  state.SetLabel(gemm_backend() + ", softmax " + softmax_backend() + ", " +
+                 std::to_string(worker_threads()) + " workers");
 }
 
 void NonPrivateStep(benchmark::State& state) { run_steps(state, 0, false, false); }
@@ -132,7 +134,8 @@ void GemmRate(benchmark::State& state) {
       benchmark::Counter(2.0 * double(m) * double(k) * double(n) * double(workers) *
                              static_cast<double>(state.iterations()) / 1e9,
                          benchmark::Counter::kIsRate);
-  state.SetLabel(gemm_backend() + ", " + std::to_string(workers) + " workers");
+  state.SetLabel(gemm_backend() + ", softmax " + softmax_backend() + ", " +
+                 std::to_string(workers) + " workers");
 }
 
 void GaussianNoiseVector(benchmark::State& state) {

@@ -13,6 +13,7 @@
 #include "trainer/data/evaluation.h"
 #include "trainer/dpsgd/dp_sgd.h"
 #include "trainer/model/parallel.h"
+#include "trainer/model/softmax_cross_entropy.h"
 #include "trainer/random/drbg_stream.h"
 
 namespace blur::collector {
@@ -281,6 +282,7 @@ TrainReport train_language_model(const TrainOptions& o,
       {"schedule", o.schedule == TrainOptions::Schedule::kCosine ? "cosine" : "constant"},
       {"threads", worker_threads()},
       {"gemm", gemm_backend()},
+      {"softmax", softmax_backend()},
       {"momentum", o.momentum},
       {"final_batch_loss", recent_loss},
       {"seconds", train_seconds},

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "trainer/model/parallel.h"
+#include "trainer/model/softmax_cross_entropy.h"
 
 namespace blur::collector {
 
@@ -209,19 +210,10 @@ void LanguageModelT<Scalar>::forward(Workspace& w, bool keep_for_backward, doubl
     double total = 0;
     for (Index t = 0; t < T; ++t) {
       const Index col = w.example_start[j] + t;
-      const int32_t y = w.target_em[static_cast<size_t>(col)];
-      auto z = Z.col(col);
-      z += bo.col(0);
-      const Scalar m = z.maxCoeff();
-      const Scalar zy = z(y);
-      z.array() = (z.array() - m).exp();
-      const Scalar sum = z.sum();
-      total += std::log(static_cast<double>(sum)) + static_cast<double>(m - zy);
-      if (keep_for_backward) {
-        // dloss/dz = (softmax - onehot) / T for the mean loss.
-        z *= Scalar(1) / (sum * static_cast<Scalar>(T));
-        z(y) -= Scalar(1) / static_cast<Scalar>(T);
-      }
+      // With keep_for_backward, z becomes dloss/dz = (softmax - onehot) / T.
+      total += softmax_cross_entropy(Z.col(col).data(), bo.data(), static_cast<int32_t>(V),
+                                     w.target_em[static_cast<size_t>(col)],
+                                     static_cast<Scalar>(T), keep_for_backward);
     }
     if (T > 0) losses[w.order[j]] = total / static_cast<double>(T);
   }
