@@ -158,8 +158,10 @@ class LanguageModelT {
     std::vector<T> data;
     Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>> map(Eigen::Index rows,
                                                                      Eigen::Index cols) {
+      // A quarter to spare: Poisson batch sizes vary from step to step, and
+      // each growth would zero-fill and fault in the whole buffer again.
       const auto needed = static_cast<size_t>(rows * cols);
-      if (data.size() < needed) data.resize(needed);
+      if (data.size() < needed) data.resize(needed + needed / 4);
       return {data.data(), rows, cols};
     }
   };
