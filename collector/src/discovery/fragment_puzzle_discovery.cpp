@@ -31,12 +31,6 @@ bool possible_pair(uint32_t position, uint32_t first, uint32_t second) {
   return true;
 }
 
-std::string spell(const blur::Word& word) {
-  std::string text;
-  for (uint32_t i = 0; i < word.length; ++i) text.push_back(blur::word_character(word.code(i)));
-  return text;
-}
-
 struct Fragment {
   uint32_t first, second;
   double count;
@@ -112,13 +106,7 @@ FragmentPuzzleDecoder::FragmentPuzzleDecoder(const MetricConfig& metric,
 }
 
 CountEstimate FragmentPuzzleDecoder::scaled(uint64_t pooled_reports, uint64_t support) const {
-  if (pooled_reports == 0) return CountEstimate{0, INFINITY, -INFINITY, INFINITY};
-  const CountEstimate within = estimate_count(pooled_reports, support, params_);
-  const double n = static_cast<double>(reports_), m = static_cast<double>(pooled_reports);
-  const double f = std::clamp(within.count / m, 0.0, 1.0);
-  const double variance = within.std_error * within.std_error + m * f * (1 - f) * (1 - m / n);
-  const double count = within.count * n / m, error = (n / m) * std::sqrt(variance);
-  return CountEstimate{count, error, count - kZ95 * error, count + kZ95 * error};
+  return scaled_count(reports_, pooled_reports, support, params_);
 }
 
 // support[(first * 28 + second) * 256 + piece] = sum over seeds s of the
@@ -185,17 +173,11 @@ CountEstimate FragmentPuzzleDecoder::word(const blur::Word& word) const {
   return scaled(reports_, word_table_.support(word_counts(), hashes.data(), nullptr));
 }
 
-// As PEM's (word_discovery.cpp) with one pooled level of all n reports:
-// another word w shares v's bucket on a fraction f_vw of the seeds, 2^-g
-// on average with variance 2^-g (1 - 2^-g) / seeds.
+// One pooled "level" of all n reports.
 CountEstimate FragmentPuzzleDecoder::with_table_variance(const CountEstimate& e,
                                                          double others_squared) const {
-  const double g = std::ldexp(1.0, static_cast<int>(shape_.bucket_bits));
-  const double p = params_.p, q = params_.q, q_other = (1 - p) / (g - 1);
-  const double share = (1 / g) * (1 - 1 / g) / blur::kPrefixHashSeeds;
-  const double ratio = (p - q_other) / (p - q);
-  const double error = std::sqrt(e.std_error * e.std_error + share * ratio * ratio * others_squared);
-  return CountEstimate{e.count, error, e.count - kZ95 * error, e.count + kZ95 * error};
+  return with_seed_table_variance(e, params_, shape_.bucket_bits, blur::kPrefixHashSeeds,
+                                  others_squared, 1.0);
 }
 
 Discovery discover_words_by_fragments(const MetricConfig& metric,

@@ -21,12 +21,6 @@ struct Candidate {
   double estimate = 0;
 };
 
-std::string spell(const blur::Word& word) {
-  std::string text;
-  for (uint32_t i = 0; i < word.length; ++i) text.push_back(blur::word_character(word.code(i)));
-  return text;
-}
-
 // The beam's order: by estimate, ties by the packed characters, so that
 // the result does not depend on the number of threads.
 bool before(const Candidate& x, const Candidate& y) {
@@ -71,25 +65,13 @@ class Decoder {
     return scaled(pooled_reports, pooled_support);
   }
 
-  // c_U = (I_U - N_U q) / (p - q) over N_U pooled reports, scaled to n.
+  // c_U over N_U pooled reports, scaled to n (scaled_count).
   CountEstimate scaled(uint64_t pooled_reports, uint64_t pooled_support) const {
     ++evaluated_;
-    if (pooled_reports == 0) return CountEstimate{0, INFINITY, -INFINITY, INFINITY};
-    const CountEstimate within = estimate_count(pooled_reports, pooled_support, params_);
-    const double n = static_cast<double>(reports_), m = static_cast<double>(pooled_reports);
-    const double scale = n / m;
-    const double f = std::clamp(within.count / m, 0.0, 1.0);
-    const double variance = within.std_error * within.std_error + m * f * (1 - f) * (1 - m / n);
-    const double count = within.count * scale, error = scale * std::sqrt(variance);
-    return CountEstimate{count, error, count - kZ95 * error, count + kZ95 * error};
+    return scaled_count(reports_, pooled_reports, pooled_support, params_);
   }
 
-  // `e` (over levels first..last) with the variance of the fixed seed
-  // table added: another word w shares v's bucket on a fraction f_vw of a
-  // level's seeds, 2^-g on average with variance 2^-g (1 - 2^-g) / seeds,
-  // independently per level, so its c_w n_l / n reports of level l add
-  // c_w n_l / n (f_vw - 2^-g)(p - q') supports (q' = (1 - p) / (2^g - 1)).
-  // `others_squared`: sum of c_w^2 over the other words (plug-in).
+  // `e` (over levels first..last) with the fixed seed table's variance.
   CountEstimate with_table_variance(const CountEstimate& e, uint32_t first, uint32_t last,
                                     double others_squared) const {
     double pooled = 0, squares = 0;
@@ -99,15 +81,8 @@ class Decoder {
       squares += m * m;
     }
     if (pooled == 0) return e;
-    const double g = std::ldexp(1.0, static_cast<int>(bits_));
-    const double p = params_.p, q = params_.q, q_other = (1 - p) / (g - 1);
-    const double share = (1 / g) * (1 - 1 / g) / kSeeds;
-    const double n = static_cast<double>(reports_);
-    const double ratio = (p - q_other) / (p - q);
-    const double extra =
-        (n / pooled) * (n / pooled) * share * ratio * ratio * others_squared * squares / (n * n);
-    const double error = std::sqrt(e.std_error * e.std_error + extra);
-    return CountEstimate{e.count, error, e.count - kZ95 * error, e.count + kZ95 * error};
+    return with_seed_table_variance(e, params_, bits_, kSeeds, others_squared,
+                                    squares / (pooled * pooled));
   }
 
   uint32_t evaluated() const { return evaluated_; }
@@ -129,6 +104,36 @@ uint32_t first_level_of_word(uint32_t length, uint32_t levels) {
 }
 
 }  // namespace
+
+std::string spell(const blur::Word& word) {
+  std::string text;
+  for (uint32_t i = 0; i < word.length; ++i) text.push_back(blur::word_character(word.code(i)));
+  return text;
+}
+
+CountEstimate scaled_count(uint64_t reports, uint64_t pooled_reports, uint64_t support,
+                           OracleParams params) {
+  if (pooled_reports == 0) return CountEstimate{0, INFINITY, -INFINITY, INFINITY};
+  const CountEstimate within = estimate_count(pooled_reports, support, params);
+  const double n = static_cast<double>(reports), m = static_cast<double>(pooled_reports);
+  const double scale = n / m;
+  const double f = std::clamp(within.count / m, 0.0, 1.0);
+  const double variance = within.std_error * within.std_error + m * f * (1 - f) * (1 - m / n);
+  const double count = within.count * scale, error = scale * std::sqrt(variance);
+  return CountEstimate{count, error, count - kZ95 * error, count + kZ95 * error};
+}
+
+CountEstimate with_seed_table_variance(const CountEstimate& e, OracleParams params,
+                                       uint32_t bucket_bits, uint32_t seeds,
+                                       double others_squared, double level_weight) {
+  const double g = std::ldexp(1.0, static_cast<int>(bucket_bits));
+  const double p = params.p, q = params.q, q_other = (1 - p) / (g - 1);
+  const double share = (1 / g) * (1 - 1 / g) / seeds;
+  const double ratio = (p - q_other) / (p - q);
+  const double extra = share * ratio * ratio * others_squared * level_weight;
+  const double error = std::sqrt(e.std_error * e.std_error + extra);
+  return CountEstimate{e.count, error, e.count - kZ95 * error, e.count + kZ95 * error};
+}
 
 Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>& tally,
                          uint64_t reports, const DiscoveryOptions& options) {
