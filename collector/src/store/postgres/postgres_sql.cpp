@@ -143,8 +143,14 @@ const Statement kDeleteAggregates{
 // Reads a table of ours (not just SELECT 1): the search_path's schema must be there.
 const Statement kPing{13, "ping", "SELECT count(*) FROM blur_schema", {}};
 // The whole database's size (tables of other schemas included).
+// The collector's own tables (with their indexes and TOAST) in its schema, not
+// the whole database: other schemas on the same server are not ours to count.
 const Statement kDatabaseSize{
-    14, "database size", "SELECT pg_database_size(current_database())", {}};
+    14, "database size",
+    "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c "
+    "JOIN pg_namespace n ON n.oid = c.relnamespace "
+    "WHERE n.nspname = current_schema() AND c.relkind = 'r'",
+    {}};
 
 // The upsert locks each count row until the transaction ends: a concurrent
 // writer of the same key waits, then adds to the committed count.
