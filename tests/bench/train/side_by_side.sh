@@ -24,8 +24,16 @@ seconds=${SECONDS_PER_MEASUREMENT:-15}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# The plain and DP steps are measured in REPETITIONS rounds of
+# seconds/REPETITIONS each, in a random order per round (Google Benchmark's
+# random interleaving), and compared by their medians: the machine's speed
+# drifts by 10-20% over minutes, which back-to-back single runs put into the
+# DP/plain ratio.
+repetitions=${REPETITIONS:-5}
 "$build/tests/bench/train_bench" --benchmark_filter='^(NonPrivateStep/0|DpSgdStep/0|GemmRate)' \
-  --benchmark_min_time="$seconds" --benchmark_format=json >"$out/blur.json"
+  --benchmark_min_time="$(python3 -c "print($seconds / $repetitions)")" \
+  --benchmark_repetitions="$repetitions" --benchmark_enable_random_interleaving=true \
+  --benchmark_format=json >"$out/blur.json"
 
 if [ -n "$opacus" ]; then
   [ -d "$opacus/opacus" ] || { echo "side_by_side: $opacus has no opacus/ package" >&2; exit 2; }
@@ -48,9 +56,14 @@ fi
 python3 - "$out" <<'PY'
 import json, os, sys
 out = sys.argv[1]
-blur = {b["name"]: b for b in json.load(open(os.path.join(out, "blur.json")))["benchmarks"]}
+runs = json.load(open(os.path.join(out, "blur.json")))["benchmarks"]
+# The median of the repetitions (the single run when there is one).
+medians = {b["run_name"]: b for b in runs if b.get("aggregate_name") == "median"}
+blur = {b["run_name"]: medians.get(b["run_name"], b) for b in runs}
 plain = blur["NonPrivateStep/0/real_time"]
 dp = blur["DpSgdStep/0/real_time"]
+rounds = len([b for b in runs if b["run_name"] == dp["run_name"] and b.get("run_type") == "iteration"])
+print(f"Blur: medians of {rounds} interleaved rounds")
 roof = max(b["GFLOP_per_s"] for n, b in blur.items() if n.startswith("GemmRate"))
 print(f"GEMM backend: {dp.get('label', '')}")
 print(f"FLOPs per example: {dp['MFLOP_per_example']:.1f} MFLOP")
