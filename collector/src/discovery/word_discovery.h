@@ -74,6 +74,7 @@ CountEstimate scaled_count(uint64_t reports, uint64_t pooled_reports, uint64_t s
 CountEstimate with_seed_table_variance(const CountEstimate& e, OracleParams params,
                                        uint32_t bucket_bits, uint32_t seeds,
                                        double others_squared, double level_weight);
+// The word's characters as text.
 std::string spell(const blur::Word& word);
 
 // `tally`: a word-discovery metric's aggregate tally (registry/

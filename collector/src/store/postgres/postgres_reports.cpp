@@ -211,7 +211,7 @@ Fallible PostgresConnection::ping() {
 
 Outcome<uint64_t> PostgresConnection::size_bytes() {
   if (auto ok = usable(); !ok) return ok.error();
-  auto result = session_->run(pg::sql::kDatabaseSize, Params());
+  auto result = session_->run(pg::sql::kStoreSize, Params());
   if (!result) return result.error();
   return static_cast<uint64_t>(pg::field_int64(result->get(), 0, 0));
 }

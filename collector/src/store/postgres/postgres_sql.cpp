@@ -142,11 +142,10 @@ const Statement kDeleteAggregates{
     12, "delete aggregates", "DELETE FROM aggregates WHERE metric_id = $1", {kInt8}};
 // Reads a table of ours (not just SELECT 1): the search_path's schema must be there.
 const Statement kPing{13, "ping", "SELECT count(*) FROM blur_schema", {}};
-// The whole database's size (tables of other schemas included).
 // The collector's own tables (with their indexes and TOAST) in its schema, not
 // the whole database: other schemas on the same server are not ours to count.
-const Statement kDatabaseSize{
-    14, "database size",
+const Statement kStoreSize{
+    14, "store size",
     "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c "
     "JOIN pg_namespace n ON n.oid = c.relnamespace "
     "WHERE n.nspname = current_schema() AND c.relkind = 'r'",

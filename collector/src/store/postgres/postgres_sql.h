@@ -33,7 +33,7 @@ extern const Statement kUpsertAggregate;
 extern const Statement kLoadAggregates;
 extern const Statement kDeleteAggregates;
 extern const Statement kPing;
-extern const Statement kDatabaseSize;
+extern const Statement kStoreSize;
 extern const Statement kAddDeviceCounts;
 extern const Statement kDeviceCount;
 extern const Statement kDeleteDeviceCountsBefore;
