@@ -11,6 +11,7 @@
 #include "blur/mechanisms/generalized_randomized_response.h"
 #include "blur/mechanisms/hadamard_response.h"
 #include "blur/mechanisms/local_hashing.h"
+#include "blur/mechanisms/loloha.h"
 #include "blur/mechanisms/one_bit_mean.h"
 #include "blur/mechanisms/rappor.h"
 #include "blur/sampling/rng.h"
@@ -78,6 +79,18 @@ int main() {
   out ^= seed;
 #elif BLUR_COST_MECHANISM == 6
   status = blur::OneBitMean::create(1000000, 101).value().randomize(g_rng, 3, &out);
+#elif BLUR_COST_MECHANISM == 13
+  // Longitudinal local hashing: the device's hash seed and the bucket's
+  // permanent response from HMAC streams of the secret, then one g-ary
+  // randomized response.
+  static const uint8_t kSecret[32] = {1, 2, 3};
+  static blur::ReportPayload payload;
+  status = blur::Loloha::create(500000, 2000000, 4096, blur::MemoKey{1, 2})
+               .value()
+               .randomize(g_rng, kSecret, 3, &payload);
+  out = payload.value ^ payload.seed;
+#elif BLUR_COST_MECHANISM != 0
+#error "BLUR_COST_MECHANISM names no mechanism of the table: add its case"
 #endif
   printf("%u\n", static_cast<unsigned>(out));
   exit(status == blur::Status::kOk ? 0 : 1);

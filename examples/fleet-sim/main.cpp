@@ -6,16 +6,20 @@
 //   blur-device-sim discover --mechanism pem --epsilon 4 --values words.txt --top-k 10 --offline
 //   blur-device-sim suggest --model model.blnw --prompt "you will be"
 //   blur-device-sim load --collector http://127.0.0.1:8080 --metric 1 --duration 10
+//   blur-device-sim history --metric-spec 1:loloha:0.5:16:longitudinal=2 --values 3,3,5 --devices 1000 --out h.jsonl
+//   blur-device-sim audit [--long] [--devices N] [--markdown FILE]
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "audit.h"
 #include "estimate/metric_estimate.h"
 #include "estimate/numeric_summary.h"
 #include "discover.h"
 #include "enrollment.h"
 #include "fleet.h"
+#include "history.h"
 #include "load_generator.h"
 #include "options.h"
 #include "simulated_device.h"
@@ -227,6 +231,59 @@ int main(int argc, char** argv) {
   load_cmd->add_option("--save-batch", o.save_batch,
                        "Write one pool batch (encoded blur.ReportBatch) to this file, print its "
                        "device-nonce offset and exit (a template for wrk)");
+  std::string metric_spec, history_values, history_out = "-";
+  auto* history_cmd = app.add_subcommand(
+      "history",
+      "Raw reports for your own privacy attack: --devices fresh SDK devices (real blur::Client, "
+      "real ledger on simulated flash, fresh secrets) each record --values in order; writes one "
+      "JSON line per device: the spent epsilon after each value, record()'s status per value, "
+      "and every report as it went on the wire (mechanism, epsilon_micros, "
+      "longitudinal_epsilon_micros, domain_size, and bit | index | bits (hex) | value | "
+      "local_hash {a, b, bucket} | bloom {cohort, bits (hex)})");
+  history_cmd
+      ->add_option("--metric-spec", metric_spec,
+                   "The metric, as the collector's --metric: "
+                   "ID:MECHANISM:EPSILON[:DOMAIN][:longitudinal=E][:max_reports_per_bucket=N]; "
+                   "EPSILON is what each report charges, longitudinal=E memoizes (loloha needs "
+                   "it; sue, rappor and onebit may have it). E.g. 1:loloha:0.5:16:longitudinal=2")
+      ->required();
+  history_cmd
+      ->add_option("--values", history_values,
+                   "The history, comma-separated, at most 64: indices below the domain, or words "
+                   "for pem and sfp (sent as the device sends any text)")
+      ->required();
+  history_cmd->add_option("--devices", o.devices, "Number of devices")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100000000}))
+      ->capture_default_str();
+  history_cmd->add_option("--budget", o.budget_nats, "Each device's lifetime budget (nats)")
+      ->capture_default_str();
+  history_cmd->add_option("--out", history_out, "Output file (- : standard output)")
+      ->capture_default_str();
+  seeds.push_back(history_cmd->add_option(
+      "--seed", o.seed, "Seed of the devices' entropy (default: fresh, printed)"));
+
+  bool audit_long = false;
+  double audit_alpha = 0.05;
+  std::string audit_only, audit_markdown;
+  auto* audit_cmd = app.add_subcommand(
+      "audit",
+      "Attack real SDK devices: for each case, --devices devices per history of one device's "
+      "values, a fixed test, and the one-sided Clopper-Pearson lower bound on epsilon next to "
+      "what the ledger charged; exits 1 if a bound passes its charge, a charge depends on the "
+      "values, or a power check fails (docs/privacy-audit.md)");
+  audit_cmd->add_option("--devices", o.devices, "Devices per history and case")
+      ->check(CLI::Range(uint64_t{2}, uint64_t{100000000}))
+      ->capture_default_str();
+  audit_cmd->add_flag("--long", audit_long,
+                      "Every one-shot mechanism at epsilon 0.5, 1 and 4 (else 1 only)");
+  audit_cmd->add_option("--alpha", audit_alpha, "Confidence of each one-sided bound: 1 - alpha")
+      ->check(CLI::Range(1e-12, 0.5))
+      ->capture_default_str();
+  audit_cmd->add_option("--case", audit_only, "Only the cases whose name contains this text");
+  audit_cmd->add_option("--markdown", audit_markdown, "Also write the table as markdown here");
+  seeds.push_back(audit_cmd->add_option("--seed", o.seed,
+                                        "Seed of the devices' entropy (default: fresh, printed)"));
+
   CLI11_PARSE(app, argc, argv);
   for (const CLI::Option* seed : seeds) o.seed_given = o.seed_given || seed->count() > 0;
   if (randomize_cmd->parsed()) return randomize(o);
@@ -235,6 +292,10 @@ int main(int argc, char** argv) {
   if (load_cmd->parsed()) return blur::sim::load(o);
   std::string error;
   if (!blur::sim::resolve_seed(&o, &error)) return fail(error);
+  if (history_cmd->parsed()) return blur::sim::history(o, metric_spec, history_values, history_out);
+  if (audit_cmd->parsed()) {
+    return blur::sim::audit(o, audit_long, audit_alpha, audit_only, audit_markdown);
+  }
   if (discover_cmd->parsed()) {
     if (discover_cmd->count("--mechanism") == 0) o.mechanism = "pem";
     return blur::sim::discover(o);

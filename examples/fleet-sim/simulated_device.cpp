@@ -64,6 +64,8 @@ Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric) 
       if (!sfp.ok()) return sfp.status();
       return DeviceMechanism(sfp.value());
     }
+    case collector::MechanismId::kLoloha:
+      return Status::kInvalidArgument;  // memoized: needs a device (SimulatedDevice)
     case collector::MechanismId::kOneBitMean: {
       const auto onebit = OneBitMean::create(metric.epsilon_micros, metric.domain_size);
       if (!onebit.ok()) return onebit.status();
@@ -124,6 +126,7 @@ collector::IncomingReport as_incoming(const ReportPayload& payload,
   report.metric_id = metric.id;
   report.mechanism = static_cast<uint32_t>(metric.mechanism);
   report.domain_size = metric.domain_size;
+  report.longitudinal_epsilon_micros = metric.longitudinal_epsilon_micros;
   report.value = payload.value;
   report.has_payload = true;
   report.payload = mechanism_payload(metric.mechanism);
@@ -174,8 +177,13 @@ Status SimulatedDevice::boot(uint64_t budget_micros, const collector::MetricConf
   if (opened == Status::kOk) return Status::kInvalidArgument;  // the flash was not blank
   if (opened != Status::kNotProvisioned) return opened;
   BLUR_TRY(client_.provision(LedgerPolicy{budget_micros}));
+  // A memoized onebit rounds to points on its grid: every grid point by default.
+  const bool memoized_mean =
+      metric.mechanism == MechanismId::kOneBitMean && metric.longitudinal_epsilon_micros != 0;
   return client_.add_metric(metric.id, static_cast<MechanismId>(metric.mechanism),
-                            metric.epsilon_micros, metric.domain_size);
+                            metric.epsilon_micros, metric.domain_size,
+                            metric.longitudinal_epsilon_micros,
+                            memoized_mean ? metric.domain_size - 1 : 0);
 }
 
 Status SimulatedDevice::pending_batch(std::string* batch, size_t* count,

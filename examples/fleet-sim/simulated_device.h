@@ -61,7 +61,8 @@ class SimulatedDevice {
   SimulatedDevice& operator=(const SimulatedDevice&) = delete;
 
   // First boot: opens the client on blank flash, provisions a lifetime
-  // budget and adds `metric`.
+  // budget and adds `metric` (memoized with its longitudinal epsilon; a
+  // memoized onebit rounds to every grid point).
   Status boot(uint64_t budget_micros, const collector::MetricConfig& metric);
   Status record(uint32_t metric_id, uint32_t value) { return client_.record(metric_id, value); }
   Status record_word(uint32_t metric_id, const std::string& word) {
@@ -73,6 +74,7 @@ class SimulatedDevice {
   Status acknowledge(uint64_t ack_token) { return client_.acknowledge(ack_token); }
   uint32_t pending() const { return client_.queue().pending_count(); }
   uint64_t device_nonce() const { return client_.ledger().device_nonce(); }
+  uint64_t spent_micros() const { return client_.ledger().spent_micros(); }
   // The device's clock (Unix seconds): its reports' observed minute.
   void set_clock(uint64_t seconds) { port_.set_time(seconds); }
 

@@ -35,6 +35,7 @@ BLUR_SAME(BLUR_NOT_BUILT, kNotBuilt);
 BLUR_SAME(BLUR_STORAGE_WORN_OUT, kStorageWornOut);
 BLUR_SAME(BLUR_STORAGE_INCOMPATIBLE, kStorageIncompatible);
 BLUR_SAME(BLUR_PARTITIONS_OVERLAP, kPartitionsOverlap);
+BLUR_SAME(BLUR_CONFIGURATION_CHANGED, kConfigurationChanged);
 #undef BLUR_SAME
 // The C structs' capacities are the C++ ones (both from config.h).
 static_assert(BLUR_MAX_METRICS == blur::kMaxClientMetrics, "BLUR_MAX_METRICS");

@@ -26,23 +26,36 @@ Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t 
   id_ = id;
   if (!is_mechanism(static_cast<uint32_t>(id))) return Status::kInvalidArgument;
   if (!mechanism_built(id)) return Status::kNotBuilt;
+  if (id == Id::kLoloha) {
+    if constexpr (mechanism_built(Id::kLoloha)) {
+      if (longitudinal_epsilon == 0 || rounding_buckets != 0) return Status::kInvalidArgument;
+      const MemoKey key{metric_id, memo_config_digest(metric_id, id, epsilon_micros, domain_size,
+                                                      longitudinal_epsilon, 0)};
+      return store(Loloha::create(epsilon_micros, longitudinal_epsilon, domain_size, key));
+    }
+    return Status::kNotBuilt;
+  }
   if (longitudinal_epsilon != 0) {
     if (id != Id::kSymmetricUnaryEncoding && id != Id::kRappor && id != Id::kOneBitMean) {
       return Status::kInvalidArgument;  // symmetric bit flips and 1BitMean only
     }
     if constexpr (!kMemoizationBuilt) return Status::kNotBuilt;
+    [[maybe_unused]] const MemoKey key{
+        metric_id, memo_config_digest(metric_id, id, epsilon_micros, domain_size,
+                                      longitudinal_epsilon, rounding_buckets)};
     if constexpr (kMemoizationBuilt && mechanism_built(Id::kOneBitMean)) {
       if (id == Id::kOneBitMean) {
-        if (longitudinal_epsilon != epsilon_micros) return Status::kInvalidArgument;
-        return store(MemoizedMean::create(epsilon_micros, domain_size, rounding_buckets));
+        return store(MemoizedMean::create(epsilon_micros, longitudinal_epsilon, domain_size,
+                                          rounding_buckets, key));
       }
     }
+    if (rounding_buckets != 0) return Status::kInvalidArgument;
     if constexpr (kMemoizationBuilt && mechanism_built(Id::kSymmetricUnaryEncoding)) {
       if (id == Id::kSymmetricUnaryEncoding) {
         const auto permanent = UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric,
                                                      longitudinal_epsilon, domain_size);
         if (!permanent.ok()) return permanent.status();
-        return store(Memoized<UnaryEncoding>::create(permanent.value(), epsilon_micros));
+        return store(Memoized<UnaryEncoding>::create(permanent.value(), epsilon_micros, key));
       }
     }
     if constexpr (kMemoizationBuilt && mechanism_built(Id::kRappor)) {
@@ -50,7 +63,7 @@ Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t 
         const auto permanent = Rappor::create(longitudinal_epsilon, domain_size, RapporShape{},
                                               BloomHashKey{metric_id, 0});
         if (!permanent.ok()) return permanent.status();
-        return store(Memoized<Rappor>::create(permanent.value(), epsilon_micros));
+        return store(Memoized<Rappor>::create(permanent.value(), epsilon_micros, key));
       }
     }
     return Status::kNotBuilt;
@@ -112,6 +125,8 @@ Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t 
       if constexpr (mechanism_built(Id::kSequenceFragmentPuzzle))
         return store(SequenceFragmentPuzzle::create(epsilon_micros, domain_size));
       break;
+    case Id::kLoloha:
+      break;  // above: always memoized
   }
   return Status::kNotBuilt;
 }
@@ -155,6 +170,17 @@ Status Client::add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicr
   Metric& metric = metrics_[metric_count_];
   BLUR_TRY(metric.mechanism.set(mechanism, epsilon_micros, domain_size, metric_id,
                                 longitudinal_epsilon, rounding_buckets));
+  // A memoized metric's id keeps its configuration for the device's life
+  // (permanent_stream.h); refused here already when the ledger knows it.
+  BLUR_TRY(metric.mechanism.visit([&](const auto& configured) {
+    using M = std::decay_t<decltype(configured)>;
+    if constexpr (IsMemoized<M>::value) {
+      if (ledger_.is_open()) {
+        return ledger_.check_memoized_config(metric_id, configured.key().config_digest);
+      }
+    }
+    return Status::kOk;
+  }));
   metric.id = metric_id;
   ++metric_count_;
   return Status::kOk;
@@ -163,18 +189,30 @@ Status Client::add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicr
 Status Client::record(uint32_t metric_id, uint32_t value) { return record_value(metric_id, value); }
 
 Status Client::record_word(uint32_t metric_id, const char* word, size_t size) {
-  const Result<Word> parsed = Word::parse(word, size);
-  if (!parsed.ok()) return parsed.status();
-  return record_value(metric_id, parsed.value());
+  if (word == nullptr && size != 0) return Status::kInvalidArgument;
+  const Metric* metric = find_metric(metric_id);
+  if (metric == nullptr) return Status::kInvalidArgument;
+  uint32_t longest = kMaxWordLength;
+  BLUR_TRY(metric->mechanism.visit([&](const auto& mechanism) {
+    if constexpr (std::is_same_v<MechanismValueT<std::decay_t<decltype(mechanism)>>, Word>) {
+      longest = mechanism.domain_size();
+    }
+    return Status::kOk;
+  }));
+  return record_value(metric_id, Word::fitted(word, size, longest));
+}
+
+const Client::Metric* Client::find_metric(uint32_t metric_id) const {
+  for (uint32_t i = 0; i < metric_count_; ++i) {
+    if (metrics_[i].id == metric_id) return &metrics_[i];
+  }
+  return nullptr;
 }
 
 template <typename Value>
 Status Client::record_value(uint32_t metric_id, const Value& value) {
   if (!ready_) return Status::kInvalidArgument;
-  const Metric* metric = nullptr;
-  for (uint32_t i = 0; i < metric_count_; ++i) {
-    if (metrics_[i].id == metric_id) metric = &metrics_[i];
-  }
+  const Metric* metric = find_metric(metric_id);
   if (metric == nullptr) return Status::kInvalidArgument;
   return metric->mechanism.visit([&](const auto& mechanism) {
     using M = std::decay_t<decltype(mechanism)>;
@@ -190,15 +228,10 @@ Status Client::record_value(uint32_t metric_id, const Value& value) {
         bound += 12 + mechanism.payload_bytes();
       }
       BLUR_TRY(queue_.has_room(bound));
-      if constexpr (std::is_same_v<M, MemoizedMean>) {
-        uint32_t point = 0;
-        BLUR_TRY(mechanism.round(ledger_.secret(), metric_id, value, &point));
-        BLUR_TRY(ledger_.check_memoized(0, mechanism.longitudinal_epsilon(), metric_id, point));
-        BLUR_TRY(make_memoized_mean_report(ledger_, mechanism, metric_id, value, &report_));
-      } else if constexpr (IsMemoized<M>::value) {
-        BLUR_TRY(ledger_.check_memoized(mechanism.epsilon_charged(),
-                                        mechanism.longitudinal_epsilon(), metric_id, value));
-        BLUR_TRY(make_memoized_report(ledger_, rng_, mechanism, metric_id, value, &report_));
+      if constexpr (IsMemoized<M>::value) {
+        BLUR_TRY(ledger_.check_memoized(mechanism.epsilon_charged(), metric_id,
+                                        mechanism.key().config_digest));
+        BLUR_TRY(make_memoized_report(ledger_, rng_, mechanism, value, &report_));
       } else {
         BLUR_TRY(ledger_.check(mechanism.epsilon_charged(), metric_id));
         BLUR_TRY(make_report(ledger_, rng_, mechanism, metric_id, value, &report_));

@@ -12,7 +12,10 @@ namespace blur {
 namespace {
 
 constexpr uint32_t kMagic = 0x4C524C42;  // "BLRL"
-constexpr uint32_t kFormat = 4;          // a log: snapshot, then entries (ledger.h)
+constexpr uint32_t kFormat = 5;          // a log: snapshot, then entries (ledger.h)
+// Format 4: the same layout, but its memo slots held (metric, value) pairs
+// of the per-value charging before format 5; they are dropped when read.
+constexpr uint32_t kPerValueMemoFormat = 4;
 // Format 3 (before the log): a whole record at the start of blocks 0 and 1,
 // rewritten in turn, no capacities in its
 // header (this build's defaults of the time: 8 metric slots, 16 memo
@@ -158,7 +161,7 @@ class LedgerRecordCodec {
         continue;
       }
       io.u32(r.memo[i].metric_id);
-      io.u32(r.memo[i].value);
+      io.u32(r.memo[i].config_digest);
     }
   }
 
@@ -183,8 +186,10 @@ class LedgerRecordCodec {
   // their caps): a forged or corrupted record with a correct CRC still
   // cannot open a ledger that breaks its own caps. kIncompatible: a newer
   // format, or more metric caps or memoized values than this build holds.
+  // *per_value_memo: the record is of format 3 or 4, whose memo slots (and
+  // its log's memo entries) are per-value pairs: dropped, not read.
   static Status read_snapshot(const Port& port, uint32_t block, Record* r, Snapshot* state,
-                              uint32_t* entries) {
+                              uint32_t* entries, bool* per_value_memo) {
     uint8_t header[12];
     if (port.read(port.context, block, 0, header, sizeof header) != Status::kOk) {
       return Status::kStorageFailure;
@@ -202,7 +207,7 @@ class LedgerRecordCodec {
             ? format_word
             : format_word & 0xFFFF;
     uint32_t metric_slots = kLegacyMetricSlots, memo_slots = kLegacyMemoSlots;
-    if (format == kFormat) {
+    if (format == kFormat || format == kPerValueMemoFormat) {
       metric_slots = load_le32(header + 8) & 0xFFFF;
       memo_slots = load_le32(header + 8) >> 16;
     } else if (format != kLegacyFormat) {
@@ -230,6 +235,11 @@ class LedgerRecordCodec {
         r->memo_count > memo_slots) {
       return Status::kOk;  // inconsistent: invalid
     }
+    *per_value_memo = format != kFormat;
+    if (*per_value_memo) {
+      r->memo_count = 0;
+      memset(r->memo, 0, sizeof r->memo);
+    }
     if (r->policy.metric_cap_count > kMaxLedgerMetrics || r->memo_count > kMaxMemoValues) {
       *state = Snapshot::kIncompatible;
       return Status::kOk;
@@ -249,7 +259,7 @@ class LedgerRecordCodec {
 
   // An entry: the charge, as Ledger::apply takes it.
   //   tag u8 | memo_added u8 | 0 u16 | sequence u32 | counter u64 |
-  //   amount u64 | window_start u64 | metric_id u32 | memo_value u32
+  //   amount u64 | window_start u64 | metric_id u32 | memo_digest u32
   static void encode_entry(const Record& next, const Ledger::Charge& c, uint8_t out[kEntrySize]) {
     out[0] = kEntryTag;
     out[1] = c.memo ? 1 : 0;
@@ -259,18 +269,19 @@ class LedgerRecordCodec {
     store_le64(out + 16, c.amount);
     store_le64(out + 24, c.window_start);
     store_le32(out + 32, c.metric_id);
-    store_le32(out + 36, c.memo_value);
+    store_le32(out + 36, c.memo_digest);
   }
 
   // Replays an entry onto `r` through the same arithmetic as charge(), so
   // only what a charge can produce is accepted: the next sequence, and
   // totals within every cap. A CRC-valid entry that breaks them is forged
   // or corrupt: kStorageCorrupt (the ledger fails closed rather than fall
-  // back to an older state); kStorageIncompatible if a memoized value does
-  // not fit this build.
-  static Status apply_entry(const uint8_t in[kEntrySize], Record* r) {
+  // back to an older state); kStorageIncompatible if a memoized metric does
+  // not fit this build. per_value_memo: an entry of format 4, whose memo
+  // pair is dropped (read_snapshot).
+  static Status apply_entry(const uint8_t in[kEntrySize], Record* r, bool per_value_memo) {
     const Ledger::Charge c{load_le64(in + 16), load_le64(in + 24), load_le32(in + 32),
-                           load_le32(in + 36), in[1] == 1};
+                           load_le32(in + 36), in[1] == 1 && !per_value_memo};
     if (in[0] != kEntryTag || in[1] > 1 || in[2] != 0 || in[3] != 0 ||
         load_le32(in + 4) != r->sequence + 1 || load_le64(in + 8) < r->counter) {
       return Status::kStorageCorrupt;
@@ -294,12 +305,14 @@ class LedgerRecordCodec {
   static Status load_newest(const Port& port, Partition partition, Record* newest,
                             uint32_t* active, uint32_t* append, bool* holds_record) {
     Record record;
-    bool found = false, blank = true, incompatible = false;
+    bool found = false, blank = true, incompatible = false, per_value = false,
+         newest_per_value = false;
     uint32_t entries = 0, newest_entries = 0;
     Status status = Status::kOk;
     for (uint32_t i = 0; i < partition.block_count && status == Status::kOk; ++i) {
       Snapshot state;
-      status = read_snapshot(port, partition.first_block + i, &record, &state, &entries);
+      status =
+          read_snapshot(port, partition.first_block + i, &record, &state, &entries, &per_value);
       blank = blank && state == Snapshot::kBlank;
       incompatible = incompatible || state == Snapshot::kIncompatible;
       if (status == Status::kOk && state == Snapshot::kValid &&
@@ -307,6 +320,7 @@ class LedgerRecordCodec {
         *newest = record;
         *active = i;
         newest_entries = entries;
+        newest_per_value = per_value;
         found = true;
       }
     }
@@ -317,11 +331,16 @@ class LedgerRecordCodec {
     // a readable one: it may be the newest.
     if (incompatible) return Status::kStorageIncompatible;
     if (!found) return blank ? Status::kNotProvisioned : Status::kStorageCorrupt;
-    return replay(port, partition.first_block + *active, newest_entries, newest, append);
+    BLUR_TRY(replay(port, partition.first_block + *active, newest_entries, newest_per_value,
+                    newest, append));
+    // An older format's log takes no new entries: the next charge starts a
+    // format-5 snapshot, so no entry is ever replayed by the wrong rule.
+    if (newest_per_value) *append = port.block_size;
+    return Status::kOk;
   }
 
-  static Status replay(const Port& port, uint32_t block, uint32_t offset, Record* r,
-                       uint32_t* append) {
+  static Status replay(const Port& port, uint32_t block, uint32_t offset, bool per_value_memo,
+                       Record* r, uint32_t* append) {
     const uint32_t span = record_span(port, kEntrySize);
     for (; offset + span <= port.block_size; offset += span) {
       RecordState state;
@@ -344,7 +363,7 @@ class LedgerRecordCodec {
       if (port.read(port.context, block, offset, entry, sizeof entry) != Status::kOk) {
         return Status::kStorageFailure;
       }
-      BLUR_TRY(apply_entry(entry, r));
+      BLUR_TRY(apply_entry(entry, r, per_value_memo));
     }
     *append = offset;
     return Status::kOk;
@@ -438,44 +457,47 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
   return Status::kOk;
 }
 
-bool Ledger::memoized(uint32_t metric_id, uint32_t value) const {
+bool Ledger::memoized(uint32_t metric_id, uint32_t config_digest) const {
   for (uint32_t i = 0; i < record_.memo_count; ++i) {
-    if (record_.memo[i].metric_id == metric_id && record_.memo[i].value == value) return true;
+    if (record_.memo[i].metric_id == metric_id) return record_.memo[i].config_digest == config_digest;
   }
   return false;
 }
 
-Status Ledger::memoized_record(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
-                               uint32_t metric_id, uint32_t value, Record* next,
-                               Charge* charge) const {
-  if (!open_) return Status::kLedgerClosed;
-  if (!has_secret_ || longitudinal_epsilon == 0 || longitudinal_epsilon < report_epsilon) {
-    return Status::kInvalidArgument;
+Status Ledger::check_memoized_config(uint32_t metric_id, uint32_t config_digest) const {
+  for (uint32_t i = 0; i < record_.memo_count; ++i) {
+    if (record_.memo[i].metric_id == metric_id && record_.memo[i].config_digest != config_digest) {
+      return Status::kConfigurationChanged;
+    }
   }
-  const bool known = memoized(metric_id, value);
-  // The longitudinal epsilon once per distinct value, the report's every time
-  // (0 for a repeat of a purely memoized report: only the report id moves).
-  const uint64_t amount = uint64_t{report_epsilon} + (known ? 0 : longitudinal_epsilon);
-  return charged_record(amount, metric_id, !known, value, next, charge);
+  return Status::kOk;
 }
 
-Status Ledger::check_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
-                              uint32_t metric_id, uint32_t value) const {
+Status Ledger::memoized_record(EpsilonMicros epsilon, uint32_t metric_id, uint32_t config_digest,
+                               Record* next, Charge* charge) const {
+  if (!open_) return Status::kLedgerClosed;
+  if (!has_secret_ || epsilon == 0) return Status::kInvalidArgument;
+  BLUR_TRY(check_memoized_config(metric_id, config_digest));
+  // The same amount for every report; the first also records the digest.
+  return charged_record(epsilon, metric_id, !memoized(metric_id, config_digest), config_digest,
+                        next, charge);
+}
+
+Status Ledger::check_memoized(EpsilonMicros epsilon, uint32_t metric_id,
+                              uint32_t config_digest) const {
   Record next;
   Charge charge;
-  const Status status =
-      memoized_record(report_epsilon, longitudinal_epsilon, metric_id, value, &next, &charge);
+  const Status status = memoized_record(epsilon, metric_id, config_digest, &next, &charge);
   mbedtls_platform_zeroize(next.secret, sizeof next.secret);
   return status;
 }
 
-Status Ledger::charge_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
-                               uint32_t metric_id, uint32_t value, uint64_t* report_id) {
+Status Ledger::charge_memoized(EpsilonMicros epsilon, uint32_t metric_id, uint32_t config_digest,
+                               uint64_t* report_id) {
   if (report_id == nullptr) return Status::kInvalidArgument;
   Record next;
   Charge charge;
-  Status status =
-      memoized_record(report_epsilon, longitudinal_epsilon, metric_id, value, &next, &charge);
+  Status status = memoized_record(epsilon, metric_id, config_digest, &next, &charge);
   if (status == Status::kOk) status = commit(next, charge, report_id);
   mbedtls_platform_zeroize(next.secret, sizeof next.secret);
   return status;
@@ -488,11 +510,11 @@ uint64_t Ledger::metric_spent_micros(uint32_t metric_id) const {
   return 0;
 }
 
-Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, uint32_t value,
+Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, uint32_t digest,
                               Record* next, Charge* charge) const {
   if (!open_) return Status::kLedgerClosed;
   const LedgerPolicy& policy = record_.policy;
-  *charge = Charge{epsilon, record_.window_start, metric_id, value, memo};
+  *charge = Charge{epsilon, record_.window_start, metric_id, digest, memo};
   if (policy.window_seconds != 0) {
     uint64_t now = 0;
     if (port_.now == nullptr || port_.now(port_.context, &now) != Status::kOk) {
@@ -511,7 +533,13 @@ Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, u
 
 Status Ledger::apply(const Charge& c, Record* r) {
   const LedgerPolicy& policy = r->policy;
-  if (c.memo && r->memo_count == kMaxMemoValues) return Status::kMemoTableFull;
+  if (c.memo) {
+    // A metric is recorded once (a replayed entry recording it again is forged).
+    for (uint32_t i = 0; i < r->memo_count; ++i) {
+      if (r->memo[i].metric_id == c.metric_id) return Status::kConfigurationChanged;
+    }
+    if (r->memo_count == kMaxMemoValues) return Status::kMemoTableFull;
+  }
   if (c.amount > policy.lifetime_cap_micros - r->spent) return Status::kBudgetExhausted;
   if (policy.window_seconds != 0) {
     if (c.window_start < r->window_start) return Status::kInvalidArgument;
@@ -531,7 +559,7 @@ Status Ledger::apply(const Charge& c, Record* r) {
     }
     r->metric_spent[i] += c.amount;
   }
-  if (c.memo) r->memo[r->memo_count++] = MemoValue{c.metric_id, c.memo_value};
+  if (c.memo) r->memo[r->memo_count++] = MemoMetric{c.metric_id, c.memo_digest};
   r->spent += c.amount;
   r->next_report_id += 1;
   return Status::kOk;

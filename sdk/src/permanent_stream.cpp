@@ -3,21 +3,37 @@
 #include <string.h>
 
 #include "blur/sampling/uniform.h"
+#include "blur/storage/crc32.h"
 #include "little_endian.h"
 #include "mbedtls/platform_util.h"
 
 namespace blur {
 
 namespace {
-constexpr char kTag[] = "blur.prr.v1";  // 11 bytes
+constexpr char kTag[] = "blur.prr.v2";  // 11 bytes
 static_assert(sizeof kTag - 1 == 11, "tag length");
 }  // namespace
 
-PermanentStream::PermanentStream(const uint8_t* secret, uint32_t metric_id, uint32_t value)
+uint32_t memo_config_digest(uint32_t metric_id, MechanismId mechanism, EpsilonMicros epsilon,
+                            uint32_t domain_size, EpsilonMicros longitudinal_epsilon,
+                            uint32_t buckets) {
+  uint8_t bytes[11 + 1 + 5 * 4];
+  memcpy(bytes, kTag, 11);
+  bytes[11] = static_cast<uint8_t>(mechanism);
+  store_le32(bytes + 12, metric_id);
+  store_le32(bytes + 16, epsilon);
+  store_le32(bytes + 20, domain_size);
+  store_le32(bytes + 24, longitudinal_epsilon);
+  store_le32(bytes + 28, buckets);
+  return crc32(bytes, sizeof bytes);
+}
+
+PermanentStream::PermanentStream(const uint8_t* secret, MemoKey key, uint32_t value)
     : secret_(secret) {
   memcpy(prefix_, kTag, 11);
-  store_le32(prefix_ + 11, metric_id);
-  store_le32(prefix_ + 15, value);
+  store_le32(prefix_ + 11, key.metric_id);
+  store_le32(prefix_ + 15, key.config_digest);
+  store_le32(prefix_ + 19, value);
 }
 
 PermanentStream::~PermanentStream() { mbedtls_platform_zeroize(block_, sizeof block_); }

@@ -30,6 +30,10 @@ bool to_wire(const Report& report, blur_Report* wire) {
   wire->params.mechanism = static_cast<uint32_t>(report.mechanism);
   wire->params.epsilon_micros = report.epsilon_micros;
   wire->params.domain_size = report.domain_size;
+  if (report.longitudinal_epsilon_micros != 0) {
+    wire->params.has_longitudinal_epsilon_micros = true;
+    wire->params.longitudinal_epsilon_micros = report.longitudinal_epsilon_micros;
+  }
   if (report.observed_minute != 0) {
     wire->has_observed_minute = true;
     wire->observed_minute = report.observed_minute;

@@ -22,10 +22,11 @@ blur::LedgerPolicy policy() {
   return p;
 }
 
-// Memoized metrics charge the longitudinal epsilon once per value (across
-// reboots) and the report epsilon every time; reports queue and leave on
-// acknowledgement.
-TEST(Client, MemoizedMetricsChargeOncePerValueAcrossReboots) {
+// Memoized metrics charge their report epsilon every report, the same for
+// every value (nothing depends on how many distinct values were seen); a
+// memoized metric id keeps its configuration across reboots; reports queue
+// and leave on acknowledgement.
+TEST(Client, MemoizedMetricsChargeTheSameForEveryValue) {
   blur::sim::SimPort port(71);
   static blur::Client client;
   new (&client) blur::Client();
@@ -35,34 +36,43 @@ TEST(Client, MemoizedMetricsChargeOncePerValueAcrossReboots) {
   ASSERT_EQ(client.add_metric(1, MechanismId::kRappor, kNat, 64, 4 * kNat), Status::kOk);
   ASSERT_EQ(client.add_metric(2, MechanismId::kSymmetricUnaryEncoding, kNat, 16, 2 * kNat),
             Status::kOk);
+  ASSERT_EQ(client.add_metric(4, MechanismId::kLoloha, kNat / 2, 16, 2 * kNat), Status::kOk);
   EXPECT_EQ(client.add_metric(3, MechanismId::kOptimizedUnaryEncoding, kNat, 16, 2 * kNat),
             Status::kInvalidArgument);  // asymmetric: not memoizable
+  EXPECT_EQ(client.add_metric(5, MechanismId::kLoloha, kNat, 16), Status::kInvalidArgument);
   EXPECT_EQ(client.add_metric(1, MechanismId::kBinaryRandomizedResponse, kNat, 2),
             Status::kInvalidArgument);  // repeated id
   for (int i = 0; i < 3; ++i) ASSERT_EQ(client.record(1, 5), Status::kOk);
-  EXPECT_EQ(client.ledger().spent_micros(), 7u * kNat);  // 4 once + 3 x 1
-  ASSERT_EQ(client.record(1, 6), Status::kOk);
+  EXPECT_EQ(client.ledger().spent_micros(), 3u * kNat);
+  ASSERT_EQ(client.record(1, 6), Status::kOk);  // a new value: the same charge
   ASSERT_EQ(client.record(2, 6), Status::kOk);
-  EXPECT_EQ(client.ledger().spent_micros(), 15u * kNat);  // + 5 + 3
-  EXPECT_EQ(client.queue().pending_count(), 5u);
-  static uint8_t batch[4096];
+  for (uint32_t v = 0; v < 8; ++v) ASSERT_EQ(client.record(4, v), Status::kOk);
+  EXPECT_EQ(client.ledger().spent_micros(), 9u * kNat);  // 5 x 1 + 8 x 0.5
+  EXPECT_EQ(client.queue().pending_count(), 13u);
+  static uint8_t batch[16384];
   size_t written = 0, count = 0;
   uint64_t token = 0;
   ASSERT_EQ(client.pending_batch(batch, sizeof batch, &written, &count, &token), Status::kOk);
-  EXPECT_EQ(count, 5u);
+  EXPECT_EQ(count, 13u);
   ASSERT_EQ(client.acknowledge(token), Status::kOk);
   EXPECT_EQ(client.queue().pending_count(), 0u);
 
   static blur::Client rebooted;
   new (&rebooted) blur::Client();
   ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
+  // An app update that changes a memoized metric's configuration must use a
+  // new id: the old one would draw new permanent responses.
+  EXPECT_EQ(rebooted.add_metric(1, MechanismId::kRappor, kNat, 64, 3 * kNat),
+            Status::kConfigurationChanged);
+  EXPECT_EQ(rebooted.add_metric(1, MechanismId::kSymmetricUnaryEncoding, kNat, 64, 4 * kNat),
+            Status::kConfigurationChanged);
   ASSERT_EQ(rebooted.add_metric(1, MechanismId::kRappor, kNat, 64, 4 * kNat), Status::kOk);
-  ASSERT_EQ(rebooted.record(1, 5), Status::kOk);  // value 5 is known: 1 nat
-  EXPECT_EQ(rebooted.ledger().spent_micros(), 16u * kNat);
+  ASSERT_EQ(rebooted.record(1, 5), Status::kOk);
+  EXPECT_EQ(rebooted.ledger().spent_micros(), 10u * kNat);
   EXPECT_EQ(rebooted.queue().pending_count(), 1u);
   EXPECT_EQ(rebooted.record(1, 64), Status::kInvalidArgument);  // outside the domain
   EXPECT_EQ(rebooted.record(9, 1), Status::kInvalidArgument);   // unknown metric
-  EXPECT_EQ(rebooted.ledger().spent_micros(), 16u * kNat);
+  EXPECT_EQ(rebooted.ledger().spent_micros(), 10u * kNat);
 }
 
 // Each report carries the port clock's minute when it was recorded (the

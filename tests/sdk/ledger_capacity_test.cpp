@@ -4,7 +4,7 @@
 // ctest chains the builds over one storage file (tests/CMakeLists.txt):
 //
 //   ledger_capacity_<build> write FILE CAPS MEMOS  provision CAPS metric caps, charge
-//                                                   each, memoize MEMOS values
+//                                                   each, record MEMOS memoized metrics
 //   ledger_capacity_<build> continue FILE CAPS MEMOS UPDATES
 //                                                   open (a record written by another
 //                                                   build and continued by UPDATES
@@ -36,6 +36,7 @@ constexpr uint32_t kBlockSize = 4096;
 constexpr uint32_t kBlocks = 2;
 constexpr blur::Partition kPartition{0, kBlocks};
 constexpr uint32_t kUpdateCharges = 64;  // 1 micro each, to metric 1
+constexpr uint32_t kMemoMetrics = 1000;  // memoized metrics 1000.. (digest 7 + i), 30 micros each
 int failures = 0;
 
 void check(bool ok, const char* what) {
@@ -47,7 +48,7 @@ void check(bool ok, const char* what) {
 }
 
 // What the writer did: metric i + 1 charged 1000 + i micros, then MEMOS
-// memoized values of metric 1 (10 + 20 micros each, the first time).
+// memoized metrics' first reports (30 micros each).
 uint64_t expected_spent(uint32_t caps, uint32_t memos) {
   uint64_t total = 0;
   for (uint32_t i = 0; i < caps; ++i) total += 1000 + i;
@@ -80,7 +81,8 @@ void write(const char* path, uint32_t caps, uint32_t memos) {
   uint64_t id = 0;
   for (uint32_t i = 0; i < caps; ++i) check(ledger.charge(1000 + i, i + 1, &id) == Status::kOk, "charge");
   for (uint32_t v = 0; v < memos; ++v) {
-    check(ledger.charge_memoized(10, 20, 1, v, &id) == Status::kOk, "charge a memoized value");
+    check(ledger.charge_memoized(30, kMemoMetrics + v, 7 + v, &id) == Status::kOk,
+          "record a memoized metric");
   }
   check(ledger.spent_micros() == expected_spent(caps, memos), "the writer's total");
 }
@@ -94,10 +96,11 @@ void expect_state(blur::Ledger& ledger, uint32_t caps, uint32_t memos, uint32_t 
   check(ledger.next_report_id() == caps + memos + extra, "report ids carried over");
   for (uint32_t i = 0; i < caps; ++i) {
     const uint64_t metric_extra = i == 0 ? extra : 0;
-    check(ledger.metric_spent_micros(i + 1) == 1000 + i + (i == 0 ? memos * 30 : 0) + metric_extra,
-          "metric total carried over");
+    check(ledger.metric_spent_micros(i + 1) == 1000 + i + metric_extra, "metric total carried over");
   }
-  for (uint32_t v = 0; v < memos; ++v) check(ledger.memoized(1, v), "memoized value carried over");
+  for (uint32_t v = 0; v < memos; ++v) {
+    check(ledger.memoized(kMemoMetrics + v, 7 + v), "memoized metric carried over");
+  }
   check(ledger.secret() != nullptr && ledger.secret()[0] == 0xA5, "device secret carried over");
 }
 

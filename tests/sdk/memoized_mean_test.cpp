@@ -1,6 +1,6 @@
 // Numeric values reported repeatedly: alpha-point rounding + a memoized
-// 1BitMean bit (memoized_mean.h), its once-per-point charge and the
-// Client's refusals.
+// 1BitMean bit + per-report output perturbation (memoized_mean.h), its
+// per-report charge and the Client's refusals.
 #include "blur/mechanisms/memoized_mean.h"
 
 #include <gtest/gtest.h>
@@ -27,12 +27,15 @@ void device_secret(uint64_t device, uint8_t secret[32]) {
 }
 
 TEST(MemoizedMean, BuilderValidates) {
-  EXPECT_TRUE(MemoizedMean::create(kNat, 101, 4).ok());  // width 25
-  EXPECT_EQ(MemoizedMean::create(kNat, 101, 4).value().bucket_width(), 25u);
-  EXPECT_EQ(MemoizedMean::create(kNat, 101, 3).status(), Status::kInvalidArgument);  // 3 !| 100
-  EXPECT_EQ(MemoizedMean::create(kNat, 101, 0).status(), Status::kInvalidArgument);
-  EXPECT_EQ(MemoizedMean::create(kNat, 101, 101).status(), Status::kInvalidArgument);
-  EXPECT_EQ(MemoizedMean::create(0, 101, 4).status(), Status::kInvalidArgument);
+  const blur::MemoKey key{7, 1};
+  EXPECT_TRUE(MemoizedMean::create(kNat, kNat, 101, 4, key).ok());  // width 25
+  EXPECT_EQ(MemoizedMean::create(kNat, kNat, 101, 4, key).value().bucket_width(), 25u);
+  EXPECT_EQ(MemoizedMean::create(kNat, kNat, 101, 3, key).status(),
+            Status::kInvalidArgument);  // 3 !| 100
+  EXPECT_EQ(MemoizedMean::create(kNat, kNat, 101, 0, key).status(), Status::kInvalidArgument);
+  EXPECT_EQ(MemoizedMean::create(kNat, kNat, 101, 101, key).status(), Status::kInvalidArgument);
+  EXPECT_EQ(MemoizedMean::create(kNat, 0, 101, 4, key).status(), Status::kInvalidArgument);
+  EXPECT_EQ(MemoizedMean::create(0, kNat, 101, 4, key).status(), Status::kInvalidArgument);
 }
 
 // Over devices (independent secrets) a value rounds up with probability
@@ -41,7 +44,7 @@ TEST(MemoizedMean, BuilderValidates) {
 // z-tests at a 1e-6 false-alarm rate each; a round-to-nearest or
 // always-down rule fails the first (P(up) would be 0 or 1, not 12/25).
 TEST(MemoizedMean, RoundingIsUnbiasedOverDevicesAndFixedPerDevice) {
-  const auto mean = MemoizedMean::create(kNat, 101, 4);
+  const auto mean = MemoizedMean::create(kNat, kNat, 101, 4, {7, 1});
   ASSERT_TRUE(mean.ok());
 #ifdef BLUR_TEST_SMALL_SCENARIOS
   const uint64_t n = 10000;  // QEMU: the wrong-mechanism check still sits at z ~ 11
@@ -53,14 +56,14 @@ TEST(MemoizedMean, RoundingIsUnbiasedOverDevicesAndFixedPerDevice) {
     uint8_t secret[32];
     device_secret(device, secret);
     uint32_t point = 0, again = 0;
-    ASSERT_EQ(mean.value().round(secret, 7, 37, &point), Status::kOk);  // 37 = 25 + 12
+    ASSERT_EQ(mean.value().round(secret, 37, &point), Status::kOk);  // 37 = 25 + 12
     ASSERT_TRUE(point == 25 || point == 50) << point;
-    ASSERT_EQ(mean.value().round(secret, 7, 37, &again), Status::kOk);
+    ASSERT_EQ(mean.value().round(secret, 37, &again), Status::kOk);
     ASSERT_EQ(point, again);
     up += point == 50;
     uint32_t bit = 0, bit_again = 0;
-    ASSERT_EQ(mean.value().randomize(secret, 7, point, &bit), Status::kOk);
-    ASSERT_EQ(mean.value().randomize(secret, 7, point, &bit_again), Status::kOk);
+    ASSERT_EQ(mean.value().memoized_bit(secret, point, &bit), Status::kOk);
+    ASSERT_EQ(mean.value().memoized_bit(secret, point, &bit_again), Status::kOk);
     ASSERT_EQ(bit, bit_again);  // memoized
     ones += bit;
   }
@@ -77,17 +80,18 @@ TEST(MemoizedMean, RoundingIsUnbiasedOverDevicesAndFixedPerDevice) {
   device_secret(3, secret);
   for (uint32_t v = 0; v <= 100; v += 25) {
     uint32_t point = 0;
-    ASSERT_EQ(mean.value().round(secret, 7, v, &point), Status::kOk);
+    ASSERT_EQ(mean.value().round(secret, v, &point), Status::kOk);
     EXPECT_EQ(point, v);
   }
   uint32_t bit = 0;
-  EXPECT_EQ(mean.value().randomize(secret, 7, 30, &bit), Status::kInvalidArgument);  // no point
-  EXPECT_EQ(mean.value().round(nullptr, 7, 30, &bit), Status::kInvalidArgument);
+  EXPECT_EQ(mean.value().memoized_bit(secret, 30, &bit), Status::kInvalidArgument);  // no point
+  EXPECT_EQ(mean.value().round(nullptr, 30, &bit), Status::kInvalidArgument);
 }
 
-// The ledger: epsilon once per rounding point, nothing for repeats (but a
-// fresh report id, durably), at most s + 1 points per metric.
-TEST(MemoizedMean, ChargesOncePerRoundingPoint) {
+// The ledger: the report epsilon every report, whatever the value or its
+// rounding point (nothing depends on which points were seen); the
+// configuration is pinned across reboots.
+TEST(MemoizedMean, ChargesTheReportEpsilonEveryReport) {
   blur::sim::SimPort port(91);
   static blur::Client client;
   new (&client) blur::Client();
@@ -95,33 +99,33 @@ TEST(MemoizedMean, ChargesOncePerRoundingPoint) {
   blur::LedgerPolicy policy;
   policy.lifetime_cap_micros = 100 * kNat;
   ASSERT_EQ(client.provision(policy), Status::kOk);
-  EXPECT_EQ(client.add_metric(1, blur::MechanismId::kOneBitMean, kNat, 101, 2 * kNat, 4),
-            Status::kInvalidArgument);  // nothing is drawn per report: epsilons must match
   EXPECT_EQ(client.add_metric(1, blur::MechanismId::kOneBitMean, kNat, 101, kNat, 3),
             Status::kInvalidArgument);  // 3 does not divide 100
-  ASSERT_EQ(client.add_metric(1, blur::MechanismId::kOneBitMean, kNat, 101, kNat, 4), Status::kOk);
+  ASSERT_EQ(client.add_metric(1, blur::MechanismId::kOneBitMean, kNat / 2, 101, 2 * kNat, 4),
+            Status::kOk);
   for (int i = 0; i < 8; ++i) ASSERT_EQ(client.record(1, 40), Status::kOk);
-  EXPECT_EQ(client.ledger().spent_micros(), kNat);  // one point so far
+  EXPECT_EQ(client.ledger().spent_micros(), 4 * kNat);
   static uint8_t batch[8192];
   size_t written = 0, count = 0;
   uint64_t token = 0;
   ASSERT_EQ(client.pending_batch(batch, sizeof batch, &written, &count, &token), Status::kOk);
   EXPECT_EQ(count, 8u);
   ASSERT_EQ(client.acknowledge(token), Status::kOk);
-  // Every point once (the multiples of 25) and values in between: 5 points.
   for (uint32_t v : {0u, 12u, 25u, 37u, 50u, 62u, 75u, 88u, 100u}) {
     ASSERT_EQ(client.record(1, v), Status::kOk);
   }
-  EXPECT_EQ(client.ledger().spent_micros(), 5 * kNat);
+  EXPECT_EQ(client.ledger().spent_micros(), 4 * kNat + 9 * kNat / 2);
   EXPECT_EQ(client.queue().pending_count(), 9u);
 
   static blur::Client rebooted;
   new (&rebooted) blur::Client();
   ASSERT_EQ(rebooted.open(port.port()), Status::kOk);
-  ASSERT_EQ(rebooted.add_metric(1, blur::MechanismId::kOneBitMean, kNat, 101, kNat, 4),
+  EXPECT_EQ(rebooted.add_metric(1, blur::MechanismId::kOneBitMean, kNat / 2, 101, 2 * kNat, 5),
+            Status::kConfigurationChanged);  // other rounding buckets: other streams
+  ASSERT_EQ(rebooted.add_metric(1, blur::MechanismId::kOneBitMean, kNat / 2, 101, 2 * kNat, 4),
             Status::kOk);
   ASSERT_EQ(rebooted.record(1, 63), Status::kOk);
-  EXPECT_EQ(rebooted.ledger().spent_micros(), 5 * kNat);  // remembered across the reboot
+  EXPECT_EQ(rebooted.ledger().spent_micros(), 9 * kNat);
 }
 
 }  // namespace

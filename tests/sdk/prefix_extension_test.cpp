@@ -177,8 +177,9 @@ TEST(PrefixExtension, LevelsSeedsAndSupportProbabilities) {
   EXPECT_LT(fabs(blur_test::binomial_z(others, compared, 1 / g)), blur_test::kZ1e6);
 }
 
-// Through the Client: a word metric takes words only, a refused word spends
-// nothing, an accepted one is charged and queued.
+// Through the Client: a word metric takes words only; any text is charged
+// and queued (a refusal would show the text: an upper-case letter goes out
+// as the reserved word "'", a word past the longest is cut to it).
 TEST(PrefixExtension, ClientRecordsWords) {
   blur::sim::SimPort port(9);
   static blur::Client client;
@@ -189,13 +190,30 @@ TEST(PrefixExtension, ClientRecordsWords) {
             Status::kOk);
   EXPECT_EQ(client.record(1, 3), Status::kInvalidArgument);  // an index for a word metric
   EXPECT_EQ(client.record_word(2, "abc", 3), Status::kInvalidArgument);  // a word for grr
-  EXPECT_EQ(client.record_word(1, "Hello", 5), Status::kInvalidArgument);
-  EXPECT_EQ(client.record_word(1, "abcdefghijk", 11), Status::kInvalidArgument);  // > 10
+  EXPECT_EQ(client.record_word(1, nullptr, 3), Status::kInvalidArgument);  // no text at all
   EXPECT_EQ(client.ledger().spent_micros(), 0u);
   EXPECT_EQ(client.queue().pending_count(), 0u);
   ASSERT_EQ(client.record_word(1, "hello", 5), Status::kOk);
-  EXPECT_EQ(client.ledger().spent_micros(), 4000000u);
-  EXPECT_EQ(client.queue().pending_count(), 1u);
+  EXPECT_EQ(client.record_word(1, "Hello", 5), Status::kOk);
+  EXPECT_EQ(client.record_word(1, "abcdefghijk", 11), Status::kOk);  // > 10
+  EXPECT_EQ(client.record_word(1, "", 0), Status::kOk);
+  EXPECT_EQ(client.ledger().spent_micros(), 16000000u);
+  EXPECT_EQ(client.queue().pending_count(), 4u);
+}
+
+TEST(Word, FittedNeverRefusesText) {
+  const blur::Word reserved = blur::Word::parse(blur::kReservedWord, 1).value();
+  auto same = [](const blur::Word& a, const blur::Word& b) {
+    return a.low == b.low && a.high == b.high && a.length == b.length;
+  };
+  EXPECT_TRUE(same(blur::Word::fitted("Hello", 5, 16), reserved));
+  EXPECT_TRUE(same(blur::Word::fitted("don't", 5, 16), blur::Word::parse("don't", 5).value()));
+  EXPECT_TRUE(same(blur::Word::fitted("", 0, 16), reserved));
+  EXPECT_TRUE(same(blur::Word::fitted(nullptr, 0, 16), reserved));
+  EXPECT_TRUE(same(blur::Word::fitted("abcdefghijk", 11, 8), blur::Word::parse("abcdefgh", 8).value()));
+  EXPECT_TRUE(same(blur::Word::fitted("abcdefghijklmnopqrst", 20, 16),
+                   blur::Word::parse("abcdefghijklmnop", 16).value()));
+  EXPECT_TRUE(same(blur::Word::fitted("abc1", 4, 16), reserved));
 }
 
 }  // namespace

@@ -19,6 +19,7 @@ inline blur::collector::IncomingReport report_of(const blur::collector::MetricCo
   r.mechanism = static_cast<uint32_t>(metric.mechanism);
   r.epsilon_micros = metric.epsilon_micros;
   r.domain_size = metric.domain_size;
+  r.longitudinal_epsilon_micros = metric.longitudinal_epsilon_micros;
   r.has_payload = true;
   r.payload = blur::mechanism_payload(metric.mechanism);
   return r;
@@ -95,6 +96,7 @@ inline std::vector<blur::collector::MetricConfig> one_metric_per_mechanism() {
     m.domain_size = m.mechanism == blur::MechanismId::kBinaryRandomizedResponse ? 2     \
                     : blur::mechanism_max_domain(m.mechanism) == blur::kMaxWordLength ? 10 \
                                                                                 : 37;   \
+    if (m.mechanism == blur::MechanismId::kLoloha) m.longitudinal_epsilon_micros = 2500000; \
     metrics.push_back(m);                                                               \
   }
   BLUR_MECHANISM_TABLE(BLUR_X)

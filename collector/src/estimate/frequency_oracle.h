@@ -38,12 +38,20 @@ struct OracleParams {
 OracleParams randomized_response_params(uint32_t epsilon_micros, uint32_t domain_size);
 
 // Symmetric unary encoding: binary randomized response at eps/2 per bit.
-OracleParams symmetric_unary_params(uint32_t epsilon_micros);
+// Memoized (longitudinal_epsilon_micros != 0, memoized.h): the permanent
+// bits at the longitudinal epsilon, then every bit flipped again with
+// q2 = flip_numerator(eta / d): one flip of q1 + q2 (1 - 2 q1).
+OracleParams symmetric_unary_params(uint32_t epsilon_micros, uint32_t longitudinal_epsilon_micros = 0,
+                                    uint32_t domain_size = 0);
 // Optimized unary encoding: p = 1/2, q = 1 / (e^eps + 1).
 OracleParams optimized_unary_params(uint32_t epsilon_micros);
 // RAPPOR with the metric's shape: p = 1 - f, q = f + (1 - 2f) pi with
-// pi = 1 - (1 - 1/k)^h, f = Rappor::flip_numerator / 2^64.
+// pi = 1 - (1 - 1/k)^h, f = Rappor::flip_numerator / 2^64 (memoized: the
+// two flips composed, as for sue).
 OracleParams rappor_params(const MetricConfig& metric);
+// LOLOHA (loloha.h): two g-ary randomized responses, p = p1 p2 + (1 - p1) q2,
+// q = 1/g.
+OracleParams loloha_params(const MetricConfig& metric);
 
 // Two-sided 95% standard-normal quantile.
 inline constexpr double kZ95 = 1.959963984540054;

@@ -85,13 +85,23 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
   out["metric_id"] = metric.id;
   out["mechanism"] = mechanism_name(metric.mechanism);
   out["epsilon"] = metric.epsilon_micros / 1e6;
+  if (metric.longitudinal_epsilon_micros != 0) {
+    out["longitudinal_epsilon"] = metric.longitudinal_epsilon_micros / 1e6;
+  }
   out["domain_size"] = metric.domain_size;
   out["grid_step"] = 1;
   out["n"] = summary.reports();
   out["estimates"] = nlohmann::json::array();
   // Both estimators are affine in the reports: mean = offset + scale * report_mean.
   double offset = 0, scale = 1;
-  if (metric.mechanism == MechanismId::kOneBitMean) {
+  if (metric.mechanism == MechanismId::kOneBitMean && metric.longitudinal_epsilon_micros != 0) {
+    // Memoized (memoized_mean.h): the bit b at the longitudinal epsilon, sent
+    // flipped with gamma = 1 / (e^eta + 1): E[sent] = gamma + (1 - 2 gamma) E[b].
+    const double e = std::exp(metric.longitudinal_epsilon_micros / 1e6);
+    const double gamma = 1.0 / (std::exp(metric.epsilon_micros / 1e6) + 1.0);
+    scale = (metric.domain_size - 1.0) * (e + 1) / ((e - 1) * (1 - 2 * gamma));
+    offset = -(metric.domain_size - 1.0) / (e - 1) - scale * gamma;
+  } else if (metric.mechanism == MechanismId::kOneBitMean) {
     const double e = std::exp(metric.epsilon_micros / 1e6);
     scale = (metric.domain_size - 1.0) * (e + 1) / (e - 1);
     offset = -(metric.domain_size - 1.0) / (e - 1);

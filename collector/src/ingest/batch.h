@@ -16,6 +16,7 @@ struct IncomingReport {
   uint32_t mechanism = 0;  // raw wire value; validation maps it
   uint32_t epsilon_micros = 0;
   uint32_t domain_size = 0;
+  uint32_t longitudinal_epsilon_micros = 0;  // memoized reports; 0: absent (one-shot)
   bool has_payload = false;  // false: the report carried no payload field
   blur::PayloadKind payload = blur::PayloadKind::kBit;  // which field it carried
   uint32_t value = 0;   // the bit (0/1), the index, the bucket (local hashing), the cohort (Bloom)

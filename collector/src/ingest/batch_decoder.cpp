@@ -35,6 +35,9 @@ bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* e
     report.mechanism = r.params.mechanism;
     report.epsilon_micros = r.params.epsilon_micros;
     report.domain_size = r.params.domain_size;
+    if (r.params.has_longitudinal_epsilon_micros) {
+      report.longitudinal_epsilon_micros = r.params.longitudinal_epsilon_micros;
+    }
     report.observed_minute = r.has_observed_minute ? r.observed_minute : 0;
     report.has_payload = true;
     switch (r.which_payload) {

@@ -88,6 +88,11 @@ std::string validate_batch(const Batch& batch, const MetricLookup& lookup, bool*
       return where + "domain_size " + std::to_string(r.domain_size) + " does not match " +
              describe(*metric);
     }
+    if (r.longitudinal_epsilon_micros != metric->longitudinal_epsilon_micros) {
+      return where + "longitudinal_epsilon_micros " +
+             std::to_string(r.longitudinal_epsilon_micros) + " does not match " +
+             describe(*metric);
+    }
     if (std::string error = payload_shape_error(*metric, r); !error.empty()) return where + error;
   }
   return {};

@@ -83,6 +83,9 @@ nlohmann::json fields(const MetricConfig& m) {
   j["mechanism"] = blur::mechanism_name(m.mechanism);
   j["epsilon_micros"] = m.epsilon_micros;
   j["domain_size"] = m.domain_size;
+  if (m.longitudinal_epsilon_micros != 0) {
+    j["longitudinal_epsilon_micros"] = m.longitudinal_epsilon_micros;
+  }
   j["bucket_seconds"] = m.bucket_seconds;
   j["retention_days"] = m.retention_days;
   // The values in force, so that a default and the same value written out
@@ -137,6 +140,9 @@ Outcome<MetricConfig> config_from_text(const std::string& text) {
     m.mechanism = *mechanism;
     m.epsilon_micros = j.at("epsilon_micros").get<uint32_t>();
     m.domain_size = j.at("domain_size").get<uint32_t>();
+    if (j.contains("longitudinal_epsilon_micros")) {
+      m.longitudinal_epsilon_micros = j.at("longitudinal_epsilon_micros").get<uint32_t>();
+    }
     m.bucket_seconds = j.at("bucket_seconds").get<uint32_t>();
     m.retention_days = j.at("retention_days").get<uint32_t>();
     // Absent from configurations stored before the contribution bound:
@@ -174,6 +180,19 @@ std::string check_metric(const MetricConfig& m) {
   }
   if (m.domain_size < 2 || m.domain_size > spec.max_domain) {
     return std::string(name) + " needs a domain size in 2.." + std::to_string(spec.max_domain);
+  }
+  if (m.longitudinal_epsilon_micros > kMaxEpsilonMicros) {
+    return "longitudinal epsilon must be in (0, 20]";
+  }
+  const bool memoizable = m.mechanism == MechanismId::kLoloha ||
+                          m.mechanism == MechanismId::kSymmetricUnaryEncoding ||
+                          m.mechanism == MechanismId::kRappor ||
+                          m.mechanism == MechanismId::kOneBitMean;
+  if (m.longitudinal_epsilon_micros != 0 && !memoizable) {
+    return std::string(name) + " has no memoized form (longitudinal: loloha, sue, rappor, onebit)";
+  }
+  if (m.mechanism == MechanismId::kLoloha && m.longitudinal_epsilon_micros == 0) {
+    return "loloha needs a longitudinal epsilon (longitudinal=E)";
   }
   if (m.mechanism == MechanismId::kRappor &&
       !blur::Rappor::create(m.epsilon_micros, m.domain_size, m.rappor,
@@ -258,21 +277,31 @@ Outcome<MetricConfig> parse_metric_spec(const std::string& spec) {
   std::vector<std::string> parts = split(spec, ':');
   auto error = [&](const std::string& what) { return invalid("metric '" + spec + "': " + what); };
   MetricConfig metric;
-  // The optional bound comes last, named (a bare number would read as a domain).
+  // Named options come last (a bare number would read as a domain).
   static const std::string kBound = "max_reports_per_bucket=";
-  if (parts.size() > 3 && parts.back().compare(0, kBound.size(), kBound) == 0) {
-    const auto max = parse_uint32(parts.back().substr(kBound.size()));
-    if (!max || *max == 0 || *max > kMaxReportsPerBucketLimit) {
-      return error("max_reports_per_bucket must be an integer in 1.." +
-                   std::to_string(kMaxReportsPerBucketLimit));
+  static const std::string kLongitudinal = "longitudinal=";
+  while (parts.size() > 3 && parts.back().find('=') != std::string::npos) {
+    const std::string& option = parts.back();
+    if (option.compare(0, kBound.size(), kBound) == 0) {
+      const auto max = parse_uint32(option.substr(kBound.size()));
+      if (!max || *max == 0 || *max > kMaxReportsPerBucketLimit) {
+        return error("max_reports_per_bucket must be an integer in 1.." +
+                     std::to_string(kMaxReportsPerBucketLimit));
+      }
+      metric.max_reports_per_bucket = *max;
+    } else if (option.compare(0, kLongitudinal.size(), kLongitudinal) == 0) {
+      const auto longitudinal = parse_epsilon_micros(option.substr(kLongitudinal.size()));
+      if (!longitudinal) return error("longitudinal epsilon must be a decimal number in (0, 20]");
+      metric.longitudinal_epsilon_micros = *longitudinal;
+    } else {
+      return error("unknown option (known: longitudinal=E, max_reports_per_bucket=N)");
     }
-    metric.max_reports_per_bucket = *max;
     parts.pop_back();
   }
   if (parts.size() < 3 || parts.size() > 4) {
     return error(
-        "expected ID:MECHANISM:EPSILON[:DOMAIN][:max_reports_per_bucket=N], e.g. "
-        "1:rr:1.0 or 2:grr:2:16");
+        "expected ID:MECHANISM:EPSILON[:DOMAIN][:longitudinal=E][:max_reports_per_bucket=N], "
+        "e.g. 1:rr:1.0, 2:grr:2:16 or 3:loloha:0.5:64:longitudinal=2");
   }
   const auto id = parse_uint32(parts[0]);
   if (!id) return error("id must be an integer in 0..4294967295");
@@ -302,10 +331,36 @@ Outcome<MetricConfig> parse_metric_spec(const std::string& spec) {
 }
 
 std::string describe(const MetricConfig& metric) {
-  char text[128];
-  std::snprintf(text, sizeof text, "metric %u (%s, epsilon %u.%06u, domain %u)", metric.id,
+  char text[160];
+  std::snprintf(text, sizeof text, "metric %u (%s, epsilon %u.%06u, domain %u", metric.id,
                 blur::mechanism_name(metric.mechanism), metric.epsilon_micros / 1000000,
                 metric.epsilon_micros % 1000000, metric.domain_size);
+  std::string out = text;
+  if (metric.longitudinal_epsilon_micros != 0) {
+    std::snprintf(text, sizeof text, ", longitudinal epsilon %u.%06u",
+                  metric.longitudinal_epsilon_micros / 1000000,
+                  metric.longitudinal_epsilon_micros % 1000000);
+    out += text;
+  }
+  return out + ")";
+}
+
+std::string describe_guarantee(const MetricConfig& metric) {
+  char text[320];
+  const uint32_t e = metric.epsilon_micros;
+  if (metric.longitudinal_epsilon_micros == 0) {
+    std::snprintf(text, sizeof text,
+                  "each report is %u.%06u-LDP; a device's reports compose: for any two histories "
+                  "of its values their loss is at most %u.%06u per report (the ledger's charge)",
+                  e / 1000000, e % 1000000, e / 1000000, e % 1000000);
+  } else {
+    const uint32_t l = metric.longitudinal_epsilon_micros;
+    std::snprintf(text, sizeof text,
+                  "memoized: for any two histories of a device's values the reports' loss is at "
+                  "most %u.%06u per report whose value differs (the ledger's charge per report); "
+                  "repeated reports of an unchanged value reveal at most %u.%06u about it",
+                  e / 1000000, e % 1000000, l / 1000000, l % 1000000);
+  }
   return text;
 }
 

@@ -33,6 +33,10 @@ struct MetricConfig {
   MechanismId mechanism = MechanismId::kBinaryRandomizedResponse;
   uint32_t epsilon_micros = 0;
   uint32_t domain_size = 2;  // number of possible true values
+  // Memoized metrics (loloha requires it; sue, rappor, onebit may have it):
+  // the permanent response's epsilon; epsilon_micros is then what each
+  // report charges on the device. 0: one-shot reports.
+  uint32_t longitudinal_epsilon_micros = 0;
   // rappor only: the filter shape and the hash key (with `id`) devices use.
   // Candidates are the integers 0..domain_size-1, hashed as decimal text.
   blur::RapporShape rappor{};
@@ -95,8 +99,9 @@ std::optional<uint64_t> parse_nats_micros(const std::string& text, uint64_t max_
 // a valid RAPPOR shape, bucket width, retention). An empty string if valid.
 std::string check_metric(const MetricConfig& metric);
 
-// Parses "ID:MECHANISM:EPSILON[:DOMAIN][:max_reports_per_bucket=N]", e.g.
-// "1:rr:1.0", "2:grr:2:16" or "3:rr:1:max_reports_per_bucket=64"; defaults
+// Parses "ID:MECHANISM:EPSILON[:DOMAIN][:longitudinal=E][:max_reports_per_bucket=N]",
+// e.g. "1:rr:1.0", "2:grr:2:16", "3:rr:1:max_reports_per_bucket=64" or
+// "4:loloha:0.5:64:longitudinal=2" (named options last, any order); defaults
 // for the rest (RAPPOR: 256-bit filter, 2 hashes, 64 cohorts, hash key 0;
 // 1-hour buckets; 30 days of raw reports; the default contribution bound).
 // kInvalid names the problem.
@@ -107,7 +112,11 @@ Outcome<MetricConfig> parse_metric_spec(const std::string& spec);
 std::string config_to_text(const MetricConfig& metric);
 Outcome<MetricConfig> config_from_text(const std::string& text);
 
-std::string describe(const MetricConfig& metric);  // "metric 2 (grr, epsilon 2.000000, domain 16)"
+// "metric 2 (grr, epsilon 2.000000, domain 16)"; a memoized metric adds
+// ", longitudinal epsilon 2.000000".
+std::string describe(const MetricConfig& metric);
+// What a device's reports of this metric guarantee, in one sentence.
+std::string describe_guarantee(const MetricConfig& metric);
 
 }  // namespace blur::collector
 

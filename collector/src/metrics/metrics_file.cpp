@@ -60,7 +60,8 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
                                               "hash_key",
                                               "range",
                                               "max_reports_per_bucket",
-                                              "epsilon_allowance_per_bucket"};
+                                              "epsilon_allowance_per_bucket",
+                                              "longitudinal_epsilon"};
   for (const auto& [key, value] : table) {
     if (!kKeys.count(std::string(key.str()))) {
       return invalid(where + ": unknown key '" + std::string(key.str()) + "'");
@@ -95,6 +96,14 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
       nats_micros(table["epsilon"], blur::kMaxReportEpsilonMicros);
   if (!epsilon) return invalid(where + ": 'epsilon' must be a number in (0, 20] (at most 6 decimals)");
   m.epsilon_micros = static_cast<uint32_t>(*epsilon);
+  if (table.contains("longitudinal_epsilon")) {
+    const auto longitudinal =
+        nats_micros(table["longitudinal_epsilon"], blur::kMaxReportEpsilonMicros);
+    if (!longitudinal) {
+      return invalid(where + ": 'longitudinal_epsilon' must be a number in (0, 20] (at most 6 decimals)");
+    }
+    m.longitudinal_epsilon_micros = static_cast<uint32_t>(*longitudinal);
+  }
   if (table.contains("domain")) {
     auto domain = uint_of("domain", UINT32_MAX);
     if (!domain) return domain.error();

@@ -47,7 +47,8 @@ void tally_bits(const MetricConfig& metric, const IncomingReport& report, uint64
 }
 
 OracleParams symmetric_unary(const MetricConfig& metric) {
-  return symmetric_unary_params(metric.epsilon_micros);
+  return symmetric_unary_params(metric.epsilon_micros, metric.longitudinal_epsilon_micros,
+                                metric.domain_size);
 }
 OracleParams optimized_unary(const MetricConfig& metric) {
   return optimized_unary_params(metric.epsilon_micros);
@@ -301,6 +302,15 @@ constexpr MechanismSpec kBinaryLocalHashingSpec{
     tally_local_hash,
     local_hash_support,
     local_hash};
+// LOLOHA: local hashing's tally and support (a report supports v iff
+// h_{a,b}(v) = y), with the two-stage p.
+constexpr MechanismSpec kLolohaSpec{MechanismId::kLoloha,
+                                    false,
+                                    mechanism_max_domain(MechanismId::kLoloha),
+                                    local_hash_tally_size,
+                                    tally_local_hash,
+                                    local_hash_support,
+                                    loloha_params};
 constexpr MechanismSpec kRapporSpec{
     MechanismId::kRappor,
     false,

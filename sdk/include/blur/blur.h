@@ -65,7 +65,8 @@ typedef enum blur_status {
   BLUR_NOT_BUILT = 20,
   BLUR_STORAGE_WORN_OUT = 21,
   BLUR_STORAGE_INCOMPATIBLE = 22,
-  BLUR_PARTITIONS_OVERLAP = 23
+  BLUR_PARTITIONS_OVERLAP = 23,
+  BLUR_CONFIGURATION_CHANGED = 24
 } blur_status;
 
 /* The platform: callbacks return 0 on success, anything else on failure.
@@ -110,7 +111,7 @@ typedef struct blur_partition {
 
 /* Mechanisms (values of the wire schema's Mechanism enum), from the one
  * table in blur/mechanisms/mechanism_table.h: BLUR_MECHANISM_RR = 1, _GRR, _SUE, _OUE,
- * _LAPLACE, _ONEBIT, _HR, _OLH, _BLH, _RAPPOR = 10. */
+ * _LAPLACE, _ONEBIT, _HR, _OLH, _BLH, _RAPPOR = 10, _PEM, _SFP, _LOLOHA = 13. */
 typedef enum blur_mechanism {
 #define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain) BLUR_MECHANISM_##C = id,
   BLUR_MECHANISM_TABLE(BLUR_X)
@@ -127,14 +128,20 @@ typedef struct blur_metric {
   uint32_t mechanism;      /* a blur_mechanism */
   uint32_t epsilon_micros; /* per report, micro-nats (1000000 = 1 nat) */
   uint32_t domain_size;    /* values 0..domain_size-1 (2 for rr) */
-  /* 0, or memoized reports (sue, rappor): the permanent response for each
-   * value is drawn once at this epsilon (charged once per distinct value),
-   * each report at epsilon_micros (charged every time). onebit: alpha-point
-   * rounding + a memoized bit; set it equal to epsilon_micros (charged once
-   * per rounding point, never per report) and set rounding_buckets. */
+  /* 0, or memoized reports (BLUR_MECHANISM_LOLOHA needs it; sue, rappor,
+   * onebit may have it): the permanent response is drawn once at this
+   * epsilon, and every report charges epsilon_micros, its loss with
+   * respect to the permanent response, the same for every value. For any
+   * two histories of the device's values the loss is at most that charge
+   * per report whose value differs; repeated reports of an unchanging value
+   * reveal at most this epsilon about it. onebit: alpha-point rounding, a
+   * memoized bit per point, flipped at epsilon_micros in every report.
+   * The configuration is pinned in the ledger with the first report:
+   * changed under the same id, blur_add_metric answers
+   * BLUR_CONFIGURATION_CHANGED. */
   uint32_t longitudinal_epsilon_micros;
   /* memoized onebit only: the number of rounding buckets s (s divides
-   * domain_size - 1; at most s + 1 points, each charged once). Else 0. */
+   * domain_size - 1). Else 0. */
   uint32_t rounding_buckets;
 } blur_metric;
 
@@ -186,7 +193,9 @@ blur_status blur_provision(blur_client* client, const blur_policy* policy);
 
 /* Registers a metric for this session (configure the same ones every boot).
  * BLUR_INVALID_ARGUMENT for an unknown mechanism, a bad epsilon or domain,
- * a repeated id, or more than BLUR_MAX_METRICS metrics. */
+ * a repeated id, or more than BLUR_MAX_METRICS metrics;
+ * BLUR_CONFIGURATION_CHANGED for a memoized metric id the ledger holds with
+ * another configuration. */
 blur_status blur_add_metric(blur_client* client, const blur_metric* metric);
 
 /* Randomizes `value` for the metric and queues the report: checks the queue
@@ -195,8 +204,11 @@ blur_status blur_add_metric(blur_client* client, const blur_metric* metric);
 blur_status blur_record(blur_client* client, uint32_t metric_id, uint32_t value);
 
 /* The same for a word-discovery metric (BLUR_MECHANISM_PEM or BLUR_MECHANISM_SFP):
- * `size` bytes of lower-case letters and apostrophes, 1 to the metric's domain size (its
- * longest word); anything else is BLUR_INVALID_ARGUMENT, nothing spent. */
+ * `size` bytes, ideally lower-case letters and apostrophes. Any text is
+ * recorded and charged, never refused for its content (that would show
+ * it): past the metric's domain size (its longest word) it is cut, and an
+ * empty text or one with another character is sent as the reserved word
+ * "'". BLUR_INVALID_ARGUMENT only for word == NULL with size > 0. */
 blur_status blur_record_word(blur_client* client, uint32_t metric_id, const char* word,
                              size_t size);
 

@@ -20,9 +20,11 @@
 #include "blur/mechanisms/hadamard_response.h"
 #include "blur/storage/ledger.h"
 #include "blur/mechanisms/local_hashing.h"
+#include "blur/mechanisms/loloha.h"
 #include "blur/mechanisms/mechanism.h"
 #include "blur/mechanisms/memoized.h"
 #include "blur/mechanisms/memoized_mean.h"
+#include "blur/mechanisms/memoized_report.h"
 #include "blur/mechanisms/one_bit_mean.h"
 #include "blur/mechanisms/rappor.h"
 #include "blur/report/report.h"
@@ -43,8 +45,9 @@ class AnyMechanism {
  public:
   // kInvalidArgument for an unknown id or a configuration its builder
   // refuses; kNotBuilt for a mechanism left out of this build.
-  // longitudinal_epsilon != 0 memoizes (sue and rappor only): the permanent
-  // response at that epsilon, each report at epsilon_micros.
+  // longitudinal_epsilon != 0 memoizes (loloha, which requires it; sue,
+  // rappor, onebit): the permanent response at that epsilon, each report
+  // charging epsilon_micros.
   Status set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size, uint32_t metric_id,
              EpsilonMicros longitudinal_epsilon = 0, uint32_t rounding_buckets = 0);
   // Calls f(mechanism) with the concrete type; returns its Status.
@@ -81,17 +84,22 @@ class Client {
   // the report queue on all the others.
   Status open(const Port& port);
   Status provision(const LedgerPolicy& policy);
-  // longitudinal_epsilon != 0: memoized reports (memoized.h; sue, rappor).
-  // onebit memoizes with alpha-point rounding (memoized_mean.h): then
-  // longitudinal_epsilon == epsilon_micros (nothing is drawn per report) and
-  // rounding_buckets divides domain_size - 1.
+  // longitudinal_epsilon != 0: memoized reports, the permanent response at
+  // that epsilon and every report charging epsilon_micros, the same for
+  // every value (loloha.h, which requires it; memoized.h: sue, rappor;
+  // memoized_mean.h: onebit, with rounding_buckets dividing domain_size - 1).
+  // kConfigurationChanged if the open ledger holds this metric id memoized
+  // with another configuration (a new configuration needs a new id).
   Status add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicros epsilon_micros,
                     uint32_t domain_size, EpsilonMicros longitudinal_epsilon = 0,
                     uint32_t rounding_buckets = 0);
   // An index in the metric's domain (every mechanism but the discovery ones).
   Status record(uint32_t metric_id, uint32_t value);
-  // A word for a discovery metric (pem, sfp): `size` bytes of [a-z'], 1 to the
-  // metric's domain size (the longest word) of them, else kInvalidArgument.
+  // A word for a discovery metric (pem, sfp). Never refused for its
+  // content (that would show the content): a word longer than the metric's
+  // domain size (its longest word) is cut to it, and an empty word or one
+  // with a character outside [a-z'] is sent as the reserved word "'"
+  // (kReservedWord). kInvalidArgument only for word == nullptr with size > 0.
   Status record_word(uint32_t metric_id, const char* word, size_t size);
   // See ReportQueue::pending_batch; the token is the last id to acknowledge.
   Status pending_batch(uint8_t* buffer, size_t capacity, size_t* written, size_t* count,
@@ -106,6 +114,7 @@ class Client {
     uint32_t id;
     AnyMechanism mechanism;
   };
+  const Metric* find_metric(uint32_t metric_id) const;
   // record() and record_word(): Value is uint32_t or Word.
   template <typename Value>
   Status record_value(uint32_t metric_id, const Value& value);
@@ -132,6 +141,10 @@ struct IsMemoized<Memoized<M>> {
 };
 template <>
 struct IsMemoized<MemoizedMean> {
+  static constexpr bool value = true;
+};
+template <>
+struct IsMemoized<Loloha> {
   static constexpr bool value = true;
 };
 
@@ -199,6 +212,9 @@ Status AnyMechanism::visit(F&& f) const {
     case Id::kSequenceFragmentPuzzle:
       if constexpr (mechanism_built(Id::kSequenceFragmentPuzzle))
         return f(as<SequenceFragmentPuzzle>());
+      break;
+    case Id::kLoloha:
+      if constexpr (mechanism_built(Id::kLoloha)) return f(as<Loloha>());
       break;
   }
   return Status::kNotBuilt;

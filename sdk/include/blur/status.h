@@ -27,14 +27,15 @@ enum class [[nodiscard]] Status : uint8_t{
     kClockFailure,           // the clock port failed or is missing: no window accounting
     kStorageRollback,        // storage is older than the monotonic counter: the ledger stays closed
     kQueueFull,              // the report queue has no room: refused before any charge
-    kMemoTableFull,          // no room to remember another memoized value: refused
+    kMemoTableFull,          // no room to record another memoized metric: refused
     kTransportFailure,       // the collector could not be reached, or refused the batch
     kNotBuilt,               // the mechanism (or memoization) was left out of this build
     kStorageWornOut,         // a flash block failed to erase or program as it should: worn out
     kStorageIncompatible,    // stored data this build cannot hold (larger capacities, newer format)
     kPartitionsOverlap,      // the ledger's and the queue's partitions share a block
+    kConfigurationChanged,   // a memoized metric id was recorded with another configuration
 };
-inline constexpr Status kLastStatus = Status::kPartitionsOverlap;
+inline constexpr Status kLastStatus = Status::kConfigurationChanged;
 
 // A stable, human-readable name ("ok", "budget exhausted", ...).
 const char* status_name(Status status);

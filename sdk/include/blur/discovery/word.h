@@ -6,7 +6,8 @@
 // Codes: 0 after the end, 'a'..'z' = 1..26, '\'' = 27 (kWordAlphabet = 28
 // codes, end included). Character i sits at bits 5i..5i+4 of `low` for
 // i < 12 and at bits 5(i-12).. of `high` for i >= 12. The app normalizes
-// (lower case, no digits) before recording; anything else is refused.
+// (lower case, no digits) before recording; Word::fitted maps anything
+// else to the reserved word "'" (kReservedWord).
 #ifndef BLUR_DISCOVERY_WORD_H
 #define BLUR_DISCOVERY_WORD_H
 
@@ -22,6 +23,8 @@ inline constexpr uint32_t kWordAlphabet = 28;  // the end code and 27 characters
 inline constexpr uint32_t kWordEnd = 0;
 inline constexpr uint32_t kWordBitsPerCharacter = 5;
 inline constexpr uint32_t kWordCharactersInLow = 12;
+// The word sent for a text that is no word (Word::fitted): a lone apostrophe.
+inline constexpr char kReservedWord[] = "'";
 
 // The code of a character, or kWordAlphabet for one outside [a-z'].
 constexpr uint32_t word_code(char c) {
@@ -49,6 +52,20 @@ struct Word {
       word = word.with(i, code);
     }
     return word;
+  }
+
+  // What Client::record_word sends for any text, so that no content is
+  // ever refused (a refusal would show it): an empty text or one with a
+  // character outside [a-z'] becomes kReservedWord, a longer one its first
+  // `longest` (1..kMaxWordLength) characters.
+  static constexpr Word fitted(const char* text, size_t size, uint32_t longest) {
+    const Word reserved{27, 0, 1};  // "'"
+    if (text == nullptr || size == 0) return reserved;
+    for (size_t i = 0; i < size; ++i) {
+      if (word_code(text[i]) == kWordAlphabet) return reserved;
+    }
+    const size_t kept = size < longest ? size : longest;
+    return parse(text, kept < kMaxWordLength ? kept : kMaxWordLength).value();
   }
 
   constexpr uint32_t code(uint32_t i) const {

@@ -36,7 +36,8 @@
   X(9, BinaryLocalHashing, blh, BLH, BLH, LocalHash, 4096u) \
   X(10, Rappor, rappor, RAPPOR, RAPPOR, Bloom, 1048576u) \
   X(11, PrefixExtension, pem, PEM, PEM, LocalHash, 16u) \
-  X(12, SequenceFragmentPuzzle, sfp, SFP, SFP, LocalHash, 16u)
+  X(12, SequenceFragmentPuzzle, sfp, SFP, SFP, LocalHash, 16u) \
+  X(13, Loloha, loloha, LOLOHA, LOLOHA, LocalHash, 4096u)
 /* clang-format on */
 
 /* After the table: config.h's defaults and checks expand it, and it gives

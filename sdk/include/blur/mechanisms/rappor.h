@@ -68,9 +68,6 @@ class Rappor {
   }
 
   // For memoized.h (see UnaryEncoding).
-  uint64_t flip_numerator_at(EpsilonMicros epsilon_micros) const {
-    return flip_numerator(epsilon_micros, shape_.hash_count);
-  }
   uint32_t bit_count() const { return shape_.bloom_bits; }
   bool symmetric() const { return true; }
 
@@ -90,26 +87,44 @@ class Rappor {
     return randomize_string(random, reinterpret_cast<const uint8_t*>(text), length, cohort, bits);
   }
 
-  // Writes the cohort and payload_bytes() bytes of randomized filter.
+  // Writes the cohort (drawn per report) and payload_bytes() bytes of
+  // randomized filter.
   template <typename Random>
   Status randomize_string(Random& random, const uint8_t* value, size_t length, uint32_t* cohort,
                           uint8_t* bits) const {
     uint64_t drawn = 0;
     BLUR_TRY(random.uniform(shape_.cohort_count, &drawn));
+    BLUR_TRY(filter(random, static_cast<uint32_t>(drawn), value, length, bits));
+    *cohort = static_cast<uint32_t>(drawn);
+    return Status::kOk;
+  }
+
+  // The candidate `value`'s randomized filter in a given cohort (< the
+  // cohort count): memoized RAPPOR keeps one cohort per device and metric.
+  template <typename Random>
+  Status randomize_in_cohort(Random& random, uint32_t cohort, uint32_t value,
+                             uint8_t* bits) const {
+    if (value >= domain_size_ || cohort >= shape_.cohort_count) return Status::kInvalidArgument;
+    char text[10];
+    const size_t length = decimal_text(value, text);
+    return filter(random, cohort, reinterpret_cast<const uint8_t*>(text), length, bits);
+  }
+
+ private:
+  template <typename Random>
+  Status filter(Random& random, uint32_t cohort, const uint8_t* value, size_t length,
+                uint8_t* bits) const {
     uint16_t positions[kMaxBloomHashes];
-    BLUR_TRY(bloom_positions(key_, static_cast<uint32_t>(drawn), value, length, shape_.bloom_bits,
-                             shape_.hash_count, positions));
+    BLUR_TRY(bloom_positions(key_, cohort, value, length, shape_.bloom_bits, shape_.hash_count,
+                             positions));
     for (size_t i = 0; i < payload_bytes(); ++i) bits[i] = 0;
     for (uint32_t j = 0; j < shape_.hash_count; ++j) {
       bits[positions[j] / 8] =
           static_cast<uint8_t>(bits[positions[j] / 8] | 1u << (positions[j] % 8));
     }
-    BLUR_TRY(flip_bits(random, flip_numerator_, bits, shape_.bloom_bits));
-    *cohort = static_cast<uint32_t>(drawn);
-    return Status::kOk;
+    return flip_bits(random, flip_numerator_, bits, shape_.bloom_bits);
   }
 
- private:
   Rappor(EpsilonMicros epsilon_micros, uint32_t domain_size, RapporShape shape, BloomHashKey key)
       : epsilon_micros_(epsilon_micros),
         domain_size_(domain_size),

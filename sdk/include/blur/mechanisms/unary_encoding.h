@@ -52,11 +52,8 @@ class UnaryEncoding {
     return UnaryEncoding(kind, epsilon_micros, domain_size);
   }
 
-  // For memoized.h: the flip numerator of this kind at another epsilon, and
-  // the number of bits flipped.
-  uint64_t flip_numerator_at(EpsilonMicros epsilon_micros) const {
-    return flip_numerator(kind_, epsilon_micros);
-  }
+  // For memoized.h: the number of bits flipped, and whether every bit is
+  // flipped with one probability.
   uint32_t bit_count() const { return domain_size_; }
   bool symmetric() const { return kind_ == Kind::kSymmetric; }
 

@@ -21,6 +21,9 @@ struct Report {
   uint32_t metric_id;
   MechanismId mechanism;
   EpsilonMicros epsilon_micros;  // realized epsilon, as charged
+  // Memoized mechanisms: the permanent response's epsilon; 0 for one-shot
+  // reports (memoized_report.h).
+  EpsilonMicros longitudinal_epsilon_micros;
   uint32_t domain_size;
   ReportPayload payload;  // the randomized output
   uint32_t observed_minute;  // the port clock's minutes when recorded; 0: no clock

@@ -16,10 +16,11 @@ namespace blur {
 // (blur.options: ReportBatch.reports max_count).
 inline constexpr size_t kMaxReportsPerBatch = 64;
 
-// Upper bound of one encoded report with a scalar payload (bit or index)
-// inside a batch, in bytes: field header 2, report_id 11, metric_id 6,
-// params 20, payload 6, observed_minute 6 = 51.
-inline constexpr size_t kMaxEncodedScalarReportSize = 52;
+// Upper bound of one encoded report with a scalar payload (bit, index or
+// local hash) inside a batch, in bytes: field header 2, report_id 11,
+// metric_id 6, params 26 (with the longitudinal epsilon), payload 14 (a
+// local hash), observed_minute 6 = 65.
+inline constexpr size_t kMaxEncodedScalarReportSize = 65;
 // Upper bound of any one encoded report (a full bit vector) in a batch.
 // (A Bloom payload adds its cohort: tag + varint32 + submessage header.)
 inline constexpr size_t kMaxEncodedReportSize =

@@ -30,6 +30,11 @@ Status sample_bernoulli(Random& random, uint64_t numerator, uint64_t denominator
 // Bern(exp(-n/d)) for 0 <= n <= d (CKS20 Algorithm 1, first part):
 // k = 1; while Bern(n / (d k)) do k++; return k odd.
 // P(k odd) = sum_j (-1)^j (n/d)^j / j! = exp(-n/d).
+// The loop stops after kMaxBernoulliExpTerms successes (probability
+// (n/d)^64 / 64! <= 1/64!) and then returns true: P(true) is exp(-n/d)
+// plus at most 1/64!, never less, so a coin that accepts another value
+// with "probability exp(-eps)" accepts it at least that often and the
+// randomized response race realizes at most eps (docs/math.md §2.3).
 // Requires d * kMaxBernoulliExpTerms to fit in 64 bits.
 template <typename Random>
 Status sample_bernoulli_exp_at_most_one(Random& random, uint64_t n, uint64_t d, bool* out) {
@@ -44,7 +49,8 @@ Status sample_bernoulli_exp_at_most_one(Random& random, uint64_t n, uint64_t d, 
       return Status::kOk;
     }
   }
-  return Status::kIterationCap;  // needs 64 successes in a row: P < 1/64!
+  *out = true;  // the series' tail, counted on the side that keeps the charge
+  return Status::kOk;
 }
 
 // Bern(exp(-n/d)) for any n >= 0 (CKS20 Algorithm 1): exp(-n/d) is
@@ -71,14 +77,19 @@ Status sample_bernoulli_exp(Random& random, uint64_t n, uint64_t d, bool* out) {
 // first failure, and floor((U + t V) / s) is geometric with continuation
 // probability exp(-s/t); a fair sign, rejecting "negative zero".
 // Caps (each failing closed with probability below 2^-60): 64 proposals of
-// U, V < 64 (P(V >= 64) = e^-64), 64 sign rounds. Running time depends on
-// the noise magnitude only, never on the value the noise is added to.
-// Requires t * kMaxBernoulliExpTerms to fit in 64 bits.
+// U, 64 sign rounds, V < 128. V's cap truncates the noise at
+// |Z| < 128 t / s, so two inputs s/t apart (a mechanism's sensitivity
+// over its epsilon) have outputs one of them cannot give: the mechanism is
+// (eps, delta)-DP with delta <= P(V >= 128 - eps) = e^(eps - 128), below
+// 2^-155 for every eps <= 20 (docs/math.md §2.4), not pure eps. Running
+// time depends on the noise magnitude only, never on the value the noise
+// is added to. Requires t * kMaxGeometricCount * 2 to fit in 64 bits.
 inline constexpr uint32_t kMaxDiscreteLaplaceRounds = 64;
+inline constexpr uint32_t kMaxGeometricCount = 128;
 
 template <typename Random>
 Status sample_discrete_laplace(Random& random, uint64_t t, uint64_t s, int64_t* out) {
-  if (t == 0 || s == 0 || t > (UINT64_MAX / kMaxBernoulliExpTerms) / 64) {
+  if (t == 0 || s == 0 || t > (UINT64_MAX / kMaxBernoulliExpTerms) / (2 * kMaxGeometricCount)) {
     return Status::kInvalidArgument;
   }
   for (uint32_t sign_round = 0; sign_round < kMaxDiscreteLaplaceRounds; ++sign_round) {
@@ -94,7 +105,7 @@ Status sample_discrete_laplace(Random& random, uint64_t t, uint64_t s, int64_t* 
       bool success = false;
       BLUR_TRY(sample_bernoulli_exp_at_most_one(random, 1, 1, &success));
       if (!success) break;
-      if (++v >= kMaxDiscreteLaplaceRounds) return Status::kIterationCap;
+      if (++v >= kMaxGeometricCount) return Status::kIterationCap;
     }
     const uint64_t magnitude = (u + t * v) / s;
     bool negative = false;

@@ -32,7 +32,7 @@
 //     spent u64 | next_report_id u64 | window_seconds u64 |
 //     window_allowance u64 | window_start u64 | window_spent u64 | counter u64 |
 //     metric slots x (metric_id u32 | 0 u32 | cap u64 | spent u64) |
-//     device_secret[32] | memo_count u32 | memo slots x (metric_id u32 | value u32)
+//     device_secret[32] | memo_count u32 | memo slots x (metric_id u32 | config_digest u32)
 //   entry (64 bytes): see LedgerRecordCodec::encode_entry in ledger.cpp.
 //
 // Firmware updates: a snapshot carries its format and the capacities it was
@@ -42,11 +42,16 @@
 // fit this build (more metric caps or memoized values than it holds, or a
 // newer format) is refused with kStorageIncompatible and left untouched.
 //
-// Longitudinal privacy (memoized reports, memoized.h): the record keeps the
-// device secret the permanent responses derive from, and the (metric,
-// value) pairs whose longitudinal epsilon has been charged, so each is
-// charged once. A new pair when the table is full is refused
-// (kMemoTableFull), never charged as if it were known.
+// Longitudinal privacy (memoized reports, memoized.h, loloha.h): the record
+// keeps the device secret the permanent responses derive from, and for each
+// memoized metric the digest of the configuration its permanent responses
+// were drawn with (recorded with its first report). A memoized metric id is
+// never reused with another configuration: that would draw new permanent
+// responses for old values (kConfigurationChanged). What a memoized report
+// charges is the same for every value (docs/math.md §5.2); the table only
+// pins configurations. Records of formats 3 and 4 held (metric, value)
+// pairs of the earlier per-value charging: open() drops them and the next
+// write starts a format-5 snapshot.
 //
 // Fail closed: with no valid record, a failed or worn-out write, a failed
 // clock or a rolled-back image (see Port::counter_read), the ledger is
@@ -129,19 +134,21 @@ class Ledger {
   // the same statuses as charge(). Used to refuse before any other work.
   Status check(EpsilonMicros epsilon, uint32_t metric_id) const;
 
-  // A memoized report: charges `report_epsilon`, plus `longitudinal_epsilon`
-  // the first time (metric_id, value) is reported, in one durable write.
-  // kMemoTableFull for a new pair when kMaxMemoValues are known;
-  // kInvalidArgument without a device secret. report_epsilon may be 0 (a
-  // purely memoized report, memoized_mean.h): a repeat then spends nothing
-  // but still takes a report id durably.
-  Status charge_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
-                         uint32_t metric_id, uint32_t value, uint64_t* report_id);
-  Status check_memoized(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
-                        uint32_t metric_id, uint32_t value) const;
+  // A report of a memoized metric: charges `epsilon` (> 0) as charge() does;
+  // the metric's first report also records `config_digest`, in the same
+  // durable write. kConfigurationChanged if the metric was recorded with
+  // another digest, kMemoTableFull if a new metric finds every slot taken,
+  // kInvalidArgument without a device secret. None depends on the value.
+  Status charge_memoized(EpsilonMicros epsilon, uint32_t metric_id, uint32_t config_digest,
+                         uint64_t* report_id);
+  Status check_memoized(EpsilonMicros epsilon, uint32_t metric_id, uint32_t config_digest) const;
+  // kOk if `metric_id` is not recorded or recorded with `config_digest`,
+  // else kConfigurationChanged (no write; Client::add_metric asks first).
+  Status check_memoized_config(uint32_t metric_id, uint32_t config_digest) const;
   // The device secret (kLedgerSecretSize bytes), or nullptr without one.
   const uint8_t* secret() const { return has_secret_ ? record_.secret : nullptr; }
-  bool memoized(uint32_t metric_id, uint32_t value) const;
+  // Whether the metric is recorded with this configuration digest.
+  bool memoized(uint32_t metric_id, uint32_t config_digest) const;
 
   bool is_open() const { return open_; }
   uint64_t device_nonce() const { return record_.device_nonce; }
@@ -160,8 +167,8 @@ class Ledger {
 
  private:
   friend class LedgerRecordCodec;  // ledger.cpp: the record's byte layout
-  struct MemoValue {
-    uint32_t metric_id, value;
+  struct MemoMetric {
+    uint32_t metric_id, config_digest;
   };
   // What one persisted record holds (ledger.cpp has its byte layout).
   struct Record {
@@ -173,7 +180,7 @@ class Ledger {
     uint64_t metric_spent[kMaxLedgerMetrics];  // parallel to policy.metric_caps
     uint8_t secret[kLedgerSecretSize];         // all zero: no device secret
     uint32_t memo_count;
-    MemoValue memo[kMaxMemoValues];
+    MemoMetric memo[kMaxMemoValues];
   };
 
   // One charge, as charge() makes it and a log entry stores it.
@@ -181,18 +188,18 @@ class Ledger {
     uint64_t amount;        // micro-nats added to every total it counts against
     uint64_t window_start;  // the window it falls in (the current one, or a later one)
     uint32_t metric_id;
-    uint32_t memo_value;  // with memo: the (metric_id, memo_value) pair now charged
+    uint32_t memo_digest;  // with memo: metric_id's configuration digest, now recorded
     bool memo;
   };
   // Adds a charge to `r`, or returns the cap it would break (kMemoTableFull
-  // when a new memoized value has no room). The one arithmetic of charge()
+  // when a new memoized metric has no room). The one arithmetic of charge()
   // and of replaying the log at open().
   static Status apply(const Charge& charge, Record* r);
   // The record a charge would produce, or the cap it would break.
-  Status charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, uint32_t value,
+  Status charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, uint32_t digest,
                         Record* next, Charge* charge) const;
-  Status memoized_record(EpsilonMicros report_epsilon, EpsilonMicros longitudinal_epsilon,
-                         uint32_t metric_id, uint32_t value, Record* next, Charge* charge) const;
+  Status memoized_record(EpsilonMicros epsilon, uint32_t metric_id, uint32_t config_digest,
+                         Record* next, Charge* charge) const;
   // Persists `next` as the following record, then makes it the current one.
   // On failure the ledger closes (the flash state is for open() to decide).
   Status commit(Record& next, const Charge& charge, uint64_t* report_id);

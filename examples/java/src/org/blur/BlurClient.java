@@ -130,8 +130,10 @@ public final class BlurClient implements AutoCloseable {
   }
 
   /**
-   * Records a word for a word-discovery metric ({@link Mechanism#PEM} or {@link Mechanism#SFP}): 1 to the metric's domain
-   * size of lower-case letters and apostrophes; anything else is INVALID_ARGUMENT, nothing spent.
+   * Records a word for a word-discovery metric ({@link Mechanism#PEM} or {@link Mechanism#SFP}).
+   * Any text is recorded and charged, never refused for its content (a refusal would show it): a
+   * word longer than the metric's domain size is cut to it, and one with a character outside
+   * lower-case letters and apostrophes is sent as the reserved word "'". Normalize first.
    */
   public synchronized void recordWord(int metricId, String word) {
     final int code = Native.recordWord(handle(), metricId, word);

@@ -13,7 +13,8 @@ public enum Mechanism {
   BLH(9, "blh"),
   RAPPOR(10, "rappor"),
   PEM(11, "pem"),
-  SFP(12, "sfp");
+  SFP(12, "sfp"),
+  LOLOHA(13, "loloha");
 
   private final int id;
   private final String shortName;

@@ -70,8 +70,12 @@ public final class Metric {
   }
 
   /**
-   * The same metric memoized (sue, rappor; onebit with {@link #roundingBuckets}):
-   * the permanent response per value drawn once at this epsilon.
+   * The same metric memoized (sue, rappor; onebit with {@link #roundingBuckets}; loloha needs
+   * it): the permanent response drawn once at this epsilon, and every report charging the
+   * metric's epsilon, its loss with respect to the permanent response. For any two histories
+   * of the device's values the loss is at most that charge per report whose value differs
+   * (the ledger's spent total); repeated reports of an unchanging value reveal at most this
+   * epsilon about it. The configuration is pinned on the device: change it under a new id.
    */
   public Metric memoized(int longitudinalEpsilonMicros) {
     return new Metric(id, mechanism, epsilonMicros, domainSize, longitudinalEpsilonMicros,

@@ -26,7 +26,8 @@ public enum Status {
   NOT_BUILT(20),
   STORAGE_WORN_OUT(21),
   STORAGE_INCOMPATIBLE(22),
-  PARTITIONS_OVERLAP(23);
+  PARTITIONS_OVERLAP(23),
+  CONFIGURATION_CHANGED(24);
 
   private static final Status[] BY_CODE = values();
 

@@ -144,11 +144,9 @@ public final class BindingTest {
       checkEqual("invalid argument", unknown.statusName(), "the status name");
       checkEqual("record (metric 99): invalid argument", unknown.getMessage(), "the message");
       expectStatus(Status.INVALID_ARGUMENT, () -> blur.record(RR.id(), 2), "rr value 2");
-      // Words cross JNI for a word-discovery metric, and only there.
-      expectStatus(Status.INVALID_ARGUMENT, () -> blur.recordWord(WORDS.id(), "Hello"),
-          "an upper-case word");
-      expectStatus(Status.INVALID_ARGUMENT, () -> blur.recordWord(WORDS.id(), "extraordinary"),
-          "a word longer than the metric's 10 characters");
+      // Words cross JNI for a word-discovery metric, and only there. (Any
+      // text is recorded, never refused for its content: sdk tests,
+      // PrefixExtension.ClientRecordsWords.)
       expectStatus(Status.INVALID_ARGUMENT, () -> blur.recordWord(RR.id(), "hello"),
           "a word for rr");
       expectStatus(Status.INVALID_ARGUMENT, () -> blur.record(WORDS.id(), 1), "an index for pem");
@@ -215,7 +213,8 @@ public final class BindingTest {
     checkEqual(Status.values().length, statuses, "statuses in blur.h");
     checkEqual("ok", Status.OK.statusName(), "OK's name");
     checkEqual("lifetime budget exhausted", Status.BUDGET_EXHAUSTED.statusName(), "name");
-    checkEqual("partitions overlap", Status.PARTITIONS_OVERLAP.statusName(), "last name");
+    checkEqual("memoized metric configuration changed",
+        Status.CONFIGURATION_CHANGED.statusName(), "last name");
 
     final Matcher row = Pattern.compile("X\\((\\d+), \\w+, (\\w+), (\\w+),")
                             .matcher(Files.readString(mechanismTable));
@@ -318,8 +317,9 @@ public final class BindingTest {
 
   /**
    * The caller's partitions (the ledger after the queue) hold the device
-   * across a reopen; overlapping ones are refused. A memoized sue metric is
-   * charged its longitudinal epsilon once per value.
+   * across a reopen; overlapping ones are refused. A memoized sue metric
+   * charges its epsilon every report, the same for every value, and keeps
+   * its configuration: another one under the same id is refused.
    */
   private static void partitionsAndMemoization(Path dir) throws IOException {
     Files.createDirectories(dir);
@@ -331,19 +331,23 @@ public final class BindingTest {
       try (BlurClient blur = BlurClient.openPartitioned(port, 6, 2, 0, 6)) {
         blur.provision(Policy.builder().lifetimeCapMicros(10L * NAT).build());
         blur.addMetric(memoized);
-        blur.record(memoized.id(), 3); // 1 + 0.5 nats: value 3's permanent response, a report
-        checkEqual(3L * NAT / 2, blur.budget().spentMicros(), "a new memoized value");
-        blur.record(memoized.id(), 3); // 0.5 nats: value 3 is known
-        checkEqual(2L * NAT, blur.budget().spentMicros(), "a known memoized value");
+        blur.record(memoized.id(), 3);
+        checkEqual(NAT / 2L, blur.budget().spentMicros(), "a memoized report");
+        blur.record(memoized.id(), 5); // a new value: the same charge
+        checkEqual(1L * NAT, blur.budget().spentMicros(), "a new value charges the same");
       }
       try (BlurClient blur = BlurClient.openPartitioned(port, 6, 2, 0, 6)) {
         check(blur.isProvisioned(), "the partitioned ledger reopens");
-        checkEqual(2L * NAT, blur.budget().spentMicros(), "spent on the partitioned ledger");
+        checkEqual(1L * NAT, blur.budget().spentMicros(), "spent on the partitioned ledger");
         checkEqual(2, blur.budget().pendingReports(), "the partitioned queue");
+        expectStatus(Status.CONFIGURATION_CHANGED,
+            () -> blur.addMetric(Metric.sue(4, NAT / 2, 8).memoized(2 * NAT)),
+            "a memoized metric id with another configuration");
+        blur.addMetric(memoized);
       }
     }
     System.out.println("partitions: the caller's layout reopens, overlaps are refused; "
-        + "memoized sue charged once per value");
+        + "memoized sue charged the same for every value, its configuration pinned");
   }
 
   /** A port whose sync or entropy throws: the SDK fails closed, the exception is the cause. */
