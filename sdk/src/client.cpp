@@ -39,34 +39,15 @@ Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t 
     if (id != Id::kSymmetricUnaryEncoding && id != Id::kRappor && id != Id::kOneBitMean) {
       return Status::kInvalidArgument;  // symmetric bit flips and 1BitMean only
     }
-    if constexpr (!kMemoizationBuilt) return Status::kNotBuilt;
-    [[maybe_unused]] const MemoKey key{
-        metric_id, memo_config_digest(metric_id, id, epsilon_micros, domain_size,
-                                      longitudinal_epsilon, rounding_buckets)};
-    if constexpr (kMemoizationBuilt && mechanism_built(Id::kOneBitMean)) {
-      if (id == Id::kOneBitMean) {
-        return store(MemoizedMean::create(epsilon_micros, longitudinal_epsilon, domain_size,
-                                          rounding_buckets, key));
-      }
+    if constexpr (!kMemoizationBuilt) {
+      return Status::kNotBuilt;
+    } else {
+      return set_memoized(id, epsilon_micros, domain_size,
+                          MemoKey{metric_id, memo_config_digest(metric_id, id, epsilon_micros,
+                                                                domain_size, longitudinal_epsilon,
+                                                                rounding_buckets)},
+                          longitudinal_epsilon, rounding_buckets);
     }
-    if (rounding_buckets != 0) return Status::kInvalidArgument;
-    if constexpr (kMemoizationBuilt && mechanism_built(Id::kSymmetricUnaryEncoding)) {
-      if (id == Id::kSymmetricUnaryEncoding) {
-        const auto permanent = UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric,
-                                                     longitudinal_epsilon, domain_size);
-        if (!permanent.ok()) return permanent.status();
-        return store(Memoized<UnaryEncoding>::create(permanent.value(), epsilon_micros, key));
-      }
-    }
-    if constexpr (kMemoizationBuilt && mechanism_built(Id::kRappor)) {
-      if (id == Id::kRappor) {
-        const auto permanent = Rappor::create(longitudinal_epsilon, domain_size, RapporShape{},
-                                              BloomHashKey{metric_id, 0});
-        if (!permanent.ok()) return permanent.status();
-        return store(Memoized<Rappor>::create(permanent.value(), epsilon_micros, key));
-      }
-    }
-    return Status::kNotBuilt;
   }
   // Each case compiles only when its mechanism is in the build.
   switch (id) {
@@ -131,6 +112,36 @@ Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t 
   return Status::kNotBuilt;
 }
 
+Status AnyMechanism::set_memoized(MechanismId id, EpsilonMicros epsilon_micros,
+                                  uint32_t domain_size, MemoKey key,
+                                  EpsilonMicros longitudinal_epsilon, uint32_t rounding_buckets) {
+  using Id = MechanismId;
+  if constexpr (mechanism_built(Id::kOneBitMean)) {
+    if (id == Id::kOneBitMean) {
+      return store(MemoizedMean::create(epsilon_micros, longitudinal_epsilon, domain_size,
+                                        rounding_buckets, key));
+    }
+  }
+  if (rounding_buckets != 0) return Status::kInvalidArgument;
+  if constexpr (mechanism_built(Id::kSymmetricUnaryEncoding)) {
+    if (id == Id::kSymmetricUnaryEncoding) {
+      const auto permanent = UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric,
+                                                   longitudinal_epsilon, domain_size);
+      if (!permanent.ok()) return permanent.status();
+      return store(Memoized<UnaryEncoding>::create(permanent.value(), epsilon_micros, key));
+    }
+  }
+  if constexpr (mechanism_built(Id::kRappor)) {
+    if (id == Id::kRappor) {
+      const auto permanent = Rappor::create(longitudinal_epsilon, domain_size, RapporShape{},
+                                            BloomHashKey{key.metric_id, 0});
+      if (!permanent.ok()) return permanent.status();
+      return store(Memoized<Rappor>::create(permanent.value(), epsilon_micros, key));
+    }
+  }
+  return Status::kNotBuilt;
+}
+
 Status Client::open(const Port& port) {
   if (port.block_count < kLedgerBlocks) return Status::kInvalidArgument;
   return open(port, Partition{0, kLedgerBlocks},
@@ -172,15 +183,17 @@ Status Client::add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicr
                                 longitudinal_epsilon, rounding_buckets));
   // A memoized metric's id keeps its configuration for the device's life
   // (permanent_stream.h); refused here already when the ledger knows it.
-  BLUR_TRY(metric.mechanism.visit([&](const auto& configured) {
-    using M = std::decay_t<decltype(configured)>;
-    if constexpr (IsMemoized<M>::value) {
-      if (ledger_.is_open()) {
-        return ledger_.check_memoized_config(metric_id, configured.key().config_digest);
+  if constexpr (kMemoizationBuilt || mechanism_built(MechanismId::kLoloha)) {
+    BLUR_TRY(metric.mechanism.visit([&](const auto& configured) {
+      using M = std::decay_t<decltype(configured)>;
+      if constexpr (IsMemoized<M>::value) {
+        if (ledger_.is_open()) {
+          return ledger_.check_memoized_config(metric_id, configured.key().config_digest);
+        }
       }
-    }
-    return Status::kOk;
-  }));
+      return Status::kOk;
+    }));
+  }
   metric.id = metric_id;
   ++metric_count_;
   return Status::kOk;
@@ -190,36 +203,30 @@ Status Client::record(uint32_t metric_id, uint32_t value) { return record_value(
 
 Status Client::record_word(uint32_t metric_id, const char* word, size_t size) {
   if (word == nullptr && size != 0) return Status::kInvalidArgument;
-  const Metric* metric = find_metric(metric_id);
-  if (metric == nullptr) return Status::kInvalidArgument;
-  uint32_t longest = kMaxWordLength;
-  BLUR_TRY(metric->mechanism.visit([&](const auto& mechanism) {
-    if constexpr (std::is_same_v<MechanismValueT<std::decay_t<decltype(mechanism)>>, Word>) {
-      longest = mechanism.domain_size();
-    }
-    return Status::kOk;
-  }));
-  return record_value(metric_id, Word::fitted(word, size, longest));
-}
-
-const Client::Metric* Client::find_metric(uint32_t metric_id) const {
-  for (uint32_t i = 0; i < metric_count_; ++i) {
-    if (metrics_[i].id == metric_id) return &metrics_[i];
-  }
-  return nullptr;
+  return record_value(metric_id, WordText{word, size});
 }
 
 template <typename Value>
-Status Client::record_value(uint32_t metric_id, const Value& value) {
+Status Client::record_value(uint32_t metric_id, const Value& input) {
   if (!ready_) return Status::kInvalidArgument;
-  const Metric* metric = find_metric(metric_id);
+  const Metric* metric = nullptr;
+  for (uint32_t i = 0; i < metric_count_; ++i) {
+    if (metrics_[i].id == metric_id) metric = &metrics_[i];
+  }
   if (metric == nullptr) return Status::kInvalidArgument;
   return metric->mechanism.visit([&](const auto& mechanism) {
     using M = std::decay_t<decltype(mechanism)>;
-    // A word for a word metric, an index for the others.
-    if constexpr (!std::is_same_v<MechanismValueT<M>, Value>) {
+    constexpr bool kWordMetric = std::is_same_v<MechanismValueT<M>, Word>;
+    // Text for a word metric, an index for the others.
+    if constexpr (kWordMetric != std::is_same_v<Value, WordText>) {
       return Status::kInvalidArgument;
     } else {
+      MechanismValueT<M> value{};
+      if constexpr (kWordMetric) {
+        value = Word::fitted(input.text, input.size, mechanism.domain_size());
+      } else {
+        value = input;
+      }
       if (!in_domain(mechanism, value)) return Status::kInvalidArgument;
       // Room first (nothing is spent on a report that could not be queued),
       // then the durable charge and the randomization, then the append.

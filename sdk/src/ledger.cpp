@@ -12,10 +12,7 @@ namespace blur {
 namespace {
 
 constexpr uint32_t kMagic = 0x4C524C42;  // "BLRL"
-constexpr uint32_t kFormat = 5;          // a log: snapshot, then entries (ledger.h)
-// Format 4: the same layout, but its memo slots held (metric, value) pairs
-// of the per-value charging before format 5; they are dropped when read.
-constexpr uint32_t kPerValueMemoFormat = 4;
+constexpr uint32_t kFormat = 4;          // a log: snapshot, then entries (ledger.h)
 // Format 3 (before the log): a whole record at the start of blocks 0 and 1,
 // rewritten in turn, no capacities in its
 // header (this build's defaults of the time: 8 metric slots, 16 memo
@@ -186,10 +183,8 @@ class LedgerRecordCodec {
   // their caps): a forged or corrupted record with a correct CRC still
   // cannot open a ledger that breaks its own caps. kIncompatible: a newer
   // format, or more metric caps or memoized values than this build holds.
-  // *per_value_memo: the record is of format 3 or 4, whose memo slots (and
-  // its log's memo entries) are per-value pairs: dropped, not read.
   static Status read_snapshot(const Port& port, uint32_t block, Record* r, Snapshot* state,
-                              uint32_t* entries, bool* per_value_memo) {
+                              uint32_t* entries) {
     uint8_t header[12];
     if (port.read(port.context, block, 0, header, sizeof header) != Status::kOk) {
       return Status::kStorageFailure;
@@ -207,7 +202,7 @@ class LedgerRecordCodec {
             ? format_word
             : format_word & 0xFFFF;
     uint32_t metric_slots = kLegacyMetricSlots, memo_slots = kLegacyMemoSlots;
-    if (format == kFormat || format == kPerValueMemoFormat) {
+    if (format == kFormat) {
       metric_slots = load_le32(header + 8) & 0xFFFF;
       memo_slots = load_le32(header + 8) >> 16;
     } else if (format != kLegacyFormat) {
@@ -234,11 +229,6 @@ class LedgerRecordCodec {
     if (io.status() != Status::kOk || r->policy.metric_cap_count > metric_slots ||
         r->memo_count > memo_slots) {
       return Status::kOk;  // inconsistent: invalid
-    }
-    *per_value_memo = format != kFormat;
-    if (*per_value_memo) {
-      r->memo_count = 0;
-      memset(r->memo, 0, sizeof r->memo);
     }
     if (r->policy.metric_cap_count > kMaxLedgerMetrics || r->memo_count > kMaxMemoValues) {
       *state = Snapshot::kIncompatible;
@@ -277,11 +267,10 @@ class LedgerRecordCodec {
   // totals within every cap. A CRC-valid entry that breaks them is forged
   // or corrupt: kStorageCorrupt (the ledger fails closed rather than fall
   // back to an older state); kStorageIncompatible if a memoized metric does
-  // not fit this build. per_value_memo: an entry of format 4, whose memo
-  // pair is dropped (read_snapshot).
-  static Status apply_entry(const uint8_t in[kEntrySize], Record* r, bool per_value_memo) {
+  // not fit this build.
+  static Status apply_entry(const uint8_t in[kEntrySize], Record* r) {
     const Ledger::Charge c{load_le64(in + 16), load_le64(in + 24), load_le32(in + 32),
-                           load_le32(in + 36), in[1] == 1 && !per_value_memo};
+                           load_le32(in + 36), in[1] == 1};
     if (in[0] != kEntryTag || in[1] > 1 || in[2] != 0 || in[3] != 0 ||
         load_le32(in + 4) != r->sequence + 1 || load_le64(in + 8) < r->counter) {
       return Status::kStorageCorrupt;
@@ -305,14 +294,12 @@ class LedgerRecordCodec {
   static Status load_newest(const Port& port, Partition partition, Record* newest,
                             uint32_t* active, uint32_t* append, bool* holds_record) {
     Record record;
-    bool found = false, blank = true, incompatible = false, per_value = false,
-         newest_per_value = false;
+    bool found = false, blank = true, incompatible = false;
     uint32_t entries = 0, newest_entries = 0;
     Status status = Status::kOk;
     for (uint32_t i = 0; i < partition.block_count && status == Status::kOk; ++i) {
       Snapshot state;
-      status =
-          read_snapshot(port, partition.first_block + i, &record, &state, &entries, &per_value);
+      status = read_snapshot(port, partition.first_block + i, &record, &state, &entries);
       blank = blank && state == Snapshot::kBlank;
       incompatible = incompatible || state == Snapshot::kIncompatible;
       if (status == Status::kOk && state == Snapshot::kValid &&
@@ -320,7 +307,6 @@ class LedgerRecordCodec {
         *newest = record;
         *active = i;
         newest_entries = entries;
-        newest_per_value = per_value;
         found = true;
       }
     }
@@ -331,16 +317,11 @@ class LedgerRecordCodec {
     // a readable one: it may be the newest.
     if (incompatible) return Status::kStorageIncompatible;
     if (!found) return blank ? Status::kNotProvisioned : Status::kStorageCorrupt;
-    BLUR_TRY(replay(port, partition.first_block + *active, newest_entries, newest_per_value,
-                    newest, append));
-    // An older format's log takes no new entries: the next charge starts a
-    // format-5 snapshot, so no entry is ever replayed by the wrong rule.
-    if (newest_per_value) *append = port.block_size;
-    return Status::kOk;
+    return replay(port, partition.first_block + *active, newest_entries, newest, append);
   }
 
-  static Status replay(const Port& port, uint32_t block, uint32_t offset, bool per_value_memo,
-                       Record* r, uint32_t* append) {
+  static Status replay(const Port& port, uint32_t block, uint32_t offset, Record* r,
+                       uint32_t* append) {
     const uint32_t span = record_span(port, kEntrySize);
     for (; offset + span <= port.block_size; offset += span) {
       RecordState state;
@@ -363,7 +344,7 @@ class LedgerRecordCodec {
       if (port.read(port.context, block, offset, entry, sizeof entry) != Status::kOk) {
         return Status::kStorageFailure;
       }
-      BLUR_TRY(apply_entry(entry, r, per_value_memo));
+      BLUR_TRY(apply_entry(entry, r));
     }
     *append = offset;
     return Status::kOk;
@@ -533,13 +514,7 @@ Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, u
 
 Status Ledger::apply(const Charge& c, Record* r) {
   const LedgerPolicy& policy = r->policy;
-  if (c.memo) {
-    // A metric is recorded once (a replayed entry recording it again is forged).
-    for (uint32_t i = 0; i < r->memo_count; ++i) {
-      if (r->memo[i].metric_id == c.metric_id) return Status::kConfigurationChanged;
-    }
-    if (r->memo_count == kMaxMemoValues) return Status::kMemoTableFull;
-  }
+  if (c.memo && r->memo_count == kMaxMemoValues) return Status::kMemoTableFull;
   if (c.amount > policy.lifetime_cap_micros - r->spent) return Status::kBudgetExhausted;
   if (policy.window_seconds != 0) {
     if (c.window_start < r->window_start) return Status::kInvalidArgument;

@@ -1,5 +1,7 @@
 #include "blur/report/report_encoding.h"
 
+#include <string.h>
+
 #include "blur.pb.h"
 #include "blur/version.h"
 #include "pb_encode.h"
@@ -62,7 +64,7 @@ bool to_wire(const Report& report, blur_Report* wire) {
       if (bytes > kMaxBitVectorBytes) return false;
       wire->which_payload = blur_Report_bits_tag;
       wire->payload.bits.size = static_cast<pb_size_t>(bytes);
-      for (size_t i = 0; i < bytes; ++i) wire->payload.bits.bytes[i] = report.payload.bits[i];
+      memcpy(wire->payload.bits.bytes, report.payload.bits, bytes);
       return true;
     }
     case PayloadKind::kBloom: {
@@ -71,7 +73,7 @@ bool to_wire(const Report& report, blur_Report* wire) {
       wire->which_payload = blur_Report_bloom_tag;
       wire->payload.bloom.cohort = report.payload.seed;
       wire->payload.bloom.bits.size = static_cast<pb_size_t>(bytes);
-      for (size_t i = 0; i < bytes; ++i) wire->payload.bloom.bits.bytes[i] = report.payload.bits[i];
+      memcpy(wire->payload.bloom.bits.bytes, report.payload.bits, bytes);
       return true;
     }
   }

@@ -26,13 +26,13 @@ constexpr char kNames[] =
     "clock failure\0"
     "storage rolled back\0"
     "report queue full\0"
-    "memoized metric table full\0"
+    "memo table full\0"
     "transport failure\0"
     "not in this build\0"
     "storage worn out\0"
-    "storage incompatible with this build\0"
+    "storage incompatible\0"
     "partitions overlap\0"
-    "memoized metric configuration changed\0";
+    "metric reconfigured\0";
 }  // namespace
 
 const char* status_name(Status status) {

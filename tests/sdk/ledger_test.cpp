@@ -172,8 +172,10 @@ TEST(Ledger, ReadsTheTwoSlotFormatOfEarlierReleases) {
   EXPECT_EQ(ledger.next_report_id(), 3u);
   EXPECT_EQ(ledger.metric_spent_micros(7), 1600000u);
   EXPECT_EQ(ledger.metric_spent_micros(9), 250000u);
-  // Format 4 kept (metric, value) pairs of the per-value charging: dropped.
-  EXPECT_FALSE(ledger.memoized(7, 3));
+  // The record of an earlier release memoized value 3 of metric 7: read as
+  // a configuration digest, it pins metric 7 to no configuration of today.
+  EXPECT_TRUE(ledger.memoized(7, 3));
+  EXPECT_EQ(ledger.check_memoized_config(7, 0xC0FFEE), Status::kConfigurationChanged);
   EXPECT_EQ(ledger.device_nonce(), 0x1122334455667788u);
   ASSERT_TRUE(ledger.secret() != nullptr);
   EXPECT_EQ(ledger.secret()[31], 32);
@@ -185,13 +187,12 @@ TEST(Ledger, ReadsTheTwoSlotFormatOfEarlierReleases) {
   ASSERT_EQ(rebooted.open(port.port(), SimPort::kLedgerPartition), Status::kOk);
   EXPECT_EQ(rebooted.spent_micros(), 1950000u);
   EXPECT_EQ(rebooted.metric_spent_micros(9), 350000u);
-  EXPECT_FALSE(rebooted.memoized(7, 3));
-  // The charge after a format-4 record started a format-5 snapshot: a
-  // metric recorded now is read back as a configuration.
-  ASSERT_EQ(rebooted.charge_memoized(100000, 7, 0xC0FFEE, &id), Status::kOk);
+  EXPECT_TRUE(rebooted.memoized(7, 3));
+  EXPECT_EQ(rebooted.charge_memoized(100000, 7, 0xC0FFEE, &id), Status::kConfigurationChanged);
+  ASSERT_EQ(rebooted.charge_memoized(100000, 8, 0xC0FFEE, &id), Status::kOk);  // a new id
   Ledger again;
   ASSERT_EQ(again.open(port.port(), SimPort::kLedgerPartition), Status::kOk);
-  EXPECT_TRUE(again.memoized(7, 0xC0FFEE));
+  EXPECT_TRUE(again.memoized(8, 0xC0FFEE));
   EXPECT_EQ(again.spent_micros(), 2050000u);
   EXPECT_EQ(Ledger().provision(port.port(), SimPort::kLedgerPartition, kPolicy, 1),
             Status::kAlreadyProvisioned);
@@ -204,7 +205,7 @@ TEST(Ledger, ANewerFormatIsRefusedAndLeftAlone) {
   Ledger ledger;
   ASSERT_EQ(ledger.provision(port.port(), SimPort::kLedgerPartition, kPolicy, 1), Status::kOk);
   uint8_t* header = port.flash();
-  blur::store_le32(header + 4, 6 | (~6u & 0xFFFF) << 16);  // format 6 and its complement
+  blur::store_le32(header + 4, 5 | (~5u & 0xFFFF) << 16);  // format 5 and its complement
   uint8_t before[2 * SimPort::kBlockSize];
   memcpy(before, port.flash(), sizeof before);
   Ledger rebooted;

@@ -61,6 +61,9 @@ class AnyMechanism {
   }
   template <typename M>
   Status store(const Result<M>& built);
+  // set() for sue, rappor and onebit with a longitudinal epsilon.
+  Status set_memoized(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size,
+                      MemoKey key, EpsilonMicros longitudinal_epsilon, uint32_t rounding_buckets);
 
   static constexpr size_t kStorageSize = 80;
   alignas(8) unsigned char storage_[kStorageSize];
@@ -114,8 +117,11 @@ class Client {
     uint32_t id;
     AnyMechanism mechanism;
   };
-  const Metric* find_metric(uint32_t metric_id) const;
-  // record() and record_word(): Value is uint32_t or Word.
+  struct WordText {  // record_word's text, fitted to the metric (Word::fitted)
+    const char* text;
+    size_t size;
+  };
+  // record() and record_word(): Value is uint32_t or WordText.
   template <typename Value>
   Status record_value(uint32_t metric_id, const Value& value);
 

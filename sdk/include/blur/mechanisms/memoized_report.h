@@ -21,7 +21,7 @@ template <typename Memo>
 Status make_memoized_report(Ledger& ledger, Rng& rng, const Memo& mechanism, uint32_t value,
                             Report* out) {
   if (out == nullptr || value >= mechanism.domain_size()) return Status::kInvalidArgument;
-  if (!rng.seeded()) return Status::kEntropyFailure;
+  if (!rng.seeded()) return Status::kEntropyFailure;  // before spending anything
   if (ledger.secret() == nullptr) return Status::kInvalidArgument;
   const MemoKey key = mechanism.key();
   Report report{};

@@ -49,9 +49,11 @@
 // never reused with another configuration: that would draw new permanent
 // responses for old values (kConfigurationChanged). What a memoized report
 // charges is the same for every value (docs/math.md §5.2); the table only
-// pins configurations. Records of formats 3 and 4 held (metric, value)
-// pairs of the earlier per-value charging: open() drops them and the next
-// write starts a format-5 snapshot.
+// pins configurations. A record of an earlier release holds (metric, value)
+// pairs of its per-value charging in the same slots: read as (metric,
+// digest), they pin those metric ids to no configuration of this release,
+// so a memoized metric of an earlier release needs a new id (its permanent
+// responses would be drawn anew).
 //
 // Fail closed: with no valid record, a failed or worn-out write, a failed
 // clock or a rolled-back image (see Port::counter_read), the ledger is

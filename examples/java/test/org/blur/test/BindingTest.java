@@ -213,7 +213,7 @@ public final class BindingTest {
     checkEqual(Status.values().length, statuses, "statuses in blur.h");
     checkEqual("ok", Status.OK.statusName(), "OK's name");
     checkEqual("lifetime budget exhausted", Status.BUDGET_EXHAUSTED.statusName(), "name");
-    checkEqual("memoized metric configuration changed",
+    checkEqual("metric reconfigured",
         Status.CONFIGURATION_CHANGED.statusName(), "last name");
 
     final Matcher row = Pattern.compile("X\\((\\d+), \\w+, (\\w+), (\\w+),")
