@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "estimate/device_clustering.h"
 #include "incoming_reports.h"
 #include "postgres_test_db.h"
 #include "random_reports.h"
@@ -539,7 +540,8 @@ TEST_P(StoreTest, ExcessWithinOneGroupOfBatches) {
 // The counts an estimate's variance reads (estimate/device_clustering.h):
 // each device's reports summed over the range's buckets, or per period, on
 // SQLite and PostgreSQL alike (nonces above 2^63 included); pruned with the
-// raw reports.
+// raw reports, after which the estimate bounds the uncounted reports by the
+// metric's bound times the buckets.
 TEST_P(StoreTest, DeviceCountsSumEachDeviceOverTheBucketsOfARangeOrPeriod) {
   auto store = open();
   MetricConfig metric = kMetric;
@@ -588,7 +590,8 @@ TEST_P(StoreTest, DeviceCountsSumEachDeviceOverTheBucketsOfARangeOrPeriod) {
   ASSERT_TRUE(none);
   EXPECT_TRUE(none->empty());
 
-  // After the prune the old bucket's aggregate stays but its counts go.
+  // After the prune the old bucket's aggregate stays but its counts go: its
+  // 4 reports are uncounted, each device bounded by 10 per bucket x 3 buckets.
   ASSERT_TRUE(store->prune(metric, kNow));
   auto counted = store->device_counts(metric, {});
   ASSERT_TRUE(counted && counted->size() == 1u);
@@ -598,6 +601,11 @@ TEST_P(StoreTest, DeviceCountsSumEachDeviceOverTheBucketsOfARangeOrPeriod) {
   ASSERT_TRUE(aggregate);
   EXPECT_EQ(aggregate->reports(), 10u);
   EXPECT_EQ(buckets, 3u);
+  const DeviceClustering clustering =
+      metric_clustering(metric, aggregate->reports(), counted->front().counts, buckets);
+  EXPECT_EQ(clustering.uncounted_reports(), 4u);
+  EXPECT_EQ(clustering.uncounted_cap(), 4u);
+  EXPECT_DOUBLE_EQ(clustering.max_reports(), 9.0);
 }
 
 TEST_P(StoreTest, BoundIsPartOfTheStoredConfiguration) {
