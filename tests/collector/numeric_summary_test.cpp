@@ -127,4 +127,39 @@ TEST(NumericSummary, OneBitMeanUnbiasedWithNominalCoverage) {
   EXPECT_LT(std::fabs(covered - 0.95 * trials), 4.89 * std::sqrt(trials * 0.95 * 0.05)) << covered;
 }
 
+// Several reports per device: 100 devices x 30 reports (S2 / n = 30).
+// Discrete Laplace's noise has one variance, so the error grows by exactly
+// sqrt(30); 1BitMean's bits have variances between e^eps/(e^eps+1)^2 =
+// 0.197 and 1/4, and with the sample variance inside that range (a third
+// of the bits set: 0.222) the bound is 30 times the textbook variance too.
+// With half of them set the sample variance, n/(n-1) 1/4, passes the
+// ceiling, which then caps the bound at S2 / 4.
+TEST(NumericSummary, DeviceClusteredErrorsGrowWithTheDesignEffect) {
+  DeviceCounts counts;
+  counts.reports = 3000;
+  counts.devices = 100;
+  counts.sum_squares = 100 * 900;
+  counts.max_reports = 30;
+  const DeviceClustering thirty = DeviceClustering::from_counts(3000, counts, 1);
+  const DeviceClustering one = DeviceClustering::one_report_per_device(3000);
+  for (const MechanismId mechanism : {MechanismId::kDiscreteLaplace, MechanismId::kOneBitMean}) {
+    const MetricConfig metric{10, mechanism, 1000000, 101};
+    NumericSummary summary;
+    summary.add(1, 1000);
+    summary.add(0, 2000);
+    const double clustered =
+        numeric_estimate_json(metric, summary, thirty)["estimates"][0]["stderr"].get<double>();
+    const double textbook =
+        numeric_estimate_json(metric, summary, one)["estimates"][0]["stderr"].get<double>();
+    EXPECT_NEAR(clustered / textbook, std::sqrt(30.0), 1e-9) << static_cast<int>(mechanism);
+  }
+  const MetricConfig onebit{10, MechanismId::kOneBitMean, 1000000, 101};
+  NumericSummary half;
+  half.add(1, 1500);
+  half.add(0, 1500);
+  const double scale = 100 * (std::exp(1.0) + 1) / (std::exp(1.0) - 1);
+  EXPECT_NEAR(numeric_estimate_json(onebit, half, thirty)["estimates"][0]["stderr"].get<double>(),
+              scale * std::sqrt(100 * 900 * 0.25) / 3000, 1e-9);
+}
+
 }  // namespace
