@@ -13,8 +13,9 @@
 //
 // with n = sum_d m_d, S2 = sum_d m_d^2, m_max = max_d m_d. It is V when
 // every device sends one report (S2 = n, m_max = 1), the design effect
-// S2 / n times V when every report has the same variance, and never below
-// the truth (docs/math.md §4.1).
+// S2 / n times V when every report has the same variance, and an upper
+// bound on the true variance whenever V is the reports' summed variance
+// (docs/math.md §4.1; V itself is the estimator's plug-in, as before).
 //
 // The counts come from the store's contribution-bound counts per (metric,
 // bucket, device), grouped by device over the estimate's buckets. Reports
