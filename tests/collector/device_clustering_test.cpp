@@ -25,8 +25,7 @@ TEST(DeviceClustering, OneReportPerDeviceKeepsTheTextbookVariance) {
   EXPECT_DOUBLE_EQ(one.variance(123.5, 0.1, 0.2), 123.5);
   EXPECT_EQ(describe_variance(one), "independent reports (one per device)");
   // The same from the store's counts.
-  const DeviceClustering counted =
-      DeviceClustering::from_counts(3, counts_of({1, 1, 1}), 4);
+  const DeviceClustering counted = DeviceClustering::from_counts(3, counts_of({1, 1, 1}), 4);
   EXPECT_DOUBLE_EQ(counted.variance(7.0, 2.0, 3.0), 7.0);
   EXPECT_EQ(describe_variance(counted), "independent reports (one per device)");
 }
@@ -46,7 +45,7 @@ TEST(DeviceClustering, EqualCountsMultiplyByTheDesignEffect) {
 TEST(DeviceClustering, UnequalCountsBoundTheWorstDevice) {
   const double f = 1.0, c = 3.0;  // per-report variances: floor, ceiling
   const DeviceClustering k = DeviceClustering::from_counts(12, counts_of({1, 1, 10}), 1);
-  const double independent = 2 * f + 10 * c;      // the 10-report device at the ceiling
+  const double independent = 2 * f + 10 * c;         // the 10-report device at the ceiling
   const double worst = 1 * f + 1 * f + 10 * 10 * c;  // sum_d m_d V_d
   EXPECT_DOUBLE_EQ(k.variance(independent, f, c), worst);
   EXPECT_LT(k.design_effect() * independent, worst);

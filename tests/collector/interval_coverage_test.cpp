@@ -57,12 +57,12 @@ struct Coverage {
 Coverage memoized_sue_coverage(uint32_t longitudinal_micros, uint32_t report_micros,
                                uint64_t seed) {
   using blur::UnaryEncoding;
-  const uint64_t m1 = UnaryEncoding::flip_numerator(UnaryEncoding::Kind::kSymmetric,
-                                                    longitudinal_micros);
-  const uint64_t mt =
-      UnaryEncoding::flip_numerator(UnaryEncoding::Kind::kSymmetric, report_micros);
+  const uint64_t m1 =
+      UnaryEncoding::flip_numerator(UnaryEncoding::Kind::kSymmetric, longitudinal_micros);
+  const uint64_t mt = UnaryEncoding::flip_numerator(UnaryEncoding::Kind::kSymmetric, report_micros);
   const double q1 = std::ldexp(static_cast<double>(m1), -64);
-  const double q2 = std::ldexp(static_cast<double>(blur::instantaneous_flip_numerator(m1, mt)), -64);
+  const double q2 =
+      std::ldexp(static_cast<double>(blur::instantaneous_flip_numerator(m1, mt)), -64);
   const OracleParams params = symmetric_unary_params(report_micros);
   const DeviceClustering clustered = thirty_each();
   const uint64_t n = kDevices * kReportsPerDevice;
@@ -96,10 +96,11 @@ TEST(IntervalCoverage, MemoizedUnaryEncodingThirtyReportsPerDevice) {
   };
   for (const Case c : {Case{1000000, 250000}, Case{2000000, 1800000}}) {
     const Coverage coverage = memoized_sue_coverage(c.longitudinal, c.report, 20261125 + c.report);
-    std::printf("memoized SUE eps_L %.2f eps_r %.2f, %d devices x %d reports: coverage %.4f "
-                "(device-clustered), %.4f (independent reports)\n",
-                c.longitudinal / 1e6, c.report / 1e6, static_cast<int>(kDevices),
-                static_cast<int>(kReportsPerDevice), coverage.clustered, coverage.independent);
+    std::printf(
+        "memoized SUE eps_L %.2f eps_r %.2f, %d devices x %d reports: coverage %.4f "
+        "(device-clustered), %.4f (independent reports)\n",
+        c.longitudinal / 1e6, c.report / 1e6, static_cast<int>(kDevices),
+        static_cast<int>(kReportsPerDevice), coverage.clustered, coverage.independent);
     EXPECT_GE(coverage.clustered, 0.94) << c.longitudinal << " " << c.report;
     EXPECT_LT(coverage.independent, 0.8) << c.longitudinal << " " << c.report;
   }
@@ -141,9 +142,10 @@ TEST(IntervalCoverage, MemoizedOneBitMeanThirtyReportsPerDevice) {
   }
   const double with = covered[0] / static_cast<double>(kRepetitions);
   const double without = covered[1] / static_cast<double>(kRepetitions);
-  std::printf("memoized 1BitMean eps 1, %d devices x %d reports: coverage %.4f "
-              "(device-clustered), %.4f (independent reports)\n",
-              static_cast<int>(kDevices), static_cast<int>(kReportsPerDevice), with, without);
+  std::printf(
+      "memoized 1BitMean eps 1, %d devices x %d reports: coverage %.4f "
+      "(device-clustered), %.4f (independent reports)\n",
+      static_cast<int>(kDevices), static_cast<int>(kReportsPerDevice), with, without);
   EXPECT_GE(with, 0.94);
   EXPECT_LT(without, 0.8);
 }

@@ -89,7 +89,8 @@ TEST(NumericSummary, MeanIntervalHasNominalCoverage) {
       truth += static_cast<double>(x) / 500;
       summary.add(x + geometric(rng) - geometric(rng));  // difference of geometrics = DLap
     }
-    const auto json = numeric_estimate_json(metric, summary, DeviceClustering::one_report_per_device(summary.reports()));
+    const auto json = numeric_estimate_json(
+        metric, summary, DeviceClustering::one_report_per_device(summary.reports()));
     const double low = json["estimates"][0]["ci95"][0], high = json["estimates"][0]["ci95"][1];
     covered += low <= truth && truth <= high;
   }
@@ -117,7 +118,8 @@ TEST(NumericSummary, OneBitMeanUnbiasedWithNominalCoverage) {
       const double p_one = 1 / (e + 1) + (x / 100.0) * (e - 1) / (e + 1);
       summary.add(unit(rng) < p_one ? 1 : 0);
     }
-    const auto json = numeric_estimate_json(metric, summary, DeviceClustering::one_report_per_device(summary.reports()));
+    const auto json = numeric_estimate_json(
+        metric, summary, DeviceClustering::one_report_per_device(summary.reports()));
     const auto& mean = json["estimates"][0];
     sum_error += mean["estimate"].get<double>() - truth;
     covered += mean["ci95"][0].get<double>() <= truth && truth <= mean["ci95"][1].get<double>();

@@ -554,8 +554,8 @@ TEST_P(StoreTest, DeviceCountsSumEachDeviceOverTheBucketsOfARangeOrPeriod) {
   insert(*store, {&now_7, &now_8});
   insert(*store, {&earlier_7});
   insert(*store, {&old_high}, kNow - 26 * 3600);
-  const auto expect = [](const DeviceCounts& c, uint64_t devices, uint64_t reports,
-                         double squares, uint64_t max) {
+  const auto expect = [](const DeviceCounts& c, uint64_t devices, uint64_t reports, double squares,
+                         uint64_t max) {
     EXPECT_EQ(c.devices, devices);
     EXPECT_EQ(c.reports, reports);
     EXPECT_DOUBLE_EQ(c.sum_squares, squares);

@@ -273,12 +273,12 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
     if (!total) return;
     out.begin_object().member("start", format_time(*period)).member("start_unix", *period);
     const auto counted = period_counts.find(*period);
-    write_estimate(*total,
-                   metric_clustering(request->metric, total->reports(),
-                                     counted == period_counts.end() ? DeviceCounts{}
-                                                                    : counted->second,
-                                     period_buckets),
-                   request->post, out, request->top_k);
+    write_estimate(
+        *total,
+        metric_clustering(request->metric, total->reports(),
+                          counted == period_counts.end() ? DeviceCounts{} : counted->second,
+                          period_buckets),
+        request->post, out, request->top_k);
     out.end_object();
   };
   for (BucketAggregate& bucket : buckets.value()) {

@@ -124,8 +124,7 @@ CountEstimate scaled_count(uint64_t reports, uint64_t pooled_reports, uint64_t s
 }
 
 CountEstimate with_device_clustering(const CountEstimate& e, const DeviceClustering& clustering) {
-  const double error =
-      std::sqrt(clustering.variance(e.std_error * e.std_error, 0.0, INFINITY));
+  const double error = std::sqrt(clustering.variance(e.std_error * e.std_error, 0.0, INFINITY));
   return CountEstimate{e.count, error, e.count - kZ95 * error, e.count + kZ95 * error};
 }
 

@@ -49,8 +49,8 @@ class DeviceClustering {
   uint64_t devices() const { return devices_; }
   uint64_t uncounted_reports() const { return uncounted_; }
   uint64_t uncounted_cap() const { return uncounted_cap_; }  // reports per uncounted device
-  double sum_squares() const { return sum_squares_; }  // upper bound on S2
-  double max_reports() const { return max_reports_; }  // upper bound on m_max
+  double sum_squares() const { return sum_squares_; }        // upper bound on S2
+  double max_reports() const { return max_reports_; }        // upper bound on m_max
   // S2 / n: 1 when every device sends one report.
   double design_effect() const;
   bool one_per_device() const { return design_effect() <= 1.0; }

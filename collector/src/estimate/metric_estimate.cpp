@@ -17,8 +17,8 @@ void write_interval(JsonWriter& out, std::string_view name, double low, double h
 
 // {"top_k": K, "words": [{"word": "the", "estimate": ..., "stderr": ...,
 //  "ci95": [lo, hi], "fraction": ...}, ...]}, in decreasing estimate order.
-void write_discovery(const Aggregate& aggregate, const DeviceClustering& clustering,
-                     uint32_t top_k, JsonWriter& out) {
+void write_discovery(const Aggregate& aggregate, const DeviceClustering& clustering, uint32_t top_k,
+                     JsonWriter& out) {
   DiscoveryOptions options;
   options.top_k = top_k;
   const Discovery found =
@@ -89,9 +89,9 @@ void write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
   std::vector<CountEstimate> estimates(metric.domain_size);
   std::vector<double> unbiased(metric.domain_size);
   for (uint32_t value = 0; value < metric.domain_size; ++value) {
-    estimates[value] = estimate_count(reports, counts[value], params,
-                                      squared.empty() ? 0.0 : all_squared - squared[value],
-                                      clustering);
+    estimates[value] =
+        estimate_count(reports, counts[value], params,
+                       squared.empty() ? 0.0 : all_squared - squared[value], clustering);
     unbiased[value] = estimates[value].count;
   }
   std::vector<double> consistent;

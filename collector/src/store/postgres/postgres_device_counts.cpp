@@ -74,8 +74,9 @@ Outcome<uint64_t> PostgresConnection::device_count(uint32_t metric_id, int64_t b
 Outcome<std::vector<PeriodDeviceCounts>> PostgresConnection::device_count_sums(
     uint32_t metric_id, int64_t from, int64_t to, int64_t period_seconds) {
   if (auto ok = usable(); !ok) return ok.error();
-  auto result = session_->run(pg::sql::kDeviceCountSums,
-                              Params().int64(metric_id).int64(from).int64(to).int64(period_seconds));
+  auto result =
+      session_->run(pg::sql::kDeviceCountSums,
+                    Params().int64(metric_id).int64(from).int64(to).int64(period_seconds));
   if (!result) return result.error();
   std::vector<PeriodDeviceCounts> periods;
   for (int row = 0; row < pg::rows(result->get()); ++row) {
