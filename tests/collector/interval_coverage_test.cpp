@@ -19,7 +19,6 @@
 #include <random>
 #include <vector>
 
-#include "blur/mechanisms/memoized.h"
 #include "blur/mechanisms/unary_encoding.h"
 #include "estimate/device_clustering.h"
 #include "estimate/frequency_oracle.h"
@@ -49,20 +48,23 @@ struct Coverage {
   double independent;
 };
 
-// Memoized SUE (sdk memoized.h) for one value v: each device's bit of v
-// is flipped once with q1 (the permanent response at eps_L), then every
-// report flips that permanent bit again with q2, whose numerator the SDK
-// derives so that one report is SUE at eps_r. The collector estimates SUE
-// at eps_r.
+// Memoized SUE for one value v (RAPPOR's permanent + instantaneous
+// response, sdk memoized.h): each device's bit of v is flipped once with q1
+// (the permanent response, SUE at eps_L), then every report flips that
+// permanent bit again with q2, chosen so that one report is SUE at eps_r:
+// q1 + q2 (1 - 2 q1) = q_t. The collector estimates SUE at eps_r.
 Coverage memoized_sue_coverage(uint32_t longitudinal_micros, uint32_t report_micros,
                                uint64_t seed) {
   using blur::UnaryEncoding;
-  const uint64_t m1 =
-      UnaryEncoding::flip_numerator(UnaryEncoding::Kind::kSymmetric, longitudinal_micros);
-  const uint64_t mt = UnaryEncoding::flip_numerator(UnaryEncoding::Kind::kSymmetric, report_micros);
-  const double q1 = std::ldexp(static_cast<double>(m1), -64);
-  const double q2 =
-      std::ldexp(static_cast<double>(blur::instantaneous_flip_numerator(m1, mt)), -64);
+  const double q1 = std::ldexp(
+      static_cast<double>(
+          UnaryEncoding::flip_numerator(UnaryEncoding::Kind::kSymmetric, longitudinal_micros)),
+      -64);
+  const double qt = std::ldexp(
+      static_cast<double>(
+          UnaryEncoding::flip_numerator(UnaryEncoding::Kind::kSymmetric, report_micros)),
+      -64);
+  const double q2 = (qt - q1) / (1 - 2 * q1);
   const OracleParams params = symmetric_unary_params(report_micros);
   const DeviceClustering clustered = thirty_each();
   const uint64_t n = kDevices * kReportsPerDevice;

@@ -145,4 +145,10 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
   return out;
 }
 
+nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary,
+                                     PostProcessing post) {
+  return numeric_estimate_json(
+      metric, summary, DeviceClustering::one_report_per_device(summary.reports()), post);
+}
+
 }  // namespace blur::collector

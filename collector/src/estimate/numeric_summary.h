@@ -65,6 +65,10 @@ double discrete_laplace_noise_variance(const MetricConfig& metric);
 nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary,
                                      const DeviceClustering& clustering,
                                      PostProcessing post = PostProcessing::kNone);
+// The same with every report from a device of its own (tools and tests that
+// know it; the collector's answers pass the store's clustering).
+nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary,
+                                     PostProcessing post = PostProcessing::kNone);
 
 }  // namespace blur::collector
 
