@@ -166,6 +166,7 @@
     } else {
       notes.push("Bars: unbiased estimates of the number of devices per value; whiskers: 95% intervals.");
     }
+    if (estimate.variance) notes.push("Intervals: " + estimate.variance + ".");
     $("current-note").textContent = notes.join(" ");
     $("normsub").checked = current.normsub;
     const values = rows.map((e) => e[key]);
@@ -191,7 +192,8 @@
     const mean = estimate.estimates[0];
     $("mean-text").textContent =
       format(mean.estimate) + " (95% interval " + format(mean.ci95[0]) + " to " +
-      format(mean.ci95[1]) + ", standard error " + format(mean.stderr) + ")";
+      format(mean.ci95[1]) + ", standard error " + format(mean.stderr) +
+      (estimate.variance ? "; " + estimate.variance : "") + ")";
     const histogram = estimate.histogram;
     $("histogram-block").hidden = !histogram;
     if (!histogram) {

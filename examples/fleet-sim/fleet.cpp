@@ -227,7 +227,15 @@ int fleet(const Options& o, std::ostream& summary) {
       const DeviceOutcome outcome = live(o, i, *metric, budget, recorder(i), deliver);
       if (!outcome.error.empty()) return fail("device " + std::to_string(i) + ": " + outcome.error);
     }
-    nlohmann::json out = collector::estimate_json(aggregate, *collector::post_processing_from_name(o.postprocess));
+    // Every device sent o.reports reports of its one value.
+    collector::DeviceCounts counts;
+    counts.reports = reports;
+    counts.devices = devices;
+    counts.sum_squares = static_cast<double>(devices) * o.reports * o.reports;
+    counts.max_reports = o.reports;
+    nlohmann::json out = collector::estimate_json(
+        aggregate, collector::DeviceClustering::from_counts(aggregate.reports(), counts, 1),
+        *collector::post_processing_from_name(o.postprocess));
     truth_json(&out);
     if (o.table && !true_counts.empty()) {
       print_table(o, out, true_counts);

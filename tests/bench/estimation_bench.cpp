@@ -129,7 +129,8 @@ void BM_AggregateAndEstimate(benchmark::State& state) {
   for (auto _ : state) {
     Aggregate aggregate(metric);
     for (size_t i = 0; i < n; ++i) aggregate.add(incoming[i % distinct]);
-    benchmark::DoNotOptimize(estimate_json(aggregate));
+    benchmark::DoNotOptimize(
+        estimate_json(aggregate, DeviceClustering::one_report_per_device(aggregate.reports())));
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(n));
   state.SetLabel(blur::mechanism_name(mechanism));

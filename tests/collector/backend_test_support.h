@@ -229,6 +229,11 @@ class BackendTest : public testing::TestWithParam<std::string> {
       return no();
     }
     Outcome<uint64_t> device_count(uint32_t, int64_t, uint64_t) override { return no(); }
+    Outcome<std::vector<blur::collector::PeriodDeviceCounts>> device_count_sums(uint32_t, int64_t,
+                                                                                int64_t,
+                                                                                int64_t) override {
+      return no();
+    }
     Fallible delete_device_counts_before(uint32_t, int64_t) override { return no(); }
   };
 

@@ -175,6 +175,7 @@ def check_large_domain(browser):
     assert set(current["values"]) == {r["value"] for r in top}, view
     note = browser.evaluate("document.getElementById('current-note').textContent")
     assert "40 values with the largest estimates, of 1024" in note, note
+    assert "Intervals: " + estimate["variance"] + "." in note, note  # how they were computed
     print(f"{view}: the page shows the 40 largest estimates and says so")
 
 

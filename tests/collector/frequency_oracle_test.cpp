@@ -37,6 +37,32 @@ TEST(FrequencyOracle, HandComputedEstimate) {
   EXPECT_DOUBLE_EQ(oue.std_error * oue.std_error, 1000 * 0.25 * 0.75 / 0.0625 + 600 * 0.25 / 0.25);
 }
 
+// Several reports per device (estimate/device_clustering.h): per report
+// q(1-q)/(p-q)^2 = 3 (another value) and p(1-p)/(p-q)^2 = 4 (v itself) at
+// p = 1/2, q = 1/4. Devices of 1, 1 and 10 reports, I = 8: c = 20, clipped
+// to 12 in the variance; V = 12 * 3 + 12 * 1 = 48, S2 = 102, m_max = 10:
+// 3 * 102 + min(10 * (48 - 36), 102 * (4 - 3)) = 408. The design effect
+// alone would give 102 / 12 * 48 = 408 too here, but 306 + 120 = 426 if the
+// ceiling did not cap it: each term matters.
+TEST(FrequencyOracle, DeviceClusteredVarianceByHand) {
+  DeviceCounts counts;
+  counts.reports = 12;
+  counts.devices = 3;
+  counts.sum_squares = 102;
+  counts.max_reports = 10;
+  const DeviceClustering clustering = DeviceClustering::from_counts(12, counts, 1);
+  const CountEstimate e = estimate_count(12, 8, OracleParams{0.5, 0.25}, 0, clustering);
+  EXPECT_DOUBLE_EQ(e.count, 20);
+  EXPECT_DOUBLE_EQ(e.std_error * e.std_error, 408);
+  // A value nobody holds (I = 3, c = 0): V = 36, all at the floor: 3 * 102.
+  const CountEstimate rare = estimate_count(12, 3, OracleParams{0.5, 0.25}, 0, clustering);
+  EXPECT_DOUBLE_EQ(rare.std_error * rare.std_error, 306);
+  // One report per device: the textbook variance, unchanged.
+  const CountEstimate one = estimate_count(12, 8, OracleParams{0.5, 0.25}, 0,
+                                           DeviceClustering::one_report_per_device(12));
+  EXPECT_DOUBLE_EQ(one.std_error * one.std_error, 48);
+}
+
 // Simulate binary RR directly (std::mt19937_64, fixed seed) and check
 // (a) the estimator is unbiased: the mean over T trials is within 5 standard
 //     errors of the truth (false alarm 6e-7), and a "forgot to debias"

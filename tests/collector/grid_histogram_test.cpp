@@ -17,6 +17,9 @@ double pmf(int64_t z, double r) { return (1 - r) / (1 + r) * std::pow(r, std::ab
 // Fed the exact expected output histogram of a known distribution (tails
 // truncated far beyond double precision), the filter returns the true
 // counts: it is the exact inverse of the noise.
+// Every report from a device of its own: the textbook variance.
+const DeviceClustering one_each = DeviceClustering::one_report_per_device(1);
+
 TEST(GridHistogram, InvertsTheExpectedHistogramExactly) {
   for (double r : {0.3, 0.8, 0.95}) {
     const uint32_t k = 7;
@@ -28,7 +31,7 @@ TEST(GridHistogram, InvertsTheExpectedHistogramExactly) {
       for (uint32_t x = 0; x < k; ++x) e += truth[x] * pmf(y - x, r);
       expected[y] = e;
     }
-    const auto histogram = discrete_laplace_histogram(expected, r, k);
+    const auto histogram = discrete_laplace_histogram(expected, r, k, one_each);
     for (uint32_t x = 0; x < k; ++x) EXPECT_NEAR(histogram[x].count, truth[x], 1e-7) << r;
   }
 }
@@ -66,7 +69,7 @@ TEST(GridHistogram, UnbiasedWithTheDerivedVariance) {
             outputs[y] += 1;
           }
         }
-        const auto histogram = discrete_laplace_histogram(outputs, r, k);
+        const auto histogram = discrete_laplace_histogram(outputs, r, k, one_each);
         for (int c = 0; c < 2; ++c) {
           const double e = histogram[checked[c]].count;
           sum[c] += e;

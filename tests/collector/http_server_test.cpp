@@ -21,12 +21,15 @@
 #include "api/collector_api.h"
 #include "blur/report/report_encoding.h"
 #include "device_reports.h"
+#include "estimate/frequency_oracle.h"
+#include "incoming_reports.h"
 #include "ingest/batch_decoder.h"
 #include "kat.h"
 #include "kat_report_batch.inc"
 #include "raw_http.h"
 #include "api/routes.h"
 #include "ingest/group_commit.h"
+#include "registry/mechanism_spec.h"
 #include "store/store.h"
 
 namespace {
@@ -158,6 +161,8 @@ TEST_F(CollectorFixture, ServesEstimatesAndMetrics) {
   EXPECT_EQ(estimate["estimates"][1]["value"], 1);
   EXPECT_LT(estimate["estimates"][1]["ci95"][0].get<double>(),
             estimate["estimates"][1]["ci95"][1].get<double>());
+  EXPECT_EQ(estimate["variance"], "independent reports (one per device)");
+  EXPECT_EQ(estimate["design_effect"], 1.0);
 
   response = client_->Get("/v1/metrics/999/estimate");
   ASSERT_TRUE(response);
@@ -403,6 +408,38 @@ TEST_F(CollectorFixture, ConflictingDuplicateIs409) {
   EXPECT_EQ(answer["report_id"], batch.reports[0].report_id);
   EXPECT_NE(answer["error"].get<std::string>().find("another payload"), std::string::npos);
   EXPECT_EQ(stored(), 1u);
+}
+
+// Devices that send several reports to one estimate widen its intervals,
+// and the answer says so (the store's per-device counts: 3 + 1 reports,
+// S2 / n = 10 / 4), in the estimate and in each series point.
+TEST_F(CollectorFixture, IntervalsSayHowTheyWereComputed) {
+  Batch three, one;
+  three.sdk_version = one.sdk_version = 256;
+  three.device_nonce = 11;
+  one.device_nonce = 12;
+  for (uint64_t id = 1; id <= 3; ++id) three.reports.push_back(blur_test::binary_report(id, true));
+  one.reports.push_back(blur_test::binary_report(1, false));
+  ASSERT_TRUE(store_->insert({{&three, time(nullptr)}, {&one, time(nullptr)}}));
+  auto response = client_->Get("/v1/metrics/1/estimate");
+  ASSERT_TRUE(response);
+  ASSERT_EQ(response->status, 200) << response->body;
+  const auto estimate = nlohmann::json::parse(response->body);
+  EXPECT_EQ(estimate["n"], 4);
+  EXPECT_EQ(estimate["variance"], "device-clustered (design effect 2.5 over 2 devices)");
+  EXPECT_DOUBLE_EQ(estimate["design_effect"].get<double>(), 2.5);
+  // Binary RR has one per-report variance: the standard error grows by
+  // sqrt(2.5) over the textbook one.
+  const CountEstimate textbook = estimate_count(
+      4, 3, oracle_params(*store_->metric(1)));  // 3 supporting reports: the value-1 count
+  const auto& one_value = estimate["estimates"][1];
+  EXPECT_NEAR(one_value["stderr"].get<double>(), textbook.std_error * std::sqrt(2.5), 1e-9);
+  response = client_->Get("/v1/metrics/1/series?bucket=hour");
+  ASSERT_TRUE(response);
+  ASSERT_EQ(response->status, 200) << response->body;
+  const auto series = nlohmann::json::parse(response->body);
+  ASSERT_EQ(series["series"].size(), 1u);
+  EXPECT_EQ(series["series"][0]["variance"], estimate["variance"]);
 }
 
 TEST_F(CollectorFixture, SeriesAndTimeRanges) {

@@ -89,7 +89,8 @@ TEST(NumericSummary, MeanIntervalHasNominalCoverage) {
       truth += static_cast<double>(x) / 500;
       summary.add(x + geometric(rng) - geometric(rng));  // difference of geometrics = DLap
     }
-    const auto json = numeric_estimate_json(metric, summary);
+    const auto json = numeric_estimate_json(
+        metric, summary, DeviceClustering::one_report_per_device(summary.reports()));
     const double low = json["estimates"][0]["ci95"][0], high = json["estimates"][0]["ci95"][1];
     covered += low <= truth && truth <= high;
   }
@@ -117,7 +118,8 @@ TEST(NumericSummary, OneBitMeanUnbiasedWithNominalCoverage) {
       const double p_one = 1 / (e + 1) + (x / 100.0) * (e - 1) / (e + 1);
       summary.add(unit(rng) < p_one ? 1 : 0);
     }
-    const auto json = numeric_estimate_json(metric, summary);
+    const auto json = numeric_estimate_json(
+        metric, summary, DeviceClustering::one_report_per_device(summary.reports()));
     const auto& mean = json["estimates"][0];
     sum_error += mean["estimate"].get<double>() - truth;
     covered += mean["ci95"][0].get<double>() <= truth && truth <= mean["ci95"][1].get<double>();
@@ -125,6 +127,41 @@ TEST(NumericSummary, OneBitMeanUnbiasedWithNominalCoverage) {
   // Per-fleet standard error is about 100 * 2.16 * sqrt(0.25 / 500) = 4.8.
   EXPECT_LT(std::fabs(sum_error / trials), 5 * 4.9 / std::sqrt(trials));
   EXPECT_LT(std::fabs(covered - 0.95 * trials), 4.89 * std::sqrt(trials * 0.95 * 0.05)) << covered;
+}
+
+// Several reports per device: 100 devices x 30 reports (S2 / n = 30).
+// Discrete Laplace's noise has one variance, so the error grows by exactly
+// sqrt(30); 1BitMean's bits have variances between e^eps/(e^eps+1)^2 =
+// 0.197 and 1/4, and with the sample variance inside that range (a third
+// of the bits set: 0.222) the bound is 30 times the textbook variance too.
+// With half of them set the sample variance, n/(n-1) 1/4, passes the
+// ceiling, which then caps the bound at S2 / 4.
+TEST(NumericSummary, DeviceClusteredErrorsGrowWithTheDesignEffect) {
+  DeviceCounts counts;
+  counts.reports = 3000;
+  counts.devices = 100;
+  counts.sum_squares = 100 * 900;
+  counts.max_reports = 30;
+  const DeviceClustering thirty = DeviceClustering::from_counts(3000, counts, 1);
+  const DeviceClustering one = DeviceClustering::one_report_per_device(3000);
+  for (const MechanismId mechanism : {MechanismId::kDiscreteLaplace, MechanismId::kOneBitMean}) {
+    const MetricConfig metric{10, mechanism, 1000000, 101};
+    NumericSummary summary;
+    summary.add(1, 1000);
+    summary.add(0, 2000);
+    const double clustered =
+        numeric_estimate_json(metric, summary, thirty)["estimates"][0]["stderr"].get<double>();
+    const double textbook =
+        numeric_estimate_json(metric, summary, one)["estimates"][0]["stderr"].get<double>();
+    EXPECT_NEAR(clustered / textbook, std::sqrt(30.0), 1e-9) << static_cast<int>(mechanism);
+  }
+  const MetricConfig onebit{10, MechanismId::kOneBitMean, 1000000, 101};
+  NumericSummary half;
+  half.add(1, 1500);
+  half.add(0, 1500);
+  const double scale = 100 * (std::exp(1.0) + 1) / (std::exp(1.0) - 1);
+  EXPECT_NEAR(numeric_estimate_json(onebit, half, thirty)["estimates"][0]["stderr"].get<double>(),
+              scale * std::sqrt(100 * 900 * 0.25) / 3000, 1e-9);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "estimate/device_clustering.h"
 #include "incoming_reports.h"
 #include "postgres_test_db.h"
 #include "random_reports.h"
@@ -536,6 +537,77 @@ TEST_P(StoreTest, ExcessWithinOneGroupOfBatches) {
 // The bound is part of the metric: kept, compared on restart, and a changed
 // bound is a changed metric. A configuration stored before the bound
 // existed means the defaults.
+// The counts an estimate's variance reads (estimate/device_clustering.h):
+// each device's reports summed over the range's buckets, or per period, on
+// SQLite and PostgreSQL alike (nonces above 2^63 included); pruned with the
+// raw reports, after which the estimate bounds the uncounted reports by the
+// metric's bound times the buckets.
+TEST_P(StoreTest, DeviceCountsSumEachDeviceOverTheBucketsOfARangeOrPeriod) {
+  auto store = open();
+  MetricConfig metric = kMetric;
+  metric.max_reports_per_bucket = 10;
+  metric.retention_days = 1;
+  ASSERT_TRUE(store->register_metric(metric));
+  const uint64_t high = 0x8000000000000005ull;
+  const Batch now_7 = device_batch(7, 1, 1, 3), earlier_7 = device_batch(7, 1, 10, 2, 2),
+              now_8 = device_batch(8, 1, 1, 1), old_high = device_batch(high, 1, 1, 4, 26);
+  insert(*store, {&now_7, &now_8});
+  insert(*store, {&earlier_7});
+  insert(*store, {&old_high}, kNow - 26 * 3600);
+  const auto expect = [](const DeviceCounts& c, uint64_t devices, uint64_t reports, double squares,
+                         uint64_t max) {
+    EXPECT_EQ(c.devices, devices);
+    EXPECT_EQ(c.reports, reports);
+    EXPECT_DOUBLE_EQ(c.sum_squares, squares);
+    EXPECT_EQ(c.max_reports, max);
+  };
+  // Whole range: device 7 sent 3 + 2, device 8 one, the high nonce 4.
+  auto all = store->device_counts(metric, {});
+  ASSERT_TRUE(all) << all.error().message;
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ(all->front().period_start, 0);
+  expect(all->front().counts, 3, 10, 25 + 1 + 16, 5);
+  // A range of buckets.
+  auto recent = store->device_counts(metric, {kThisHour - 3 * 3600, kThisHour + 1});
+  ASSERT_TRUE(recent && recent->size() == 1u);
+  expect(recent->front().counts, 2, 6, 25 + 1, 5);
+  // Per hour and per day (kNow is 11 hours into its day).
+  auto hours = store->device_counts(metric, {}, 3600);
+  ASSERT_TRUE(hours && hours->size() == 3u);
+  EXPECT_EQ((*hours)[0].period_start, kThisHour - 26 * 3600);
+  expect((*hours)[0].counts, 1, 4, 16, 4);
+  EXPECT_EQ((*hours)[1].period_start, kThisHour - 2 * 3600);
+  expect((*hours)[1].counts, 1, 2, 4, 2);
+  EXPECT_EQ((*hours)[2].period_start, kThisHour);
+  expect((*hours)[2].counts, 2, 4, 9 + 1, 3);
+  auto days = store->device_counts(metric, {}, 86400);
+  ASSERT_TRUE(days && days->size() == 2u);
+  EXPECT_EQ((*days)[1].period_start, kNow - kNow % 86400);
+  expect((*days)[0].counts, 1, 4, 16, 4);
+  expect((*days)[1].counts, 2, 6, 25 + 1, 5);
+  // Nothing in an empty range.
+  auto none = store->device_counts(metric, {kNow + 86400, kNow + 2 * 86400});
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+
+  // After the prune the old bucket's aggregate stays but its counts go: its
+  // 4 reports are uncounted, each device bounded by 10 per bucket x 3 buckets.
+  ASSERT_TRUE(store->prune(metric, kNow));
+  auto counted = store->device_counts(metric, {});
+  ASSERT_TRUE(counted && counted->size() == 1u);
+  expect(counted->front().counts, 2, 6, 26, 5);
+  uint64_t buckets = 0;
+  auto aggregate = store->aggregate(metric, {}, &buckets);
+  ASSERT_TRUE(aggregate);
+  EXPECT_EQ(aggregate->reports(), 10u);
+  EXPECT_EQ(buckets, 3u);
+  const DeviceClustering clustering =
+      metric_clustering(metric, aggregate->reports(), counted->front().counts, buckets);
+  EXPECT_EQ(clustering.uncounted_reports(), 4u);
+  EXPECT_EQ(clustering.uncounted_cap(), 4u);
+  EXPECT_DOUBLE_EQ(clustering.max_reports(), 9.0);
+}
+
 TEST_P(StoreTest, BoundIsPartOfTheStoredConfiguration) {
   MetricConfig metric = kMetric;
   metric.max_reports_per_bucket = 10;

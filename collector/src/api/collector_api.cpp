@@ -1,8 +1,10 @@
 #include "api/collector_api.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 
+#include "estimate/device_clustering.h"
 #include "estimate/metric_estimate.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
@@ -216,11 +218,19 @@ ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryPara
   if (find(query, "bucket")) {
     return error_response(invalid("unknown parameter 'bucket' (see /series)"));
   }
-  auto aggregate = store_.aggregate(request->metric, request->range);
+  // The devices' counts before the aggregate: reports committed between
+  // the two reads are then uncounted, bounded conservatively.
+  auto counts = store_.device_counts(request->metric, request->range);
+  if (!counts) return error_response(counts.error());
+  uint64_t buckets = 0;
+  auto aggregate = store_.aggregate(request->metric, request->range, &buckets);
   if (!aggregate) return error_response(aggregate.error());
+  const DeviceClustering clustering =
+      metric_clustering(request->metric, aggregate->reports(),
+                        counts->empty() ? DeviceCounts{} : counts->front().counts, buckets);
   JsonWriter out;
   out.begin_object();
-  write_estimate(aggregate.value(), request->post, out, request->top_k);
+  write_estimate(aggregate.value(), clustering, request->post, out, request->top_k);
   describe_range(request->range, out);
   out.end_object();
   return {200, out.take()};
@@ -243,6 +253,10 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
                                   std::to_string(request->metric.bucket_seconds) +
                                   "-second buckets of " + describe(request->metric)));
   }
+  auto counts = store_.device_counts(request->metric, request->range, width);  // first, as above
+  if (!counts) return error_response(counts.error());
+  std::map<int64_t, DeviceCounts> period_counts;
+  for (const PeriodDeviceCounts& p : counts.value()) period_counts[p.period_start] = p.counts;
   auto buckets = store_.aggregates(request->metric, request->range);
   if (!buckets) return error_response(buckets.error());
   JsonWriter out;
@@ -254,10 +268,17 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
   // Metric buckets divide a day, so each falls in exactly one period.
   std::optional<int64_t> period;
   std::optional<Aggregate> total;
+  uint64_t period_buckets = 0;
   auto flush = [&] {
     if (!total) return;
     out.begin_object().member("start", format_time(*period)).member("start_unix", *period);
-    write_estimate(*total, request->post, out, request->top_k);
+    const auto counted = period_counts.find(*period);
+    write_estimate(
+        *total,
+        metric_clustering(request->metric, total->reports(),
+                          counted == period_counts.end() ? DeviceCounts{} : counted->second,
+                          period_buckets),
+        request->post, out, request->top_k);
     out.end_object();
   };
   for (BucketAggregate& bucket : buckets.value()) {
@@ -266,8 +287,10 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
       flush();
       period = start;
       total.emplace(request->metric);
+      period_buckets = 0;
     }
     total->merge(bucket.aggregate);
+    ++period_buckets;
   }
   flush();
   out.end_array().end_object();

@@ -123,6 +123,11 @@ CountEstimate scaled_count(uint64_t reports, uint64_t pooled_reports, uint64_t s
   return CountEstimate{count, error, count - kZ95 * error, count + kZ95 * error};
 }
 
+CountEstimate with_device_clustering(const CountEstimate& e, const DeviceClustering& clustering) {
+  const double error = std::sqrt(clustering.variance(e.std_error * e.std_error, 0.0, INFINITY));
+  return CountEstimate{e.count, error, e.count - kZ95 * error, e.count + kZ95 * error};
+}
+
 CountEstimate with_seed_table_variance(const CountEstimate& e, OracleParams params,
                                        uint32_t bucket_bits, uint32_t seeds,
                                        double others_squared, double level_weight) {

@@ -31,6 +31,7 @@
 
 #include "blur/discovery/word.h"
 #include "discovery/word_hash_table.h"
+#include "estimate/device_clustering.h"
 #include "estimate/frequency_oracle.h"
 #include "metrics/metric_config.h"
 
@@ -74,6 +75,14 @@ CountEstimate scaled_count(uint64_t reports, uint64_t pooled_reports, uint64_t s
 CountEstimate with_seed_table_variance(const CountEstimate& e, OracleParams params,
                                        uint32_t bucket_bits, uint32_t seeds,
                                        double others_squared, double level_weight);
+// `e` for reports of which a device may send several: its whole variance
+// (report terms, level sampling and seed table alike) times the most
+// reports one device contributed (DeviceClustering::variance with no
+// per-report floor or ceiling), a conservative bound. discover_words()
+// selects with the independent-report errors; the answer's intervals are
+// these, and they are conditional on the selection (the words were chosen
+// on the same reports).
+CountEstimate with_device_clustering(const CountEstimate& e, const DeviceClustering& clustering);
 // The word's characters as text.
 std::string spell(const blur::Word& word);
 

@@ -17,11 +17,18 @@
 //   kappa * sum_{u != v} c_u^2,   kappa = (1-2f)^2 pi (1-pi) / (h C (p-q)^2)
 // (f the flip probability, pi the chance a bit of v lies in another value's
 // filter, C cohorts; derived in frequency_oracle.cpp).
+//
+// Several reports per device: the Bernoulli part is a sum of per-report
+// terms with variances q(1-q) / ((p-q)^2 h) (other values) and
+// p(1-p) / ((p-q)^2 h) (v itself), so DeviceClustering::variance bounds it
+// for any correlation within a device (memoized reports repeat their
+// permanent response exactly); the collision term is added unchanged.
 #ifndef BLUR_COLLECTOR_ESTIMATE_FREQUENCY_ORACLE_H
 #define BLUR_COLLECTOR_ESTIMATE_FREQUENCY_ORACLE_H
 
 #include <cstdint>
 
+#include "estimate/device_clustering.h"
 #include "metrics/metric_config.h"
 
 namespace blur::collector {
@@ -65,6 +72,10 @@ struct CountEstimate {
 
 // `others_squared`: sum over the other values of their clipped estimates
 // squared (only read when params.collision_coefficient is not 0).
+// `clustering`: how the reports are spread over devices (its reports() is
+// `reports`); without it, each report is taken from a device of its own.
+CountEstimate estimate_count(uint64_t reports, uint64_t support, OracleParams params,
+                             double others_squared, const DeviceClustering& clustering);
 CountEstimate estimate_count(uint64_t reports, uint64_t support, OracleParams params,
                              double others_squared = 0);
 

@@ -6,7 +6,8 @@
 namespace blur::collector {
 
 std::vector<CountEstimate> discrete_laplace_histogram(const std::map<int64_t, double>& outputs,
-                                                      double r, uint32_t grid_size) {
+                                                      double r, uint32_t grid_size,
+                                                      const DeviceClustering& clustering) {
   const double scale = (1 - r) * (1 - r);
   const double w0 = (1 + r * r) / scale, w1 = -r / scale;
   double n = 0;
@@ -20,8 +21,9 @@ std::vector<CountEstimate> discrete_laplace_histogram(const std::map<int64_t, do
   for (uint32_t x = 0; x < grid_size; ++x) {
     const double center = at(x), sides = at(static_cast<int64_t>(x) - 1) + at(x + 1);
     const double count = w0 * center + w1 * sides;
-    const double variance =
+    const double independent =
         std::max(w0 * w0 * center + w1 * w1 * sides - std::clamp(count, 0.0, n), 0.0);
+    const double variance = clustering.variance(independent, 0.0, w0 * w0);
     const double se = std::sqrt(variance);
     out.push_back(CountEstimate{count, se, count - kZ95 * se, count + kZ95 * se});
   }

@@ -17,15 +17,18 @@ void write_interval(JsonWriter& out, std::string_view name, double low, double h
 
 // {"top_k": K, "words": [{"word": "the", "estimate": ..., "stderr": ...,
 //  "ci95": [lo, hi], "fraction": ...}, ...]}, in decreasing estimate order.
-void write_discovery(const Aggregate& aggregate, uint32_t top_k, JsonWriter& out) {
+void write_discovery(const Aggregate& aggregate, const DeviceClustering& clustering, uint32_t top_k,
+                     JsonWriter& out) {
   DiscoveryOptions options;
   options.top_k = top_k;
   const Discovery found =
       discover_words(aggregate.metric(), aggregate.tally(), aggregate.reports(), options);
   const double n = static_cast<double>(aggregate.reports());
   out.member("top_k", options.top_k);
+  out.member("intervals", "conditional on selection");
   out.key("words").begin_array();
-  for (const DiscoveredWord& w : found.words) {
+  for (DiscoveredWord w : found.words) {
+    w.estimate = with_device_clustering(w.estimate, clustering);
     out.begin_object()
         .member("word", w.word)
         .member("estimate", w.estimate.count)
@@ -37,14 +40,21 @@ void write_discovery(const Aggregate& aggregate, uint32_t top_k, JsonWriter& out
   out.end_array();
 }
 
+void write_variance(const DeviceClustering& clustering, JsonWriter& out) {
+  out.member("variance", describe_variance(clustering))
+      .member("design_effect", clustering.design_effect());
+}
+
 }  // namespace
 
-void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter& out,
-                    uint32_t top_k) {
+void write_estimate(const Aggregate& aggregate, const DeviceClustering& clustering,
+                    PostProcessing post, JsonWriter& out, uint32_t top_k) {
   const MetricConfig& metric = aggregate.metric();
   if (aggregate.numeric()) {
-    const nlohmann::json numeric = numeric_estimate_json(metric, aggregate.summary(), post);
+    const nlohmann::json numeric =
+        numeric_estimate_json(metric, aggregate.summary(), clustering, post);
     for (const auto& [name, value] : numeric.items()) out.key(name).raw(json_text(value));
+    write_variance(clustering, out);
     return;
   }
   out.member("metric_id", metric.id)
@@ -52,8 +62,9 @@ void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter&
       .member("epsilon", metric.epsilon_micros / 1e6)
       .member("domain_size", metric.domain_size)
       .member("n", aggregate.reports());
+  write_variance(clustering, out);
   if (mechanism_spec(metric.mechanism).discovers_words) {
-    write_discovery(aggregate, top_k, out);
+    write_discovery(aggregate, clustering, top_k, out);
     return;
   }
   if (aggregate.reports() == 0) {
@@ -78,8 +89,9 @@ void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter&
   std::vector<CountEstimate> estimates(metric.domain_size);
   std::vector<double> unbiased(metric.domain_size);
   for (uint32_t value = 0; value < metric.domain_size; ++value) {
-    estimates[value] = estimate_count(reports, counts[value], params,
-                                      squared.empty() ? 0.0 : all_squared - squared[value]);
+    estimates[value] =
+        estimate_count(reports, counts[value], params,
+                       squared.empty() ? 0.0 : all_squared - squared[value], clustering);
     unbiased[value] = estimates[value].count;
   }
   std::vector<double> consistent;
@@ -103,16 +115,18 @@ void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter&
   out.end_array();
 }
 
-std::string estimate_text(const Aggregate& aggregate, PostProcessing post) {
+std::string estimate_text(const Aggregate& aggregate, const DeviceClustering& clustering,
+                          PostProcessing post) {
   JsonWriter out;
   out.begin_object();
-  write_estimate(aggregate, post, out);
+  write_estimate(aggregate, clustering, post, out);
   out.end_object();
   return out.take();
 }
 
-nlohmann::json estimate_json(const Aggregate& aggregate, PostProcessing post) {
-  return nlohmann::json::parse(estimate_text(aggregate, post));
+nlohmann::json estimate_json(const Aggregate& aggregate, const DeviceClustering& clustering,
+                             PostProcessing post) {
+  return nlohmann::json::parse(estimate_text(aggregate, clustering, post));
 }
 
 }  // namespace blur::collector

@@ -11,6 +11,12 @@
 // clipped to [0, n], so they stay honest about the noise. Numeric
 // mechanisms: see numeric_summary.h.
 //
+// Every answer says how its intervals were computed: "variance":
+// "independent reports (one per device)" or "device-clustered (design
+// effect 3.2 over 1,204 devices)" (device_clustering.h), and
+// "design_effect": S2 / n. Word discovery adds "intervals": "conditional on
+// selection" (the words were chosen on the same reports).
+//
 // With PostProcessing::kNormSub the object also has "postprocessing":
 // "norm-sub" and every estimate an "estimate_normsub": non-negative counts
 // summing to n (post_processing.h). They are biased; the unbiased fields
@@ -21,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aggregate/aggregate.h"
+#include "estimate/device_clustering.h"
 #include "estimate/post_processing.h"
 #include "util/json_writer.h"
 
@@ -35,11 +42,15 @@ namespace blur::collector {
 // word_discovery.h) instead of per-value estimates.
 inline constexpr uint32_t kDefaultTopK = 32;
 inline constexpr uint32_t kMaxTopK = 1000;
-void write_estimate(const Aggregate& aggregate, PostProcessing post, JsonWriter& out,
-                    uint32_t top_k = kDefaultTopK);
-std::string estimate_text(const Aggregate& aggregate, PostProcessing post = PostProcessing::kNone);
+// `clustering`: how the aggregate's reports are spread over devices (the
+// store's counts; DeviceClustering::one_report_per_device only where that
+// is known to hold).
+void write_estimate(const Aggregate& aggregate, const DeviceClustering& clustering,
+                    PostProcessing post, JsonWriter& out, uint32_t top_k = kDefaultTopK);
+std::string estimate_text(const Aggregate& aggregate, const DeviceClustering& clustering,
+                          PostProcessing post = PostProcessing::kNone);
 // The same, parsed (for tools that read the estimate back).
-nlohmann::json estimate_json(const Aggregate& aggregate,
+nlohmann::json estimate_json(const Aggregate& aggregate, const DeviceClustering& clustering,
                              PostProcessing post = PostProcessing::kNone);
 
 }  // namespace blur::collector

@@ -1,5 +1,6 @@
 #include "estimate/numeric_summary.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "estimate/frequency_oracle.h"
@@ -80,7 +81,7 @@ double discrete_laplace_noise_variance(const MetricConfig& metric) {
 }
 
 nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary,
-                                     PostProcessing post) {
+                                     const DeviceClustering& clustering, PostProcessing post) {
   nlohmann::json out;
   out["metric_id"] = metric.id;
   out["mechanism"] = mechanism_name(metric.mechanism);
@@ -114,10 +115,20 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
   // variance is known exactly (conditional on the devices' values, as for
   // the frequency oracles). 1BitMean: the bits' sample variance, which
   // bounds the conditional variance sum p_i (1 - p_i) / n^2 from above.
-  const double report_variance = metric.mechanism == MechanismId::kDiscreteLaplace
-                                     ? discrete_laplace_noise_variance(metric)
-                                     : summary.sample_variance();
-  const double stderr_mean = scale * std::sqrt(report_variance / summary.reports());
+  // Both as the variance of the sum of the n reports, then clustered.
+  const double n = static_cast<double>(summary.reports());
+  double floor = 0, ceiling = 0, independent = 0;
+  if (metric.mechanism == MechanismId::kDiscreteLaplace) {
+    floor = ceiling = discrete_laplace_noise_variance(metric);
+    independent = n * floor;
+  } else {
+    const double e = std::exp(metric.epsilon_micros / 1e6);
+    floor = e / ((e + 1) * (e + 1));  // p (1 - p) at either end of the range
+    ceiling = 0.25;
+    independent = n * summary.sample_variance();
+  }
+  const double stderr_mean =
+      scale * std::sqrt(std::max(clustering.variance(independent, floor, ceiling), 0.0)) / n;
   out["estimates"].push_back({{"value", "mean"},
                               {"estimate", mean},
                               {"stderr", stderr_mean},
@@ -127,7 +138,7 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
     const double r = std::exp(-(metric.epsilon_micros / 1e6) / (metric.domain_size - 1.0));
     std::vector<double> unbiased;
     nlohmann::json bins = nlohmann::json::array();
-    const auto histogram = discrete_laplace_histogram(outputs, r, metric.domain_size);
+    const auto histogram = discrete_laplace_histogram(outputs, r, metric.domain_size, clustering);
     for (uint32_t x = 0; x < histogram.size(); ++x) {
       const CountEstimate& e = histogram[x];
       unbiased.push_back(e.count);
@@ -142,6 +153,12 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
     out["histogram"] = std::move(bins);
   }
   return out;
+}
+
+nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary,
+                                     PostProcessing post) {
+  return numeric_estimate_json(
+      metric, summary, DeviceClustering::one_report_per_device(summary.reports()), post);
 }
 
 }  // namespace blur::collector

@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "estimate/device_clustering.h"
 #include "estimate/post_processing.h"
 #include "metrics/metric_config.h"
 
@@ -55,6 +56,17 @@ double discrete_laplace_noise_variance(const MetricConfig& metric);
 // "stderr", "ci95"}] for x in 0..k-1 (k <= kMaxHistogramGrid): unbiased
 // counts of devices per grid point (grid_histogram.h); with kNormSub each
 // bin also has "estimate_normsub".
+//
+// Several reports per device (`clustering`, whose reports() is the
+// summary's): both means are sums of per-report terms, the noise Z (variance
+// exactly Var(Z)) or the bit (variance p(1-p) in [e^eps/(e^eps+1)^2, 1/4]),
+// so DeviceClustering::variance bounds their variance; the histogram's
+// too (grid_histogram.h).
+nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary,
+                                     const DeviceClustering& clustering,
+                                     PostProcessing post = PostProcessing::kNone);
+// The same with every report from a device of its own (tools and tests that
+// know it; the collector's answers pass the store's clustering).
 nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSummary& summary,
                                      PostProcessing post = PostProcessing::kNone);
 

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "store/device_counts.h"
 #include "util/outcome.h"
 
 namespace blur::collector::store {
@@ -115,6 +116,14 @@ class Connection {
   // The count of one key (0 if absent); for checks.
   virtual Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
                                          uint64_t device_nonce) = 0;
+  // The metric's counts with bucket_start in [from, to), each device's
+  // summed per period of `period_seconds` (bucket_start rounded down to a
+  // multiple; 0: the whole range is one period, start 0), ordered by
+  // period; periods without counts are absent. One grouped query: O(rows
+  // of counts in the range), never a scan of raw reports.
+  virtual Outcome<std::vector<PeriodDeviceCounts>> device_count_sums(uint32_t metric_id,
+                                                                     int64_t from, int64_t to,
+                                                                     int64_t period_seconds) = 0;
   // Deletes the metric's counts with bucket_start < before (with its reports).
   virtual Fallible delete_device_counts_before(uint32_t metric_id, int64_t before) = 0;
 

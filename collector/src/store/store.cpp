@@ -423,14 +423,27 @@ Outcome<std::vector<BucketAggregate>> Store::aggregates(const MetricConfig& metr
   return buckets;
 }
 
-Outcome<Aggregate> Store::aggregate(const MetricConfig& metric, TimeRange range) const {
+Outcome<Aggregate> Store::aggregate(const MetricConfig& metric, TimeRange range,
+                                    uint64_t* buckets) const {
   auto rows = load_aggregate_rows(metric, range);
   if (!rows) return rows.error();
   Aggregate total(metric);
-  for (const AggregateRow& row : rows.value()) {
+  uint64_t distinct = 0;
+  for (size_t i = 0; i < rows->size(); ++i) {
+    const AggregateRow& row = rows.value()[i];
+    if (i == 0 || row.bucket_start != rows.value()[i - 1].bucket_start) ++distinct;  // ordered
     if (auto added = total.add_serialized(row.stats); !added) return added.error();
   }
+  if (buckets != nullptr) *buckets = distinct;
   return total;
+}
+
+Outcome<std::vector<PeriodDeviceCounts>> Store::device_counts(const MetricConfig& metric,
+                                                              TimeRange range,
+                                                              int64_t period_seconds) const {
+  return read([&](Connection& c) {
+    return c.device_count_sums(metric.id, range.from, range.to, period_seconds);
+  });
 }
 
 Outcome<Aggregate> Store::aggregate_from_raw(const MetricConfig& metric, TimeRange range) const {

@@ -102,7 +102,9 @@ class Store {
   // ordered by bucket; and all of them merged into one.
   Outcome<std::vector<BucketAggregate>> aggregates(const MetricConfig& metric,
                                                    TimeRange range) const;
-  Outcome<Aggregate> aggregate(const MetricConfig& metric, TimeRange range) const;
+  // `buckets`, if given, gets how many buckets the merged aggregate spans.
+  Outcome<Aggregate> aggregate(const MetricConfig& metric, TimeRange range,
+                               uint64_t* buckets = nullptr) const;
 
   // Deletes raw reports older than the metric's retention at `now`
   // (aggregates stay); returns how many.
@@ -116,6 +118,15 @@ class Store {
   Outcome<Aggregate> aggregate_from_raw(const MetricConfig& metric, TimeRange range) const;
 
   Outcome<uint64_t> report_count(std::optional<uint32_t> metric_id = std::nullopt) const;
+  // The contribution bound's counts over the range, per device summed over
+  // each period of `period_seconds` (0: the whole range, one entry at most):
+  // what an estimate's variance needs when devices send several reports
+  // (estimate/device_clustering.h). The counts are pruned with the raw
+  // reports, so buckets past the retention have none (their aggregates
+  // stay): the estimate then bounds those reports' devices conservatively.
+  Outcome<std::vector<PeriodDeviceCounts>> device_counts(const MetricConfig& metric,
+                                                         TimeRange range,
+                                                         int64_t period_seconds = 0) const;
   // The contribution bound's count for one device, metric and bucket.
   Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
                                  uint64_t device_nonce) const;

@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <utility>
 
 namespace blur::collector::store::pg {
@@ -48,6 +49,15 @@ bool field_null(const pg_result* result, int row, int column) {
 int64_t field_int64(const pg_result* result, int row, int column) {
   if (PQgetlength(result, row, column) != 8) return 0;
   return get_int64(PQgetvalue(result, row, column));
+}
+
+// float8 travels as its IEEE 754 bits, big-endian, like an int8.
+double field_float8(const pg_result* result, int row, int column) {
+  const int64_t bits = field_int64(result, row, column);
+  double value = 0;
+  static_assert(sizeof value == sizeof bits, "float8 is 8 bytes");
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
 }
 
 int16_t field_int16(const pg_result* result, int row, int column) {

@@ -47,6 +47,7 @@ class Params {
 
 // Reading binary result fields.
 int64_t field_int64(const pg_result* result, int row, int column);
+double field_float8(const pg_result* result, int row, int column);
 int16_t field_int16(const pg_result* result, int row, int column);
 std::string field_bytes(const pg_result* result, int row, int column);
 bool field_null(const pg_result* result, int row, int column);

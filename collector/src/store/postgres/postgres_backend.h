@@ -58,6 +58,9 @@ class PostgresConnection : public Connection {
       const std::vector<DeviceCountChange>& changes) override;
   Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
                                  uint64_t device_nonce) override;
+  Outcome<std::vector<PeriodDeviceCounts>> device_count_sums(uint32_t metric_id, int64_t from,
+                                                             int64_t to,
+                                                             int64_t period_seconds) override;
   Fallible delete_device_counts_before(uint32_t metric_id, int64_t before) override;
   Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id, int64_t bucket_start,
                                                       int64_t node_id) override;

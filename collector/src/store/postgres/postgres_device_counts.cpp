@@ -71,6 +71,26 @@ Outcome<uint64_t> PostgresConnection::device_count(uint32_t metric_id, int64_t b
   return static_cast<uint64_t>(pg::field_int64(result->get(), 0, 0));
 }
 
+Outcome<std::vector<PeriodDeviceCounts>> PostgresConnection::device_count_sums(
+    uint32_t metric_id, int64_t from, int64_t to, int64_t period_seconds) {
+  if (auto ok = usable(); !ok) return ok.error();
+  auto result =
+      session_->run(pg::sql::kDeviceCountSums,
+                    Params().int64(metric_id).int64(from).int64(to).int64(period_seconds));
+  if (!result) return result.error();
+  std::vector<PeriodDeviceCounts> periods;
+  for (int row = 0; row < pg::rows(result->get()); ++row) {
+    PeriodDeviceCounts p;
+    p.period_start = pg::field_int64(result->get(), row, 0);
+    p.counts.devices = static_cast<uint64_t>(pg::field_int64(result->get(), row, 1));
+    p.counts.reports = static_cast<uint64_t>(pg::field_int64(result->get(), row, 2));
+    p.counts.sum_squares = pg::field_float8(result->get(), row, 3);
+    p.counts.max_reports = static_cast<uint64_t>(pg::field_int64(result->get(), row, 4));
+    periods.push_back(p);
+  }
+  return periods;
+}
+
 Fallible PostgresConnection::delete_device_counts_before(uint32_t metric_id, int64_t before) {
   if (auto ok = usable(); !ok) return ok;
   auto result =

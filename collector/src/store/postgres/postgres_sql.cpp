@@ -167,6 +167,19 @@ const Statement kDeviceCount{14,
                              "SELECT reports FROM report_counts "
                              "WHERE metric_id = $1 AND bucket_start = $2 AND device_nonce = $3",
                              {kInt8, kInt8, kInt8}};
+// Per period, each device's reports summed over its buckets; the square in
+// float8 (a count may pass 2^32).
+const Statement kDeviceCountSums{
+    16,
+    "sum report counts per device",
+    "SELECT period, count(*)::int8, sum(m)::int8, sum(m::float8 * m), max(m) FROM ("
+    " SELECT CASE WHEN $4::int8 = 0 THEN 0::int8"
+    "  ELSE bucket_start - ((bucket_start % $4::int8) + $4::int8) % $4::int8 END AS period,"
+    "  device_nonce, sum(reports)::int8 AS m FROM report_counts"
+    " WHERE metric_id = $1 AND bucket_start >= $2 AND bucket_start < $3 AND reports > 0"
+    " GROUP BY 1, device_nonce) AS d"
+    " GROUP BY period ORDER BY period",
+    {kInt8, kInt8, kInt8, kInt8}};
 const Statement kDeleteDeviceCountsBefore{
     15,
     "prune report counts",

@@ -36,6 +36,7 @@ extern const Statement kPing;
 extern const Statement kStoreSize;
 extern const Statement kAddDeviceCounts;
 extern const Statement kDeviceCount;
+extern const Statement kDeviceCountSums;
 extern const Statement kDeleteDeviceCountsBefore;
 
 }  // namespace blur::collector::store::pg::sql

@@ -282,6 +282,40 @@ class SqliteConnection final : public Connection {
     return count;
   }
 
+  Outcome<std::vector<PeriodDeviceCounts>> device_count_sums(uint32_t metric_id, int64_t from,
+                                                             int64_t to,
+                                                             int64_t period_seconds) override {
+    // The square in REAL: a device's count may pass 2^32 (SUM would fail on
+    // an integer overflow).
+    sqlite3_stmt* s = prepare(
+        "SELECT period, COUNT(*), SUM(m), SUM(CAST(m AS REAL) * m), MAX(m) FROM ("
+        " SELECT CASE WHEN ?4 = 0 THEN 0"
+        "  ELSE bucket_start - ((bucket_start % ?4) + ?4) % ?4 END AS period,"
+        "  device_nonce, SUM(reports) AS m FROM report_counts"
+        " WHERE metric_id = ?1 AND bucket_start >= ?2 AND bucket_start < ?3 AND reports > 0"
+        " GROUP BY period, device_nonce)"
+        " GROUP BY period ORDER BY period");
+    if (!s) return failure("sum report counts per device");
+    sqlite3_bind_int64(s, 1, metric_id);
+    sqlite3_bind_int64(s, 2, from);
+    sqlite3_bind_int64(s, 3, to);
+    sqlite3_bind_int64(s, 4, period_seconds);
+    std::vector<PeriodDeviceCounts> periods;
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+      PeriodDeviceCounts p;
+      p.period_start = sqlite3_column_int64(s, 0);
+      p.counts.devices = from_sql(sqlite3_column_int64(s, 1));
+      p.counts.reports = from_sql(sqlite3_column_int64(s, 2));
+      p.counts.sum_squares = sqlite3_column_double(s, 3);
+      p.counts.max_reports = from_sql(sqlite3_column_int64(s, 4));
+      periods.push_back(p);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return failure("sum report counts per device");
+    return periods;
+  }
+
   Fallible delete_device_counts_before(uint32_t metric_id, int64_t before) override {
     sqlite3_stmt* s = prepare("DELETE FROM report_counts WHERE metric_id = ? AND bucket_start < ?");
     if (!s) return failure("prune report counts");
