@@ -81,13 +81,29 @@ TEST(DeviceClustering, UncountedReportsAreBoundedByTheCap) {
 }
 
 TEST(DeviceClustering, MetricBoundTimesBucketsCapsUncountedDevices) {
-  MetricConfig metric{1, MechanismId::kBinaryRandomizedResponse, 1000000, 2};
+  MetricConfig metric{1, MechanismId::kSymmetricUnaryEncoding, 1000000, 2};
+  metric.longitudinal_epsilon_micros = 2000000;
   metric.max_reports_per_bucket = 3;
   const DeviceClustering c = metric_clustering(metric, 100, DeviceCounts{}, 5);
   EXPECT_EQ(c.uncounted_reports(), 100u);
   EXPECT_EQ(c.uncounted_cap(), 15u);
   EXPECT_DOUBLE_EQ(c.sum_squares(), 1500.0);
   EXPECT_DOUBLE_EQ(c.max_reports(), 15.0);
+}
+
+// One-shot reports are independent given the devices' values: the textbook
+// variance, whatever the counts, and no counts are needed.
+TEST(DeviceClustering, OneShotMetricsKeepTheTextbookVariance) {
+  const MetricConfig metric{1, MechanismId::kBinaryRandomizedResponse, 1000000, 2};
+  EXPECT_FALSE(needs_device_clustering(metric));
+  DeviceCounts skewed;
+  skewed.reports = skewed.max_reports = 100;
+  skewed.devices = 1;
+  skewed.sum_squares = 10000;
+  const DeviceClustering c = metric_clustering(metric, 100, skewed, 5);
+  EXPECT_DOUBLE_EQ(c.variance(7.0, 0.0, 1.0), 7.0);
+  EXPECT_DOUBLE_EQ(c.design_effect(), 1.0);
+  EXPECT_EQ(describe_variance(c), "independent given the devices' values (one-shot reports)");
 }
 
 TEST(DeviceClustering, DescriptionGroupsThousands) {

@@ -161,7 +161,7 @@ TEST_F(CollectorFixture, ServesEstimatesAndMetrics) {
   EXPECT_EQ(estimate["estimates"][1]["value"], 1);
   EXPECT_LT(estimate["estimates"][1]["ci95"][0].get<double>(),
             estimate["estimates"][1]["ci95"][1].get<double>());
-  EXPECT_EQ(estimate["variance"], "independent reports (one per device)");
+  EXPECT_EQ(estimate["variance"], "independent given the devices' values (one-shot reports)");
   EXPECT_EQ(estimate["design_effect"], 1.0);
 
   response = client_->Get("/v1/metrics/999/estimate");
@@ -410,36 +410,59 @@ TEST_F(CollectorFixture, ConflictingDuplicateIs409) {
   EXPECT_EQ(stored(), 1u);
 }
 
-// Devices that send several reports to one estimate widen its intervals,
-// and the answer says so (the store's per-device counts: 3 + 1 reports,
-// S2 / n = 10 / 4), in the estimate and in each series point.
+// Devices that send several reports of a memoized metric to one estimate
+// widen its intervals, and the answer says so (the store's per-device
+// counts: 3 + 1 reports, S2 / n = 10 / 4), in the estimate and in each series
+// point. One-shot reports are independent given the devices' values: the
+// textbook variance, and the answer says that.
 TEST_F(CollectorFixture, IntervalsSayHowTheyWereComputed) {
+  MetricConfig memoized{9, MechanismId::kSymmetricUnaryEncoding, 1000000, 2};
+  memoized.longitudinal_epsilon_micros = 2000000;
+  ASSERT_TRUE(store_->register_metric(memoized));
+  auto sue_report = [&](uint64_t id, char bits) {
+    IncomingReport r = blur_test::binary_report(id, false);
+    r.metric_id = 9;
+    r.mechanism = static_cast<uint32_t>(MechanismId::kSymmetricUnaryEncoding);
+    r.longitudinal_epsilon_micros = 2000000;
+    r.payload = blur::PayloadKind::kBits;
+    r.bits = std::string(1, bits);
+    return r;
+  };
   Batch three, one;
   three.sdk_version = one.sdk_version = 256;
   three.device_nonce = 11;
   one.device_nonce = 12;
-  for (uint64_t id = 1; id <= 3; ++id) three.reports.push_back(blur_test::binary_report(id, true));
-  one.reports.push_back(blur_test::binary_report(1, false));
+  for (uint64_t id = 1; id <= 3; ++id) {
+    three.reports.push_back(sue_report(id, 1));
+    three.reports.push_back(blur_test::binary_report(id + 10, true));
+  }
+  one.reports.push_back(sue_report(1, 2));
+  one.reports.push_back(blur_test::binary_report(11, false));
   ASSERT_TRUE(store_->insert({{&three, time(nullptr)}, {&one, time(nullptr)}}));
-  auto response = client_->Get("/v1/metrics/1/estimate");
+  auto response = client_->Get("/v1/metrics/9/estimate");
   ASSERT_TRUE(response);
   ASSERT_EQ(response->status, 200) << response->body;
   const auto estimate = nlohmann::json::parse(response->body);
   EXPECT_EQ(estimate["n"], 4);
   EXPECT_EQ(estimate["variance"], "device-clustered (design effect 2.5 over 2 devices)");
   EXPECT_DOUBLE_EQ(estimate["design_effect"].get<double>(), 2.5);
-  // Binary RR has one per-report variance: the standard error grows by
-  // sqrt(2.5) over the textbook one.
-  const CountEstimate textbook = estimate_count(
-      4, 3, oracle_params(*store_->metric(1)));  // 3 supporting reports: the value-1 count
-  const auto& one_value = estimate["estimates"][1];
-  EXPECT_NEAR(one_value["stderr"].get<double>(), textbook.std_error * std::sqrt(2.5), 1e-9);
-  response = client_->Get("/v1/metrics/1/series?bucket=hour");
+  const CountEstimate textbook = estimate_count(4, 3, oracle_params(memoized));
+  EXPECT_GT(estimate["estimates"][0]["stderr"].get<double>(), textbook.std_error * 1.2);
+  response = client_->Get("/v1/metrics/9/series?bucket=hour");
   ASSERT_TRUE(response);
   ASSERT_EQ(response->status, 200) << response->body;
   const auto series = nlohmann::json::parse(response->body);
   ASSERT_EQ(series["series"].size(), 1u);
   EXPECT_EQ(series["series"][0]["variance"], estimate["variance"]);
+  // The one-shot rr metric: the same devices, the textbook variance.
+  response = client_->Get("/v1/metrics/1/estimate");
+  ASSERT_TRUE(response);
+  const auto plain = nlohmann::json::parse(response->body);
+  EXPECT_EQ(plain["n"], 4);
+  EXPECT_EQ(plain["variance"], "independent given the devices' values (one-shot reports)");
+  EXPECT_DOUBLE_EQ(plain["design_effect"].get<double>(), 1.0);
+  const CountEstimate rr = estimate_count(4, 3, oracle_params(*store_->metric(1)));
+  EXPECT_NEAR(plain["estimates"][1]["stderr"].get<double>(), rr.std_error, 1e-9);
 }
 
 TEST_F(CollectorFixture, SeriesAndTimeRanges) {

@@ -601,8 +601,10 @@ TEST_P(StoreTest, DeviceCountsSumEachDeviceOverTheBucketsOfARangeOrPeriod) {
   ASSERT_TRUE(aggregate);
   EXPECT_EQ(aggregate->reports(), 10u);
   EXPECT_EQ(buckets, 3u);
+  MetricConfig clustered = metric;  // as a memoized metric's estimate reads them
+  clustered.longitudinal_epsilon_micros = 1;
   const DeviceClustering clustering =
-      metric_clustering(metric, aggregate->reports(), counted->front().counts, buckets);
+      metric_clustering(clustered, aggregate->reports(), counted->front().counts, buckets);
   EXPECT_EQ(clustering.uncounted_reports(), 4u);
   EXPECT_EQ(clustering.uncounted_cap(), 4u);
   EXPECT_DOUBLE_EQ(clustering.max_reports(), 9.0);

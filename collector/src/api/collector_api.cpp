@@ -220,7 +220,10 @@ ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryPara
   }
   // The devices' counts before the aggregate: reports committed between
   // the two reads are then uncounted, bounded conservatively.
-  auto counts = store_.device_counts(request->metric, request->range);
+  Outcome<std::vector<PeriodDeviceCounts>> counts = std::vector<PeriodDeviceCounts>{};
+  if (needs_device_clustering(request->metric)) {
+    counts = store_.device_counts(request->metric, request->range);
+  }
   if (!counts) return error_response(counts.error());
   uint64_t buckets = 0;
   auto aggregate = store_.aggregate(request->metric, request->range, &buckets);
@@ -253,7 +256,10 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
                                   std::to_string(request->metric.bucket_seconds) +
                                   "-second buckets of " + describe(request->metric)));
   }
-  auto counts = store_.device_counts(request->metric, request->range, width);  // first, as above
+  Outcome<std::vector<PeriodDeviceCounts>> counts = std::vector<PeriodDeviceCounts>{};
+  if (needs_device_clustering(request->metric)) {
+    counts = store_.device_counts(request->metric, request->range, width);  // first, as above
+  }
   if (!counts) return error_response(counts.error());
   std::map<int64_t, DeviceCounts> period_counts;
   for (const PeriodDeviceCounts& p : counts.value()) period_counts[p.period_start] = p.counts;

@@ -15,6 +15,12 @@ DeviceClustering DeviceClustering::one_report_per_device(uint64_t reports) {
   return c;
 }
 
+DeviceClustering DeviceClustering::independent_given_values(uint64_t reports) {
+  DeviceClustering c = one_report_per_device(reports);
+  c.one_shot_ = true;
+  return c;
+}
+
 DeviceClustering DeviceClustering::from_counts(uint64_t reports, const DeviceCounts& counted,
                                                uint64_t uncounted_cap) {
   DeviceClustering c;
@@ -45,6 +51,7 @@ DeviceClustering DeviceClustering::from_counts(uint64_t reports, const DeviceCou
 
 DeviceClustering metric_clustering(const MetricConfig& metric, uint64_t reports,
                                    const DeviceCounts& counted, uint64_t buckets) {
+  if (!needs_device_clustering(metric)) return DeviceClustering::independent_given_values(reports);
   const uint64_t limit = reports_per_bucket_limit(metric);
   const uint64_t cap = buckets > UINT64_MAX / limit ? UINT64_MAX : limit * buckets;
   return DeviceClustering::from_counts(reports, counted, cap);
@@ -80,6 +87,7 @@ std::string grouped(uint64_t v) {
 }  // namespace
 
 std::string describe_variance(const DeviceClustering& c) {
+  if (c.one_shot()) return "independent given the devices' values (one-shot reports)";
   if (c.max_reports() <= 1) return "independent reports (one per device)";
   char effect[32];
   std::snprintf(effect, sizeof effect, "%.1f", c.design_effect());

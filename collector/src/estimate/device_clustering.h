@@ -34,10 +34,23 @@
 
 namespace blur::collector {
 
+// Whether a metric's estimates need the device counts: memoized metrics,
+// whose reports of one device share a permanent response. One-shot reports
+// draw fresh noise each, so they are independent given the devices' values,
+// which is what every estimate conditions on (it counts the reports with
+// each value, docs/math.md §4.1): the textbook variance is exact for them,
+// and no device counts are read.
+inline bool needs_device_clustering(const MetricConfig& metric) {
+  return metric.longitudinal_epsilon_micros != 0;
+}
+
 class DeviceClustering {
  public:
   // Every report from a device of its own (the textbook variance).
   static DeviceClustering one_report_per_device(uint64_t reports);
+  // One-shot reports: independent given the devices' values (the textbook
+  // variance), however many one device sent.
+  static DeviceClustering independent_given_values(uint64_t reports);
   // `reports` of the estimate, `counted` of them with known devices; each
   // device behind the other reports sent at most `uncounted_cap` of them.
   // Counts above `reports` (a commit between the two reads) are taken as
@@ -54,6 +67,7 @@ class DeviceClustering {
   // S2 / n: 1 when every device sends one report.
   double design_effect() const;
   bool one_per_device() const { return design_effect() <= 1.0; }
+  bool one_shot() const { return one_shot_; }
 
   // The bound above for a sum of per-report terms: `independent` = V.
   double variance(double independent, double floor, double ceiling) const;
@@ -65,12 +79,13 @@ class DeviceClustering {
   uint64_t uncounted_cap_ = 0;
   double sum_squares_ = 0;
   double max_reports_ = 1;
+  bool one_shot_ = false;
 };
 
 // The clustering of a metric's estimate over `buckets` buckets holding
 // `reports` reports, from the store's counts over the same buckets: an
 // uncounted report's device sent at most the metric's bound per bucket in
-// each of them.
+// each of them. A one-shot metric: independent_given_values (no counts).
 DeviceClustering metric_clustering(const MetricConfig& metric, uint64_t reports,
                                    const DeviceCounts& counted, uint64_t buckets);
 
