@@ -11,6 +11,7 @@
 #include "blur/mechanisms/hadamard_response.h"
 #include "blur/storage/ledger.h"
 #include "blur/mechanisms/local_hashing.h"
+#include "blur/mechanisms/loloha.h"
 #include "blur/mechanisms/one_bit_mean.h"
 #include "blur/mechanisms/rappor.h"
 #include "blur/report/report.h"
@@ -184,6 +185,31 @@ BENCHMARK(BM_LocalHashing)
     ->Args({0, 1000000, 4096})
     ->Args({0, 4000000, 4096})
     ->Args({1, 1000000, 4096});
+
+// LOLOHA: the device's hash seed and the bucket's permanent response from
+// HMAC streams of the secret, then one g-ary randomized response. Args: the
+// report epsilon eta and the longitudinal epsilon in micro-nats, domain size.
+void BM_Loloha(benchmark::State& state) {
+  blur::sim::SimPort port(1);
+  blur::Rng rng;
+  if (rng.seed(port.port(), nullptr, 0) != blur::Status::kOk) return state.SkipWithError("seed");
+  const auto loloha = blur::Loloha::create(static_cast<uint32_t>(state.range(0)),
+                                           static_cast<uint32_t>(state.range(1)),
+                                           static_cast<uint32_t>(state.range(2)), {1, 2});
+  const uint32_t domain = static_cast<uint32_t>(state.range(2));
+  static const uint8_t kSecret[32] = {7, 1, 9};
+  static blur::ReportPayload payload;
+  uint32_t value = 0;
+  for (auto _ : state) {
+    if (loloha.value().randomize(rng, kSecret, value, &payload) != blur::Status::kOk) {
+      return state.SkipWithError("loloha");
+    }
+    value = (value + 1) % domain;
+    benchmark::DoNotOptimize(payload.value);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_Loloha)->Args({500000, 2000000, 4096})->Args({2000000, 4000000, 4096});
 
 // Word discovery (pem, sfp) on the benchmark's words: args epsilon in
 // micro-nats, longest word. Compare with BM_GeneralizedRandomizedResponse.

@@ -18,6 +18,7 @@
 #include "estimate/post_processing.h"
 #include "ingest/batch_validator.h"
 #include "metrics/metric_config.h"
+#include "random_reports.h"
 #include "registry/mechanism_spec.h"
 #include "sim_port.h"
 
@@ -39,14 +40,7 @@ uint32_t truth(uint64_t device, uint32_t domain) {
 }
 
 IncomingReport incoming(const MetricConfig& metric, const blur::ReportPayload& payload) {
-  IncomingReport r;
-  r.metric_id = metric.id;
-  r.mechanism = static_cast<uint32_t>(metric.mechanism);
-  r.epsilon_micros = metric.epsilon_micros;
-  r.longitudinal_epsilon_micros = metric.longitudinal_epsilon_micros;
-  r.domain_size = metric.domain_size;
-  r.has_payload = true;
-  r.payload = blur::mechanism_payload(metric.mechanism);
+  IncomingReport r = blur_test::report_of(metric);
   r.value = payload.value;
   if (r.payload == blur::PayloadKind::kLocalHash) {
     r.hash_a = payload.seed >> 16;
