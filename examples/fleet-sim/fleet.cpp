@@ -183,7 +183,10 @@ int fleet(const Options& o, std::ostream& summary) {
   std::string error;
   const auto metric = metric_of(o, &error);
   if (!metric) return fail(error);
-  if (!device_mechanism(*metric).ok()) return fail("the SDK cannot build this metric");
+  // (A memoized metric is built by each device's Client, which checks it.)
+  if (metric->longitudinal_epsilon_micros == 0 && !device_mechanism(*metric).ok()) {
+    return fail("the SDK cannot build this metric");
+  }
   // A word-discovery metric records words from --values; the others integers.
   const bool words_metric = collector::mechanism_spec(metric->mechanism).discovers_words;
   std::vector<std::string> words;

@@ -84,9 +84,12 @@ int main(int argc, char** argv) {
   std::vector<CLI::Option*> seeds;
   auto common = [&](CLI::App* cmd) {
     cmd->add_option("--mechanism", o.mechanism,
-                    "rr | grr | sue | oue | hr | olh | blh | rappor | laplace | onebit")
+                    "rr | grr | sue | oue | hr | olh | blh | rappor | laplace | onebit | loloha")
         ->capture_default_str();
     cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")->capture_default_str();
+    cmd->add_option("--longitudinal", o.longitudinal,
+                    "Memoized metrics (loloha needs it; sue, rappor, onebit may have it): the "
+                    "permanent response's epsilon, in nats; each report charges --epsilon");
     cmd->add_option("--domain", o.domain, "Number of possible values (rr: 2)")
         ->capture_default_str();
     seeds.push_back(cmd->add_option(

@@ -17,8 +17,9 @@ int fail(const std::string& message) {
 }
 
 std::optional<collector::MetricConfig> metric_of(const Options& o, std::string* error) {
-  auto metric = collector::parse_metric_spec(std::to_string(o.metric) + ":" + o.mechanism + ":" +
-                                             o.epsilon + ":" + std::to_string(o.domain));
+  auto metric = collector::parse_metric_spec(
+      std::to_string(o.metric) + ":" + o.mechanism + ":" + o.epsilon + ":" +
+      std::to_string(o.domain) + (o.longitudinal.empty() ? "" : ":longitudinal=" + o.longitudinal));
   if (!metric) {
     *error = metric.error().message;
     return std::nullopt;

@@ -15,6 +15,7 @@ struct Options {
   std::string mechanism = "rr";
   std::string epsilon = "1";
   uint32_t domain = 2;
+  std::string longitudinal;  // memoized metrics: the permanent response's epsilon (empty: none)
   uint64_t seed = 0;
   bool seed_given = false;  // false: a fresh seed from the OS (resolve_seed)
   // randomize
