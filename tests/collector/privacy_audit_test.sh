@@ -12,7 +12,7 @@
 set -euo pipefail
 sim=$1
 
-"$sim" audit --devices 20000 --seed 2025 --alpha 0.0005
+"$sim" audit --devices 10000 --seed 2025 --alpha 0.0005
 
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
