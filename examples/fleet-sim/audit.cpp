@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "aggregate/aggregate.h"
+#include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
 #include "blur/discovery/prefix_hash.h"
 #include "blur/discovery/word.h"
@@ -63,6 +64,33 @@ Score prefix_supports_only(const std::string& w1, const std::string& w0) {
     const Word b = Word::parse(w0.data(), w0.size()).value().prefix(length);
     return prefix_hash(key, a, bits) == r.value && prefix_hash(key, b, bits) != r.value ? 1.0
                                                                                         : 0.0;
+  };
+}
+
+// sfp: both sketches favour w1 over w0 (each half a likelihood-ratio set
+// at eps/2, so the pair's ratio is e^eps): the word bucket is w1's and not
+// w0's, and the fragment bucket is w1's (piece, fragment) and not w0's.
+Score fragments_support_only(const std::string& w1, const std::string& w0) {
+  return [=](const MetricConfig& metric, const DeviceHistory& h) {
+    if (h.reports.empty()) return 0.0;
+    const IncomingReport& r = h.reports.front();
+    const uint32_t bits = SequenceFragmentPuzzle::bucket_bits(metric.epsilon_micros);
+    const uint32_t position = r.hash_a >> kFragmentHashSeedBits;
+    const uint32_t fragment_seed = r.hash_a & (kFragmentHashSeeds - 1);
+    const uint32_t word_bucket = r.value & 0xFF, fragment_bucket = r.value >> 8;
+    const PrefixHashKey word_key =
+        prefix_hash_key(SequenceFragmentPuzzle::kWordKeyLevel, r.hash_b);
+    auto supports = [&](const std::string& text) {
+      const Word w = Word::parse(text.data(), text.size()).value();
+      const uint64_t value =
+          fragment_value(puzzle_piece(w), w.code(kFragmentCharacters * position),
+                         w.code(kFragmentCharacters * position + 1));
+      return std::pair{prefix_hash(word_key, w, bits) == word_bucket,
+                       fragment_hash(position, fragment_seed, value, bits) == fragment_bucket};
+    };
+    const auto [word1, fragment1] = supports(w1);
+    const auto [word0, fragment0] = supports(w0);
+    return word1 && !word0 && fragment1 && !fragment0 ? 1.0 : 0.0;
   };
 }
 
@@ -140,6 +168,8 @@ std::vector<AuditCase> audit_cases(bool long_form) {
     one("onebit d=16", "1:onebit:" + eps + ":16", "0", "15", "bit = 1", bit_set());
     one("pem len 8", "1:pem:" + eps + ":8", "words", "worde", "prefix hash: w1's, not w0's",
         prefix_supports_only("worde", "words"));
+    one("sfp len 8", "1:sfp:" + eps + ":8", "words", "worde",
+        "word and fragment buckets: w1's, not w0's", fragments_support_only("worde", "words"));
     one("loloha d=16 (eps_inf 2)", "1:loloha:" + eps + ":16:longitudinal=2", "0", "1", lr,
         supports_only(1, 0));
   }
