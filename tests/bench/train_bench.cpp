@@ -153,14 +153,15 @@ void GaussianNoiseVector(benchmark::State& state) {
 }
 
 // The discrete noise alone: one N_Z(0, 2^42) per parameter
-// (discrete_gaussian.h), on every core, as a DP step draws it.
+// (discrete_gaussian.h), on one thread (/1) or every core (/0, as a DP
+// step draws it).
 void DiscreteGaussianNoiseVector(benchmark::State& state) {
   const LanguageModel model(kModels[state.range(0)]);
   std::vector<int64_t> buffer(model.parameter_count(), 0);
   uint64_t step = 0;
   for (auto _ : state) {
     const DiscreteGaussianNoise noise(TrainSeed::from_u64(4), "noise", step++);
-    noise.sample(buffer.data(), buffer.size(), 21, 0);
+    noise.sample(buffer.data(), buffer.size(), 21, static_cast<unsigned>(state.range(1)));
     benchmark::DoNotOptimize(buffer.data());
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * buffer.size()));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <stdexcept>
@@ -15,7 +16,7 @@ namespace blur::collector {
 namespace {
 
 constexpr int kBlocksPerChunkLog2 = 24;  // keystream blocks a chunk may read
-constexpr size_t kBufferBlocks = 64;
+constexpr size_t kBufferBlocks = 128;
 
 // Uniform bits of one chunk's keystream region.
 class ChunkBits {
@@ -29,127 +30,277 @@ class ChunkBits {
     if (at_ == buffer_.size()) refill();
     return buffer_[at_++];
   }
-  // n uniform bits, 0 <= n <= 64 (leftover reservoir bits are dropped:
-  // the bits used stay independent and uniform).
-  uint64_t bits(unsigned n) {
-    if (n == 0) return 0;
-    if (n == 64) return word();
-    if (available_ < n) {
-      reservoir_ = word();
-      available_ = 64;
-    }
-    const uint64_t value = reservoir_ & ((uint64_t{1} << n) - 1);
-    reservoir_ >>= n;
-    available_ -= n;
-    return value;
-  }
-  // Uniform in [0, m), m >= 1: Lemire's multiply-and-reject (exact).
-  uint64_t below(uint64_t m) {
-    unsigned __int128 product = static_cast<unsigned __int128>(word()) * m;
-    auto low = static_cast<uint64_t>(product);
-    if (low < m) {
-      const uint64_t threshold = (0 - m) % m;
-      while (low < threshold) {
-        product = static_cast<unsigned __int128>(word()) * m;
-        low = static_cast<uint64_t>(product);
-      }
-    }
-    return static_cast<uint64_t>(product >> 64);
-  }
-
  private:
-  void refill() {
+  // The keystream's bytes as words in the machine's byte order (any fixed
+  // order is uniform).
+  __attribute__((noinline)) void refill() {
     if (end_block_ - next_block_ < kBufferBlocks) {
       throw std::runtime_error("DiscreteGaussianNoise: a chunk ran past its keystream");
     }
-    uint8_t bytes[kBufferBlocks * 16];
-    aes_.blocks(next_block_, kBufferBlocks, bytes);
+    aes_.blocks(next_block_, kBufferBlocks, reinterpret_cast<uint8_t*>(buffer_.data()));
     next_block_ += kBufferBlocks;
-    for (size_t i = 0; i < buffer_.size(); ++i) {
-      uint64_t v;
-      std::memcpy(&v, bytes + 8 * i, 8);  // any fixed byte order is uniform
-      buffer_[i] = v;
-    }
     at_ = 0;
   }
 
   const AesCtr& aes_;
   uint64_t next_block_, end_block_;
-  std::array<uint64_t, kBufferBlocks * 2> buffer_{};
+  alignas(64) std::array<uint64_t, kBufferBlocks * 2> buffer_;
   size_t at_ = kBufferBlocks * 2;
-  uint64_t reservoir_ = 0;
-  unsigned available_ = 0;
 };
 
-// Bern(n / (k 2^e)) for 0 <= n < 2^e, e <= 63, k >= 1: a uniform
-// U k-ary digit and e bits X give U 2^e + X uniform on [0, k 2^e), which
-// is below n iff U = 0 and X < n.
-inline bool bernoulli(ChunkBits& r, uint64_t n, unsigned e, uint64_t k) {
-  return (k == 1 || r.below(k) == 0) && r.bits(e) < n;
-}
+using u128 = unsigned __int128;
 
-// Bern(exp(-n / 2^e)), n < 2^e (CKS Algorithm 1, gamma in [0, 1]):
-// k = 1; while Bern(gamma / k) k++; return k odd.
-inline bool bern_exp_fraction(ChunkBits& r, uint64_t n, unsigned e) {
-  if (n == 0) return true;
-  uint64_t k = 1;
-  while (bernoulli(r, n, e, k)) ++k;
-  return k & 1;
-}
+// --- 128-bit fixed point: values v / 2^127 --------------------------------
 
-// Bern(exp(-1)): the same loop with gamma = 1 (its first Bern(1) is sure).
-inline bool bern_exp_one(ChunkBits& r) {
-  uint64_t k = 2;
-  while (r.below(k) == 0) ++k;
-  return k & 1;
-}
+constexpr u128 kOne = static_cast<u128>(1) << 127;
 
-// Bern(exp(-gamma)), gamma = whole + fraction / 2^e (CKS Algorithm 1).
-inline bool bern_exp(ChunkBits& r, uint64_t whole, uint64_t fraction, unsigned e) {
-  for (uint64_t i = 0; i < whole; ++i) {
-    if (!bern_exp_one(r)) return false;
+// The full 256-bit product, little-endian 64-bit limbs.
+struct U256 {
+  uint64_t limb[4];
+};
+U256 multiply(u128 a, u128 b) {
+  const auto a0 = static_cast<uint64_t>(a), a1 = static_cast<uint64_t>(a >> 64);
+  const auto b0 = static_cast<uint64_t>(b), b1 = static_cast<uint64_t>(b >> 64);
+  const u128 p00 = static_cast<u128>(a0) * b0, p01 = static_cast<u128>(a0) * b1;
+  const u128 p10 = static_cast<u128>(a1) * b0, p11 = static_cast<u128>(a1) * b1;
+  const u128 mid = (p00 >> 64) + static_cast<uint64_t>(p01) + static_cast<uint64_t>(p10);
+  const u128 high = (mid >> 64) + (p01 >> 64) + (p10 >> 64) + static_cast<uint64_t>(p11);
+  return {{static_cast<uint64_t>(p00), static_cast<uint64_t>(mid), static_cast<uint64_t>(high),
+           static_cast<uint64_t>((high >> 64) + (p11 >> 64))}};
+}
+// floor(r / 2^s) for a result below 2^128.
+u128 shift_right(const U256& r, unsigned s) {
+  uint64_t out[2] = {0, 0};
+  for (unsigned i = 0; i < 2; ++i) {
+    const unsigned from = i + s / 64, bits = s % 64;
+    const uint64_t low = from < 4 ? r.limb[from] : 0, up = from + 1 < 4 ? r.limb[from + 1] : 0;
+    out[i] = bits == 0 ? low : (low >> bits) | (up << (64 - bits));
   }
-  return bern_exp_fraction(r, fraction, e);
+  return static_cast<u128>(out[1]) << 64 | out[0];
 }
+// floor(a b / 2^127): one unit of truncation.
+u128 mul127(u128 a, u128 b) { return shift_right(multiply(a, b), 127); }
 
-// Discrete Laplace, P(y) proportional to exp(-|y| / 2^j) (CKS Algorithm 2
-// with s = 1, t = 2^j): |y| = u + t v, u accepted with exp(-u/t), v the
-// successes of Bern(exp(-1)) before its first failure.
-inline int64_t discrete_laplace(ChunkBits& r, unsigned j) {
-  for (;;) {
-    uint64_t u;
-    do {
-      u = r.bits(j);
-    } while (!bern_exp_fraction(r, u, j));
-    uint64_t v = 0;
-    while (bern_exp_one(r)) ++v;
-    const bool negative = r.bits(1) != 0;
-    const uint64_t magnitude = u + (v << j);
-    if (negative && magnitude == 0) continue;
-    if (magnitude >> 40) throw std::runtime_error("DiscreteGaussianNoise: implausible draw");
-    return negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+// exp(-f) for f = f127 / 2^127 in [0, 1], by its alternating Taylor series
+// until a term is 0. Term i is truncated at most twice per step and carries
+// the previous term's error times f/i < 1, so it is off by at most 2i
+// units; with at most 40 terms the sum is within 2^12 units.
+u128 exp_negative_fraction(u128 f127) {
+  u128 term = kOne, positive = kOne, negative = 0;
+  for (unsigned i = 1; term != 0; ++i) {
+    term = mul127(term, f127) / i;
+    (i % 2 ? negative : positive) += term;
   }
+  return positive - negative;
 }
 
-// N_Z(0, 4^j) (CKS Algorithm 3 with t = sigma = 2^j): accept y with
-// exp(-(|y| - t)^2 / (2 t^2)).
-inline int64_t discrete_gaussian(ChunkBits& r, unsigned j) {
-  const int64_t t = int64_t{1} << j;
-  const unsigned e = 2 * j + 1;
+// exp(-(k + f127 / 2^127)) for k <= 80: e^-1 (within 2^12 units) k times,
+// each product adding at most 2^12 + 1 units to the previous error times
+// e^-1, then times exp(-f): within k (2^12 + 1) + 2^12 + 1 < 2^20 units.
+u128 exp_negative(uint64_t k, u128 f127) {
+  static const u128 kInverseE = exp_negative_fraction(kOne);
+  u128 power = kOne;
+  for (uint64_t i = 0; i < k; ++i) power = mul127(power, kInverseE);
+  return mul127(power, exp_negative_fraction(f127));
+}
+
+// --- the proposal's tables, one per log2_sigma ------------------------------
+
+constexpr unsigned kBucketBits = 9;  // alias buckets: 512
+constexpr size_t kBuckets = size_t{1} << kBucketBits;
+// W_0 = 2^20: A = exp(-gamma) 2^20 / W_b. The weights' total is about
+// 20.6 * 2^20, so a bucket's capacity C < 2^16 and 24 random bits choose in
+// it (rejecting with probability < 2^-8).
+constexpr int kWeightBits = 20;
+
+struct Table {
+  unsigned width_bits = 0;  // blocks of 2^width_bits integers
+  uint64_t blocks = 0;      // body blocks; category `blocks` is the tail, +1 rejects
+  std::vector<uint64_t> weight;        // W_b, body blocks
+  std::vector<uint64_t> accept_below;  // U < this (2^64 units) => U < A on the block
+  uint64_t capacity = 0;               // C: each bucket holds C units of weight
+  uint64_t threshold[kBuckets] = {};
+  uint16_t alias[kBuckets] = {};
+};
+
+Table build_table(unsigned j) {
+  Table t;
+  const unsigned per_sigma_bits = std::min(j, 4u);
+  const double per_sigma = std::ldexp(1.0, static_cast<int>(per_sigma_bits));
+  t.width_bits = j - per_sigma_bits;
+  t.blocks = 16 * (uint64_t{1} << per_sigma_bits);  // up to 16 sigma
+  const double scale = std::ldexp(1.0, kWeightBits);
+  // (x / sigma)^2 / 2 at the block's edges, where x = b w and w / sigma = 1 / per_sigma.
+  auto gamma_at = [&](uint64_t b) { return 0.5 * std::pow(static_cast<double>(b) / per_sigma, 2); };
+  std::vector<uint64_t> w(kBuckets, 0);
+  for (uint64_t b = 0; b < t.blocks; ++b) {
+    // W_b >= 2^20 exp(-gamma(b)), the largest density on the block (exp is
+    // within an ulp; the factor covers it). W_0 = 2^20 exactly.
+    w[b] = b == 0 ? uint64_t{1} << kWeightBits
+                  : static_cast<uint64_t>(
+                        std::ceil(std::exp(-gamma_at(b)) * scale * (1 + std::ldexp(1.0, -40))));
+    t.weight.push_back(w[b]);
+    // A >= exp(-gamma(b + 1)) 2^20 / W_b on the block, less a margin for
+    // the rounding of exp, the division and the product.
+    const double lower = std::exp(-gamma_at(b + 1)) * scale / static_cast<double>(w[b]) *
+                         (1 - std::ldexp(1.0, -40));
+    t.accept_below.push_back(static_cast<uint64_t>(
+        std::min(std::ldexp(lower, 64), 18446744073709549568.0)));  // < 2^64
+  }
+  // The tail: weight 1 in all, block blocks + G with probability 2^-(G+1).
+  // It dominates: exp(-gamma(blocks + G)) 2^20 <= 2^-(G+1) for all G >= 0,
+  // since gamma(blocks) >= 128 and gamma grows by >= G beyond it.
+  w[t.blocks] = 1;
+  uint64_t sum = 0;
+  for (uint64_t v : w) sum += v;
+  t.capacity = (sum + kBuckets - 1) / kBuckets;
+  if (t.capacity >= (uint64_t{1} << 16)) throw std::logic_error("DiscreteGaussianNoise: table");
+  w[t.blocks + 1] = t.capacity * kBuckets - sum;  // padding: a proposal that is rejected
+  // Vose's alias method in integers: bucket k keeps threshold[k] units of
+  // category k and the rest of its capacity for alias[k].
+  std::vector<size_t> small, large;
+  for (size_t k = 0; k < kBuckets; ++k) (w[k] < t.capacity ? small : large).push_back(k);
+  while (!small.empty() && !large.empty()) {
+    const size_t s = small.back(), l = large.back();
+    small.pop_back();
+    t.threshold[s] = w[s];
+    t.alias[s] = static_cast<uint16_t>(l);
+    w[l] -= t.capacity - w[s];
+    if (w[l] < t.capacity) {
+      large.pop_back();
+      small.push_back(l);
+    }
+  }
+  for (size_t k : small) t.threshold[k] = t.capacity, t.alias[k] = static_cast<uint16_t>(k);
+  for (size_t k : large) t.threshold[k] = t.capacity, t.alias[k] = static_cast<uint16_t>(k);
+  return t;
+}
+
+const Table& table(unsigned j) {
+  static const std::vector<Table> tables = [] {
+    std::vector<Table> all;
+    for (unsigned k = 0; k <= DiscreteGaussianNoise::kMaxLog2Sigma; ++k) all.push_back(build_table(k));
+    return all;
+  }();
+  return tables[j];
+}
+
+// 2^k exactly, for -1022 <= k <= 1023 (ldexp without its call).
+inline double power_of_two(int k) {
+  const uint64_t bits = static_cast<uint64_t>(k + 1023) << 52;
+  double value;
+  std::memcpy(&value, &bits, 8);
+  return value;
+}
+
+[[noreturn]] void undecided() {
+  throw std::runtime_error("DiscreteGaussianNoise: a comparison within 2^-103 (fails closed)");
+}
+
+// U_inf < A = exp(-gamma) 2^20 / W_eff, where U_inf is the uniform whose
+// first 64 bits are `u` (more drawn from r when needed), gamma =
+// square / 2^e, and W_eff = weight / 2^shift. Equivalently X < exp(-gamma)
+// with X = U_inf weight / 2^(20 + shift) < 1.
+bool accept(ChunkBits& r, uint64_t u, u128 square, unsigned e, uint64_t weight, unsigned shift,
+            bool fast) {
+  const auto k = static_cast<uint64_t>(square >> e);
+  if (fast) {
+    const double gamma = static_cast<double>(square) * power_of_two(-static_cast<int>(e));
+    if (gamma > 600) {
+      // A < e^-600 2^(20 + 65) < 2^-760: only U_inf < 2^-64 could be below.
+      if (u != 0) return false;
+    } else {
+      // gamma's conversion is within 2^-53 relative, exp within an ulp.
+      const double margin = gamma * power_of_two(-50) + power_of_two(-48);
+      const double e_value = std::exp(-gamma);
+      const double e_low = e_value * (1 - 2 * margin), e_high = e_value * (1 + 2 * margin);
+      const double down = power_of_two(-(64 + kWeightBits + static_cast<int>(shift)));
+      const double x_low = static_cast<double>(u) * static_cast<double>(weight) * down *
+                           (1 - power_of_two(-50));
+      const double x_high = (static_cast<double>(u) + 1) * static_cast<double>(weight) * down *
+                            (1 + power_of_two(-50));
+      if (x_high < e_low) return true;
+      if (x_low > e_high) return false;
+    }
+  }
+  // 128 bits of U_inf, X and exp(-gamma) in units of 2^-127.
+  const u128 n_u = static_cast<u128>(u) << 64 | r.word();
+  // X 2^127 = n_u weight / 2^(21 + shift), in [x, x + 2).
+  const u128 x = shift_right(multiply(n_u, weight), kWeightBits + 1 + shift);
+  const u128 slack = static_cast<u128>(1) << 24;                  // >> the 2^20 error
+  if (k > 80) {  // exp(-gamma) < 2^-115: below 2^12 units
+    if (x > slack) return false;
+    undecided();
+  }
+  const u128 fraction = (square & ((static_cast<u128>(1) << e) - 1)) << (127 - e);
+  const u128 value = exp_negative(k, fraction);
+  if (x + 2 + slack < value) return true;
+  if (x > value + slack) return false;
+  undecided();
+}
+
+// One draw of N_Z(0, 4^j): propose a block and a place in it, accept with A.
+// A proposal usually reads one word: bucket (9 bits), sign (1), the
+// alias's 24-bit uniform, the place (width_bits), and the leading bits of
+// U, enough to accept in most cases; the rest of U and rare branches read
+// more words.
+int64_t discrete_gaussian(ChunkBits& r, unsigned j, const Table& t, bool fast) {
+  const unsigned e = 2 * j + 1;  // gamma = z^2 / 2^(2j+1)
+  const unsigned width = t.width_bits;
+  const unsigned inline_width = std::min(width, 22u);
+  const unsigned top_bits = 30 - inline_width;  // >= 8: U's leading bits in the word
+  constexpr uint64_t kLow24 = 0xffffff;
   for (;;) {
-    const int64_t y = discrete_laplace(r, j);
-    const int64_t d = (y < 0 ? -y : y) - t;
-    const auto square = static_cast<unsigned __int128>(static_cast<__int128>(d) * d);
-    const auto whole = static_cast<uint64_t>(square >> e);
-    const auto fraction = static_cast<uint64_t>(square & ((static_cast<unsigned __int128>(1) << e) - 1));
-    if (bern_exp(r, whole, fraction, e)) return y;
+    const uint64_t word = r.word();
+    const auto bucket = static_cast<size_t>(word & (kBuckets - 1));
+    const bool negative = (word >> kBucketBits) & 1;
+    // Lemire's multiply-and-reject on 24 bits: uniform in [0, C) exactly.
+    uint64_t product = ((word >> 10) & kLow24) * t.capacity;
+    if ((product & kLow24) < t.capacity) {
+      const uint64_t threshold = (uint64_t{1} << 24) % t.capacity;
+      while ((product & kLow24) < threshold) product = (r.word() >> 40) * t.capacity;
+    }
+    const uint64_t u = product >> 24;
+    const uint64_t rest = word >> 34;  // 30 bits
+    uint64_t place = rest & ((uint64_t{1} << inline_width) - 1);
+    const uint64_t u_top = rest >> inline_width;
+    if (width > 22) place = place << (width - 22) | (r.word() >> (86 - width));
+    const uint64_t category = u < t.threshold[bucket] ? bucket : t.alias[bucket];
+    uint64_t block = category, weight = 0;
+    unsigned shift = 0;
+    if (category < t.blocks) {
+      weight = t.weight[category];
+    } else if (category == t.blocks) {  // the tail: G ~ Geometric(1/2) from trailing zero bits
+      const uint64_t bits = r.word();
+      if (bits == 0) {  // G >= 64: probability 2^-64 per tail visit (itself ~2^-24)
+        throw std::runtime_error("DiscreteGaussianNoise: tail draw beyond its range (fails closed)");
+      }
+      const auto g = static_cast<uint64_t>(__builtin_ctzll(bits));
+      block = t.blocks + g;
+      weight = 1;
+      shift = static_cast<unsigned>(g + 1);
+    } else {
+      continue;  // the padding
+    }
+    const uint64_t magnitude = (block << width) + place;
+    if (negative && magnitude == 0) continue;  // 0 has one sign
+    const auto z = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+    // U < bound holds if U's leading bits are below the bound's.
+    const bool body = category < t.blocks;
+    if (fast && body && u_top < (t.accept_below[category] >> (64 - top_bits))) return z;
+    const uint64_t u_accept = u_top << (64 - top_bits) | (r.word() >> top_bits);
+    if (fast && body && u_accept < t.accept_below[category]) return z;
+    const u128 square = static_cast<u128>(magnitude) * magnitude;
+    if (accept(r, u_accept, square, e, weight, shift, fast)) return z;
   }
 }
 
 }  // namespace
 
 DiscreteGaussianNoise::DiscreteGaussianNoise(const TrainSeed& seed, std::string_view label,
-                                             uint64_t index, bool allow_aes_ni) {
+                                             uint64_t index, bool allow_aes_ni,
+                                             Comparison comparison)
+    : comparison_(comparison) {
   DrbgStream stream(seed, label, index);
   std::array<uint8_t, 32> key{};
   std::array<uint8_t, 8> prefix{};
@@ -161,10 +312,12 @@ DiscreteGaussianNoise::DiscreteGaussianNoise(const TrainSeed& seed, std::string_
 
 void DiscreteGaussianNoise::sample_chunks(int64_t* out, size_t n, unsigned j, size_t first_chunk,
                                           size_t last_chunk) const {
+  const Table& t = table(j);
+  const bool fast = comparison_ == Comparison::kFast;
   for (size_t c = first_chunk; c < last_chunk; ++c) {
     ChunkBits bits(*aes_, c);
     const size_t end = std::min(n, (c + 1) * kChunk);
-    for (size_t k = c * kChunk; k < end; ++k) out[k] = discrete_gaussian(bits, j);
+    for (size_t k = c * kChunk; k < end; ++k) out[k] = discrete_gaussian(bits, j, t, fast);
   }
 }
 
