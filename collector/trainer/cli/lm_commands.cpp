@@ -29,6 +29,7 @@ struct TrainArgs {
   uint64_t seed = 0;
   uint32_t vocabulary_metric = 0;  // --vocabulary-from-metric
   std::string db;
+  double units_estimate = 0;  // --units-estimate (0: the DP count)
 };
 
 struct ModelArgs {
@@ -122,7 +123,13 @@ int run_train(const TrainArgs& args, const CLI::App& cmd, const VocabularyFromMe
     o.epsilon = 1;  // ignored: the noise is given
   }
   if (cmd.count("--seed") > 0) o.seed = args.seed;
+  if (args.units_estimate > 0) o.units_estimate = args.units_estimate;
   o.format = parse_corpus_format(args.format);
+  // What was given, so a resumed run can refuse what disagrees with its plan.
+  for (const CLI::Option* option : cmd.get_options()) {
+    if (option->count() == 0) continue;
+    for (const std::string& name : option->get_lnames()) o.given.push_back(name);
+  }
   TrainReport report = train_language_model(o, [](const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());
     std::fflush(stderr);
@@ -323,7 +330,17 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app, VocabularyFromMetric
   State& st = *state_;
   st.from_metric = std::move(from_metric);
   TrainOptions& o = st.train.options;
-  auto* t = app.add_subcommand("train", "Train the DP-SGD next-word model on a text corpus");
+  auto* t = app.add_subcommand(
+      "train",
+      "Train the DP-SGD next-word model on a text corpus.\n"
+      "A private run releases only: the model, its DP vocabulary, the DP count (or public "
+      "estimate) of the training units, q, steps, noise multiplier, the accounting, and a "
+      "validation that is DP or on --validation-corpus. It accounts (RDP, PLD beside) the "
+      "vocabulary, the unit count, the DP-SGD steps (exact discrete Gaussian noise) and the "
+      "DP validation, composed over --tuning-runs. Never printed or stored: the exact number "
+      "of units, batch sizes, losses, clipped counts. --resume continues the checkpoint's "
+      "plan and refuses options that disagree with it. Evaluate on a named test corpus with "
+      "`eval`.");
   st.train_cmd = t;
   t->add_option("--corpus", o.corpus,
                 "Text file or directory (lines, user_id<TAB>text, or fortune files), or "
@@ -402,6 +419,27 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app, VocabularyFromMetric
                 "Reproducible run (tests, experiments): the noise is then NOT secret");
   t->add_option("--stop-after", o.stop_after_steps,
                 "Stop after this many steps (with a checkpoint), as if interrupted");
+  t->add_option("--units-estimate", st.train.units_estimate,
+                "A PUBLIC estimate of the number of training units (sets q = batch / it); "
+                "otherwise they are counted with DP (--count-noise)")
+      ->check(CLI::Range(1.0, 1e12));
+  t->add_option("--count-noise", o.count_noise_multiplier,
+                "Noise multiplier of the DP count of the training units")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  t->add_option("--validation-corpus", o.validation_corpus,
+                "PUBLIC text to validate on (exact top-1/top-3/perplexity); otherwise DP "
+                "validation on the private split (--validation-noise)")
+      ->check(CLI::ExistingPath);
+  t->add_option("--validation-noise", o.validation_noise_multiplier,
+                "Noise multiplier of the DP validation (per-unit top-1/top-3 sums); 0: none")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  t->add_option("--tuning-runs", o.tuning_runs,
+                "K: runs of a hyperparameter search; the accounting composes K runs like this "
+                "one, so --epsilon is what all of them spend together")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   t->add_option("--progress-every", o.progress_every, "Steps between progress lines")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
