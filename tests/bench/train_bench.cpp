@@ -176,7 +176,12 @@ BENCHMARK(GemmRate)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(GaussianNoiseVector)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(DiscreteGaussianNoiseVector)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(DiscreteGaussianNoiseVector)
+    ->Args({0, 1})
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 
