@@ -12,6 +12,7 @@
 #include "blur/model/next_word_predictor.h"
 #include "trainer/accountants/pld_accountant.h"
 #include "trainer/accountants/rdp_accountant.h"
+#include "trainer/audit/one_run_audit.h"
 #include "trainer/data/evaluation.h"
 #include "trainer/dpsgd/trainer.h"
 #include "trainer/model/model_file.h"
@@ -46,6 +47,11 @@ struct ModelArgs {
   uint32_t count = 3;
 };
 
+struct AuditArgs {
+  OneRunAuditConfig config;
+  std::string epsilon = "4";
+};
+
 struct PrivacyArgs {
   double sample_rate = -1, noise_multiplier = -1, target_epsilon = -1, delta = -1;
   uint64_t steps = 0;
@@ -59,7 +65,9 @@ struct LanguageModelCommands::State {
   TrainArgs train;
   ModelArgs model;  // eval, export-model, canary, suggest
   PrivacyArgs privacy;
+  AuditArgs audit;
   CLI::App* train_cmd = nullptr;
+  CLI::App* audit_cmd = nullptr;
   CLI::App* eval_cmd = nullptr;
   CLI::App* privacy_cmd = nullptr;
   CLI::App* export_cmd = nullptr;
@@ -207,6 +215,33 @@ int run_privacy(const PrivacyArgs& p, const CLI::App& cmd) {
   const PldValue pld = pld_epsilon(p.sample_rate, sigma, p.steps, p.delta);
   if (!pld) return fail("PLD accountant: " + pld.error, 2);
   out["epsilon_pld"] = std::isinf(pld.value) ? nlohmann::json("inf") : nlohmann::json(pld.value);
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int run_audit(const AuditArgs& args) {
+  OneRunAuditConfig config = args.config;
+  if (args.epsilon == "inf") {
+    config.epsilon = std::numeric_limits<double>::infinity();
+  } else {
+    try {
+      config.epsilon = std::stod(args.epsilon);
+    } catch (const std::exception&) {
+      return fail("--epsilon must be a number or inf", 2);
+    }
+  }
+  const OneRunAuditResult r = run_one_run_audit(config);
+  auto number = [](double x) { return std::isinf(x) ? nlohmann::json("inf") : nlohmann::json(x); };
+  nlohmann::json out = {{"canaries", r.canaries},
+                        {"included", r.included},
+                        {"guesses", r.guesses},
+                        {"correct", r.correct},
+                        {"steps", r.steps},
+                        {"noise_multiplier", r.noise_multiplier},
+                        {"accountant_epsilon", number(r.accountant_epsilon)},
+                        {"delta", config.delta},
+                        {"confidence", config.confidence},
+                        {"epsilon_lower_bound", r.epsilon_lower}};
   std::cout << out.dump(2) << "\n";
   return 0;
 }
@@ -469,6 +504,39 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app, VocabularyFromMetric
       ->check(CLI::IsMember({"improved", "classic"}))
       ->capture_default_str();
 
+  OneRunAuditConfig& ac = st.audit.config;
+  auto* a = app.add_subcommand(
+      "audit-dpsgd",
+      "Audit DP-SGD in one training run (Steinke, Nasr, Jagielski 2023): canaries included by "
+      "fair coins, the real trainer on a small model, guesses from the canaries' losses, and "
+      "the epsilon lower bound they prove (vs the accountant's epsilon)");
+  st.audit_cmd = a;
+  a->add_option("--epsilon", st.audit.epsilon, "DP-SGD's target epsilon, or inf (not private)")
+      ->capture_default_str();
+  a->add_option("--delta", ac.delta, "delta")->check(CLI::Range(1e-300, 0.5))->capture_default_str();
+  a->add_option("--canaries", ac.canaries, "m: canaries, each included by a fair coin")
+      ->check(CLI::Range(2, 1000000))
+      ->capture_default_str();
+  a->add_option("--guesses", ac.guesses, "Guesses (even; the rest abstain)")
+      ->capture_default_str();
+  a->add_option("--background", ac.background, "Units of background text")->capture_default_str();
+  a->add_option("--epochs", ac.epochs, "Passes over the data")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  a->add_option("--sample-rate", ac.sampling_rate, "Poisson sampling rate q")
+      ->check(CLI::Range(1e-9, 1.0))
+      ->capture_default_str();
+  a->add_option("--learning-rate", ac.learning_rate, "SGD learning rate")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  a->add_option("--clip", ac.clip_norm, "Clipping norm C")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  a->add_option("--confidence", ac.confidence, "Confidence of the lower bound")
+      ->check(CLI::Range(0.5, 0.999999))
+      ->capture_default_str();
+  a->add_option("--seed", ac.seed, "Seed of canaries, coins and training")->capture_default_str();
+
   auto* x = app.add_subcommand("export-model", "Write the int8 device model (SDK predictor)");
   st.export_cmd = x;
   x->add_option("--model", st.model.model, "Model file")->required()->check(CLI::ExistingFile);
@@ -504,6 +572,7 @@ int LanguageModelCommands::run() const {
     if (st.train_cmd->parsed()) return run_train(st.train, *st.train_cmd, st.from_metric);
     if (st.eval_cmd->parsed()) return run_eval(st.model);
     if (st.privacy_cmd->parsed()) return run_privacy(st.privacy, *st.privacy_cmd);
+    if (st.audit_cmd->parsed()) return run_audit(st.audit);
     if (st.export_cmd->parsed()) return run_export(st.model);
     if (st.canary_cmd->parsed()) return run_canary(st.model);
     if (st.suggest_cmd->parsed()) return run_suggest(st.model);
