@@ -218,8 +218,8 @@ TEST(DpSgd, NoisySumIsIntegersOnTheGrid) {
   ASSERT_EQ(units.size(), P);
   size_t nonzero_signal = 0;
   for (size_t k = 0; k < P; ++k) {
-    const auto rounded =
-        static_cast<int64_t>(std::nearbyint(double(sum[k]) * (1.0 / grid.step)));
+    const auto rounded = static_cast<int64_t>(
+        std::nearbyint(static_cast<double>(sum[k]) * (1.0 / grid.step)));
     ASSERT_EQ(units[k], rounded + noise[k]) << k;
     nonzero_signal += rounded != 0;
     const float expected = initial.parameters()[k] -

@@ -108,16 +108,20 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
   float* theta = model_.parameters();
   float* v = velocity_.data();
   if (noisy) {
-    // |round(S/s)| is clamped to 2^52 (a coordinatewise contraction: the
-    // sensitivity does not grow); a non-finite coordinate counts as 0.
+    // S / s is clamped to +-2^51 (a coordinatewise contraction: the
+    // sensitivity does not grow; a NaN coordinate counts as 0) and rounded
+    // to the nearest integer by adding and subtracting 1.5 * 2^52 (exact
+    // for |x| <= 2^51 in the default rounding mode; no libm call).
     const double inverse_step = 1.0 / grid_.step;
     const double unit_scale = grid_.step / divisor;
-    constexpr double kLimit = 4503599627370496.0;  // 2^52
+    constexpr double kLimit = 2251799813685248.0;  // 2^51
+    constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
     int64_t* units = units_.data();
     for (size_t k = 0; k < P; ++k) {
-      double rounded = std::nearbyint(static_cast<double>(g[k]) * inverse_step);
-      if (!(rounded > -kLimit)) rounded = std::isnan(rounded) ? 0 : -kLimit;
-      if (rounded > kLimit) rounded = kLimit;
+      double x = static_cast<double>(g[k]) * inverse_step;
+      x = x == x ? x : 0.0;
+      x = x < -kLimit ? -kLimit : x > kLimit ? kLimit : x;
+      const double rounded = (x + kRound) - kRound;
       units[k] += static_cast<int64_t>(rounded);
       v[k] = mu * v[k] + static_cast<float>(static_cast<double>(units[k]) * unit_scale);
       theta[k] -= lr * v[k];
