@@ -1,5 +1,5 @@
 // The fixed-point grid on which DP-SGD adds its discrete Gaussian noise
-// (docs/math.md §4.8), so no floating-point noise ever meets the data
+// (docs/math.md §6.8), so no floating-point noise ever meets the data
 // (Mironov 2012: float noise added to a float value leaks low bits).
 //
 // With noise multiplier sigma, clip norm C and P parameters: the noise is

@@ -1,7 +1,7 @@
 // Discrete Gaussian noise: Z_0, Z_1, ... independent draws of N_Z(0, sigma^2),
 // P(z) proportional to exp(-z^2 / (2 sigma^2)) on the integers, with
 // sigma = 2^j (j = log2_sigma), drawn with integer arithmetic and exact
-// comparisons (docs/math.md §4.8).
+// comparisons (docs/math.md §6.8).
 //
 // Algorithm: rejection sampling (as in Canonne, Kamath, Steinke 2020, whose
 // Algorithm 3 this replaces: 10x faster here, about 10 ns a draw) from a
