@@ -45,7 +45,9 @@ class ChunkBits {
   const AesCtr& aes_;
   uint64_t next_block_, end_block_;
   alignas(64) std::array<uint64_t, kBufferBlocks * 2> buffer_;
-  size_t at_ = kBufferBlocks * 2;
+  // 32 bits: a store of an int64_t draw cannot alias it, so it can stay in
+  // a register across draws.
+  uint32_t at_ = kBufferBlocks * 2;
 };
 
 using u128 = unsigned __int128;
@@ -117,7 +119,12 @@ struct Table {
   unsigned width_bits = 0;  // blocks of 2^width_bits integers
   uint64_t blocks = 0;      // body blocks; category `blocks` is the tail, +1 rejects
   std::vector<uint64_t> weight;        // W_b, body blocks
-  std::vector<uint64_t> accept_below;  // U < this (2^64 units) => U < A on the block
+  // Quarter blocks (by the place's leading sub_bits bits): with T = U's
+  // leading top_bits bits, T < accept_top[q] implies U < A and
+  // T >= reject_top[q] implies U >= A, for quarter q = 4 b + sub.
+  unsigned top_bits = 0;
+  unsigned sub_bits = 0;
+  std::vector<uint32_t> accept_top, reject_top;
   uint64_t capacity = 0;               // C: each bucket holds C units of weight
   uint64_t threshold[kBuckets] = {};
   uint16_t alias[kBuckets] = {};
@@ -140,12 +147,27 @@ Table build_table(unsigned j) {
                   : static_cast<uint64_t>(
                         std::ceil(std::exp(-gamma_at(b)) * scale * (1 + std::ldexp(1.0, -40))));
     t.weight.push_back(w[b]);
-    // A >= exp(-gamma(b + 1)) 2^20 / W_b on the block, less a margin for
-    // the rounding of exp, the division and the product.
-    const double lower = std::exp(-gamma_at(b + 1)) * scale / static_cast<double>(w[b]) *
-                         (1 - std::ldexp(1.0, -40));
-    t.accept_below.push_back(static_cast<uint64_t>(
-        std::min(std::ldexp(lower, 64), 18446744073709549568.0)));  // < 2^64
+  }
+  // On quarter [left, right) of block b: exp(-gamma(right)) 2^20 / W_b <= A
+  // <= exp(-gamma(left)) 2^20 / W_b, widened by 2^-40 for the rounding of
+  // exp, the division and the product; in units of 2^-top_bits, the lower
+  // bound rounded down, the upper one up.
+  t.top_bits = 30 - std::min(t.width_bits, 22u);
+  t.sub_bits = std::min(t.width_bits, 2u);
+  const double quarters = std::ldexp(1.0, static_cast<int>(t.sub_bits));
+  const double top = std::ldexp(1.0, static_cast<int>(t.top_bits));
+  auto gamma_of = [&](double blocks) { return 0.5 * (blocks / per_sigma) * (blocks / per_sigma); };
+  for (uint64_t b = 0; b < t.blocks; ++b) {
+    for (unsigned q = 0; q < 4; ++q) {
+      const double left = static_cast<double>(b) + std::min(q, 3u) / quarters;
+      const double right = q + 1 < quarters ? static_cast<double>(b) + (q + 1) / quarters
+                                            : static_cast<double>(b + 1);
+      const double ratio = scale / static_cast<double>(w[b]);
+      const double low = std::exp(-gamma_of(right)) * ratio * (1 - std::ldexp(1.0, -40));
+      const double high = std::exp(-gamma_of(left)) * ratio * (1 + std::ldexp(1.0, -40));
+      t.accept_top.push_back(static_cast<uint32_t>(std::floor(low * top)));
+      t.reject_top.push_back(static_cast<uint32_t>(std::min(top, std::ceil(high * top))));
+    }
   }
   // The tail: weight 1 in all, block blocks + G with probability 2^-(G+1).
   // It dominates: exp(-gamma(blocks + G)) 2^20 <= 2^-(G+1) for all G >= 0,
@@ -244,11 +266,34 @@ bool accept(ChunkBits& r, uint64_t u, u128 square, unsigned e, uint64_t weight, 
 // alias's 24-bit uniform, the place (width_bits), and the leading bits of
 // U, enough to accept in most cases; the rest of U and rare branches read
 // more words.
-int64_t discrete_gaussian(ChunkBits& r, unsigned j, const Table& t, bool fast) {
+// The table's scalars and arrays as a local value (so they can stay in
+// registers across the draws' stores).
+struct Hot {
+  uint64_t capacity, blocks;
+  unsigned width, inline_width, top_bits, sub_shift;
+  const uint64_t* threshold;
+  const uint16_t* alias;
+  const uint64_t* weight;
+  const uint32_t* accept_top;
+  const uint32_t* reject_top;
+};
+
+Hot hot(const Table& t) {
+  return Hot{t.capacity,          t.blocks,          t.width_bits,
+             std::min(t.width_bits, 22u), t.top_bits,     t.width_bits - t.sub_bits,
+             t.threshold,         t.alias,           t.weight.data(),
+             t.accept_top.data(), t.reject_top.data()};
+}
+
+// kFast: the usual comparisons (else only the 128-bit one); kWide: places
+// wider than the word's 22 bits (sigma > 2^26).
+template <bool kFast, bool kWide>
+int64_t discrete_gaussian(ChunkBits& r, unsigned j, const Hot t) {
+  constexpr bool fast = kFast;
   const unsigned e = 2 * j + 1;  // gamma = z^2 / 2^(2j+1)
-  const unsigned width = t.width_bits;
-  const unsigned inline_width = std::min(width, 22u);
-  const unsigned top_bits = 30 - inline_width;  // >= 8: U's leading bits in the word
+  const unsigned width = t.width;
+  const unsigned inline_width = t.inline_width;
+  const unsigned top_bits = t.top_bits;  // >= 8: U's leading bits in the word
   constexpr uint64_t kLow24 = 0xffffff;
   for (;;) {
     const uint64_t word = r.word();
@@ -264,7 +309,7 @@ int64_t discrete_gaussian(ChunkBits& r, unsigned j, const Table& t, bool fast) {
     const uint64_t rest = word >> 34;  // 30 bits
     uint64_t place = rest & ((uint64_t{1} << inline_width) - 1);
     const uint64_t u_top = rest >> inline_width;
-    if (width > 22) place = place << (width - 22) | (r.word() >> (86 - width));
+    if (kWide) place = place << (width - 22) | (r.word() >> (86 - width));
     const uint64_t category = u < t.threshold[bucket] ? bucket : t.alias[bucket];
     uint64_t block = category, weight = 0;
     unsigned shift = 0;
@@ -287,12 +332,20 @@ int64_t discrete_gaussian(ChunkBits& r, unsigned j, const Table& t, bool fast) {
     const auto z = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
     // U < bound holds if U's leading bits are below the bound's.
     const bool body = category < t.blocks;
-    if (fast && body && u_top < (t.accept_below[category] >> (64 - top_bits))) return z;
+    if (fast && body) {
+      const uint64_t quarter = 4 * category + ((magnitude & ((uint64_t{1} << width) - 1)) >> t.sub_shift);
+      if (u_top < t.accept_top[quarter]) return z;
+      if (u_top >= t.reject_top[quarter]) continue;
+    }
     const uint64_t u_accept = u_top << (64 - top_bits) | (r.word() >> top_bits);
-    if (fast && body && u_accept < t.accept_below[category]) return z;
     const u128 square = static_cast<u128>(magnitude) * magnitude;
     if (accept(r, u_accept, square, e, weight, shift, fast)) return z;
   }
+}
+
+template <bool kFast, bool kWide>
+void draw_range(ChunkBits& r, unsigned j, const Hot t, int64_t* out, size_t n) {
+  for (size_t k = 0; k < n; ++k) out[k] = discrete_gaussian<kFast, kWide>(r, j, t);
 }
 
 }  // namespace
@@ -312,12 +365,22 @@ DiscreteGaussianNoise::DiscreteGaussianNoise(const TrainSeed& seed, std::string_
 
 void DiscreteGaussianNoise::sample_chunks(int64_t* out, size_t n, unsigned j, size_t first_chunk,
                                           size_t last_chunk) const {
-  const Table& t = table(j);
+  const Hot t = hot(table(j));
   const bool fast = comparison_ == Comparison::kFast;
+  const bool wide = t.width > 22;
   for (size_t c = first_chunk; c < last_chunk; ++c) {
     ChunkBits bits(*aes_, c);
     const size_t end = std::min(n, (c + 1) * kChunk);
-    for (size_t k = c * kChunk; k < end; ++k) out[k] = discrete_gaussian(bits, j, t, fast);
+    const size_t first = c * kChunk;
+    if (fast && !wide) {
+      draw_range<true, false>(bits, j, t, out + first, end - first);
+    } else if (fast) {
+      draw_range<true, true>(bits, j, t, out + first, end - first);
+    } else if (!wide) {
+      draw_range<false, false>(bits, j, t, out + first, end - first);
+    } else {
+      draw_range<false, true>(bits, j, t, out + first, end - first);
+    }
   }
 }
 
