@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -146,6 +147,10 @@ TEST(DiscreteGaussian, ValuesDoNotDependOnThreadsOrAes) {
   DiscreteGaussianNoise(seed, "noise", 4, false).sample(portable.data(), n, 20, 2);
   EXPECT_EQ(one, three);
   EXPECT_EQ(one, portable);
+  std::vector<int64_t> part(DiscreteGaussianNoise::kChunk + 9);
+  DiscreteGaussianNoise(seed, "noise", 4)
+      .sample_range(part.data(), DiscreteGaussianNoise::kChunk, part.size(), 20);
+  EXPECT_TRUE(std::equal(part.begin(), part.end(), one.begin() + DiscreteGaussianNoise::kChunk));
   std::vector<int64_t> other(n);
   DiscreteGaussianNoise(seed, "noise", 5).sample(other.data(), n, 20, 1);
   EXPECT_NE(one, other);

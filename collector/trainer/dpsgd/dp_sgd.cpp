@@ -6,11 +6,13 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <stdexcept>
 #include <utility>
 
 #include "mbedtls/sha256.h"
+#include "trainer/model/parallel.h"
 #include "trainer/random/discrete_gaussian.h"
 
 namespace blur::collector {
@@ -85,19 +87,9 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
   float* g = gradient_.data();
   std::fill(gradient_.begin(), gradient_.end(), 0.0f);
 
-  // The integer noise is drawn right before the gradients are added:
-  // after the forward and backward passes and the norms, when the GEMM
-  // threads are idle, split over `noise_threads` threads (the values do
-  // not depend on the split).
   const bool noisy = config_.noise_multiplier > 0;
   GradientOptions options;
   options.clip_norm = noisy ? grid_.clip_for_sum : config_.clip_norm;
-  options.before_write = [&] {
-    if (!noisy) return;
-    units_.resize(P);
-    DiscreteGaussianNoise(seed_, "noise", step_)
-        .sample(units_.data(), P, grid_.log2_sigma, config_.noise_threads);
-  };
   const BatchGradientStats stats = model_.accumulate_gradient(batch, options, g);
 
   // Noisy: units = round(S / s) + Z (integers), then u = units s / B.
@@ -107,31 +99,53 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
   const auto mu = static_cast<float>(config_.momentum);
   float* theta = model_.parameters();
   float* v = velocity_.data();
+  // Both loops run over the worker threads (noise_threads == 1: one); the
+  // result does not depend on the split.
+  auto run = [&](size_t n, const std::function<void(size_t, size_t)>& body) {
+    if (config_.noise_threads == 1) {
+      body(0, n);
+    } else {
+      parallel_items(n, body);
+    }
+  };
   if (noisy) {
-    // S / s is clamped to +-2^51 (a coordinatewise contraction: the
-    // sensitivity does not grow; a NaN coordinate counts as 0) and rounded
-    // to the nearest integer by adding and subtracting 1.5 * 2^52 (exact
-    // for |x| <= 2^51 in the default rounding mode; no libm call).
+    // Per chunk of the noise (DiscreteGaussianNoise::kChunk coordinates):
+    // draw Z, then units = round(S / s) + Z. S / s is clamped to +-2^51 (a
+    // coordinatewise contraction: the sensitivity does not grow; NaN counts
+    // as 0) and rounded to nearest by adding and subtracting 1.5 * 2^52
+    // (exact for |x| <= 2^51; no libm call).
+    const DiscreteGaussianNoise noise(seed_, "noise", step_);
     const double inverse_step = 1.0 / grid_.step;
     const double unit_scale = grid_.step / divisor;
     constexpr double kLimit = 2251799813685248.0;  // 2^51
     constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
-    int64_t* units = units_.data();
-    for (size_t k = 0; k < P; ++k) {
-      double x = static_cast<double>(g[k]) * inverse_step;
-      x = x == x ? x : 0.0;
-      x = x < -kLimit ? -kLimit : x > kLimit ? kLimit : x;
-      const double rounded = (x + kRound) - kRound;
-      units[k] += static_cast<int64_t>(rounded);
-      v[k] = mu * v[k] + static_cast<float>(static_cast<double>(units[k]) * unit_scale);
-      theta[k] -= lr * v[k];
-    }
+    constexpr size_t kChunk = DiscreteGaussianNoise::kChunk;
+    if (keep_released_) units_.resize(P);
+    run((P + kChunk - 1) / kChunk, [&](size_t first, size_t last) {
+      std::vector<int64_t> z(kChunk);
+      for (size_t c = first; c < last; ++c) {
+        const size_t begin = c * kChunk, count = std::min(kChunk, P - begin);
+        noise.sample_range(z.data(), begin, count, grid_.log2_sigma);
+        for (size_t i = 0; i < count; ++i) {
+          const size_t k = begin + i;
+          double x = static_cast<double>(g[k]) * inverse_step;
+          x = x == x ? x : 0.0;
+          x = x < -kLimit ? -kLimit : x > kLimit ? kLimit : x;
+          const int64_t units = static_cast<int64_t>((x + kRound) - kRound) + z[i];
+          if (keep_released_) units_[k] = units;
+          v[k] = mu * v[k] + static_cast<float>(static_cast<double>(units) * unit_scale);
+          theta[k] -= lr * v[k];
+        }
+      }
+    });
   } else {
     const auto scale = static_cast<float>(1.0 / divisor);
-    for (size_t k = 0; k < P; ++k) {
-      v[k] = mu * v[k] + g[k] * scale;
-      theta[k] -= lr * v[k];
-    }
+    run(P, [&](size_t first, size_t last) {
+      for (size_t k = first; k < last; ++k) {
+        v[k] = mu * v[k] + g[k] * scale;
+        theta[k] -= lr * v[k];
+      }
+    });
   }
 
   DpSgdStepStats out;

@@ -59,8 +59,8 @@ struct DpSgdConfig {
   // B, the update's divisor: the trainer's public or DP estimate of q N
   // (trainer.h). 0: q N (tests, benchmarks).
   double expected_batch = 0;
-  // Threads that draw the step's noise (0: one per core). Does not change
-  // any result.
+  // 1: the noise and the update on the calling thread; otherwise on the
+  // worker threads (model/parallel.h). Does not change any result.
   uint32_t noise_threads = 0;
 
   double expected_batch_size() const {
@@ -107,9 +107,11 @@ class DpSgdTrainer {
   const LanguageModel& model() const { return model_; }
   LanguageModel& model() { return model_; }
   const std::vector<float>& velocity() const { return velocity_; }
-  // With noise: the grid, and the last step's released integer vector
-  // round(S / s) + Z (grid units; empty before the first noisy step).
+  // With noise: the grid, and (once keep_released_units(true)) the last
+  // step's released integer vector round(S / s) + Z in grid units (tests;
+  // otherwise it is never stored).
   const NoiseGrid& grid() const { return grid_; }
+  void keep_released_units(bool keep) { keep_released_ = keep; }
   const std::vector<int64_t>& released_units() const { return units_; }
 
   // Checkpoint: model config, trainer config, seed, step index, parameters,
@@ -128,6 +130,7 @@ class DpSgdTrainer {
   std::vector<float> velocity_;
   std::vector<float> gradient_;
   NoiseGrid grid_;
+  bool keep_released_ = false;
   std::vector<int64_t> units_;
 };
 

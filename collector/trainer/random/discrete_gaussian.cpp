@@ -365,22 +365,35 @@ DiscreteGaussianNoise::DiscreteGaussianNoise(const TrainSeed& seed, std::string_
 
 void DiscreteGaussianNoise::sample_chunks(int64_t* out, size_t n, unsigned j, size_t first_chunk,
                                           size_t last_chunk) const {
+  for (size_t c = first_chunk; c < last_chunk; ++c) {
+    const size_t first = c * kChunk;
+    draw_chunk(c, out + first, std::min(n, first + kChunk) - first, j);
+  }
+}
+
+void DiscreteGaussianNoise::draw_chunk(size_t c, int64_t* out, size_t count, unsigned j) const {
   const Hot t = hot(table(j));
   const bool fast = comparison_ == Comparison::kFast;
   const bool wide = t.width > 22;
-  for (size_t c = first_chunk; c < last_chunk; ++c) {
-    ChunkBits bits(*aes_, c);
-    const size_t end = std::min(n, (c + 1) * kChunk);
-    const size_t first = c * kChunk;
-    if (fast && !wide) {
-      draw_range<true, false>(bits, j, t, out + first, end - first);
-    } else if (fast) {
-      draw_range<true, true>(bits, j, t, out + first, end - first);
-    } else if (!wide) {
-      draw_range<false, false>(bits, j, t, out + first, end - first);
-    } else {
-      draw_range<false, true>(bits, j, t, out + first, end - first);
-    }
+  ChunkBits bits(*aes_, c);
+  if (fast && !wide) {
+    draw_range<true, false>(bits, j, t, out, count);
+  } else if (fast) {
+    draw_range<true, true>(bits, j, t, out, count);
+  } else if (!wide) {
+    draw_range<false, false>(bits, j, t, out, count);
+  } else {
+    draw_range<false, true>(bits, j, t, out, count);
+  }
+}
+
+void DiscreteGaussianNoise::sample_range(int64_t* out, size_t first, size_t count,
+                                         unsigned log2_sigma) const {
+  if (log2_sigma > kMaxLog2Sigma || first % kChunk != 0) {
+    throw std::invalid_argument("DiscreteGaussianNoise: sigma above 2^30 or a range off a chunk");
+  }
+  for (size_t done = 0; done < count; done += kChunk) {
+    draw_chunk((first + done) / kChunk, out + done, std::min(kChunk, count - done), log2_sigma);
   }
 }
 

@@ -60,10 +60,14 @@ class DiscreteGaussianNoise {
   // kMaxLog2Sigma, else std::invalid_argument), over `threads` threads
   // (0: one per core); the values do not depend on the thread count.
   void sample(int64_t* out, size_t n, unsigned log2_sigma, unsigned threads = 0) const;
+  // out[k] = Z_{first + k} for k in [0, count), on the calling thread;
+  // `first` must be a multiple of kChunk. The same values as sample()'s.
+  void sample_range(int64_t* out, size_t first, size_t count, unsigned log2_sigma) const;
 
  private:
   void sample_chunks(int64_t* out, size_t n, unsigned log2_sigma, size_t first_chunk,
                      size_t last_chunk) const;
+  void draw_chunk(size_t chunk, int64_t* out, size_t count, unsigned log2_sigma) const;
   std::unique_ptr<AesCtr> aes_;
   Comparison comparison_;
 };
