@@ -287,16 +287,21 @@ Hot hot(const Table& t) {
 
 // kFast: the usual comparisons (else only the 128-bit one); kWide: places
 // wider than the word's 22 bits (sigma > 2^26).
+struct Proposal {
+  bool accepted = false;
+  int64_t z = 0;
+};
+
+// One proposal from its word, decided fully; further words from `r`.
 template <bool kFast, bool kWide>
-int64_t discrete_gaussian(ChunkBits& r, unsigned j, const Hot t) {
+Proposal decide(uint64_t word, ChunkBits& r, unsigned j, const Hot& t) {
   constexpr bool fast = kFast;
   const unsigned e = 2 * j + 1;  // gamma = z^2 / 2^(2j+1)
   const unsigned width = t.width;
   const unsigned inline_width = t.inline_width;
   const unsigned top_bits = t.top_bits;  // >= 8: U's leading bits in the word
   constexpr uint64_t kLow24 = 0xffffff;
-  for (;;) {
-    const uint64_t word = r.word();
+  {
     const auto bucket = static_cast<size_t>(word & (kBuckets - 1));
     const bool negative = (word >> kBucketBits) & 1;
     // Lemire's multiply-and-reject on 24 bits: uniform in [0, C) exactly.
@@ -325,27 +330,80 @@ int64_t discrete_gaussian(ChunkBits& r, unsigned j, const Hot t) {
       weight = 1;
       shift = static_cast<unsigned>(g + 1);
     } else {
-      continue;  // the padding
+      return {};  // the padding
     }
     const uint64_t magnitude = (block << width) + place;
-    if (negative && magnitude == 0) continue;  // 0 has one sign
+    if (negative && magnitude == 0) return {};  // 0 has one sign
     const auto z = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
     // U < bound holds if U's leading bits are below the bound's.
     const bool body = category < t.blocks;
     if (fast && body) {
       const uint64_t quarter = 4 * category + ((magnitude & ((uint64_t{1} << width) - 1)) >> t.sub_shift);
-      if (u_top < t.accept_top[quarter]) return z;
-      if (u_top >= t.reject_top[quarter]) continue;
+      if (u_top < t.accept_top[quarter]) return {true, z};
+      if (u_top >= t.reject_top[quarter]) return {};
     }
     const uint64_t u_accept = u_top << (64 - top_bits) | (r.word() >> top_bits);
     const u128 square = static_cast<u128>(magnitude) * magnitude;
-    if (accept(r, u_accept, square, e, weight, shift, fast)) return z;
+    return {accept(r, u_accept, square, e, weight, shift, fast), z};
   }
 }
 
 template <bool kFast, bool kWide>
+int64_t discrete_gaussian(ChunkBits& r, unsigned j, const Hot& t) {
+  for (;;) {
+    const Proposal p = decide<kFast, kWide>(r.word(), r, j, t);
+    if (p.accepted) return p.z;
+  }
+}
+
+// Branch-free first look at a proposal word (usual mode): 1 accepted with
+// *z, 0 rejected, 2 for decide() (the rare cases).
+inline uint32_t classify(uint64_t word, const Hot& t, int64_t* z) {
+  constexpr uint64_t kLow24 = 0xffffff;
+  const uint64_t bucket = word & (kBuckets - 1);
+  const uint64_t negative = (word >> kBucketBits) & 1;
+  const uint64_t product = ((word >> 10) & kLow24) * t.capacity;
+  const uint64_t u = product >> 24;
+  const uint64_t category = u < t.threshold[bucket] ? bucket : t.alias[bucket];
+  const uint64_t rest = word >> 34;
+  const uint64_t place = rest & ((uint64_t{1} << t.inline_width) - 1);
+  const uint64_t u_top = rest >> t.inline_width;
+  const uint64_t magnitude = (category << t.width) + place;
+  const auto m = static_cast<int64_t>(magnitude);
+  *z = negative ? -m : m;
+  const bool usual = ((product & kLow24) >= t.capacity) & (category < t.blocks) &
+                     !(negative & (magnitude == 0));
+  const uint64_t quarter = usual ? 4 * category + (place >> t.sub_shift) : 0;
+  const uint32_t yes = u_top < t.accept_top[quarter];
+  const uint32_t no = u_top >= t.reject_top[quarter];
+  return usual ? (yes ? 1u : no ? 0u : 2u) : 2u;
+}
+
+template <bool kFast, bool kWide>
 void draw_range(ChunkBits& r, unsigned j, const Hot t, int64_t* out, size_t n) {
-  for (size_t k = 0; k < n; ++k) out[k] = discrete_gaussian<kFast, kWide>(r, j, t);
+  if (!kFast || kWide) {
+    for (size_t k = 0; k < n; ++k) out[k] = discrete_gaussian<kFast, kWide>(r, j, t);
+    return;
+  }
+  // Usual mode: 128 proposal words at a time, classified without branches,
+  // then settled in order (the rare ones by decide(), reading more words).
+  constexpr size_t kBatch = 128;
+  uint64_t words[kBatch];
+  int64_t values[kBatch];
+  uint32_t status[kBatch];
+  size_t k = 0;
+  while (k < n) {
+    for (size_t i = 0; i < kBatch; ++i) words[i] = r.word();
+    for (size_t i = 0; i < kBatch; ++i) status[i] = classify(words[i], t, &values[i]);
+    for (size_t i = 0; i < kBatch && k < n; ++i) {
+      if (status[i] == 1) {
+        out[k++] = values[i];
+      } else if (status[i] == 2) {
+        const Proposal p = decide<true, false>(words[i], r, j, t);
+        if (p.accepted) out[k++] = p.z;
+      }
+    }
+  }
 }
 
 }  // namespace
