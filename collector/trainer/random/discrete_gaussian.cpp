@@ -30,6 +30,17 @@ class ChunkBits {
     if (at_ == buffer_.size()) refill();
     return buffer_[at_++];
   }
+  // The next n words, as n calls of word() would give them.
+  void fill(uint64_t* out, size_t n) {
+    while (n > 0) {
+      if (at_ == buffer_.size()) refill();
+      const size_t take = std::min<size_t>(n, buffer_.size() - at_);
+      std::memcpy(out, buffer_.data() + at_, take * sizeof(uint64_t));
+      at_ += static_cast<uint32_t>(take);
+      out += take;
+      n -= take;
+    }
+  }
  private:
   // The keystream's bytes as words in the machine's byte order (any fixed
   // order is uniform).
@@ -125,6 +136,10 @@ struct Table {
   unsigned top_bits = 0;
   unsigned sub_bits = 0;
   std::vector<uint32_t> accept_top, reject_top;
+  // The same, packed for one load each: bucket k's threshold | alias << 17
+  // (C < 2^16), and quarter q's accept_top | reject_top << 32.
+  uint32_t bucket_entry[kBuckets] = {};
+  std::vector<uint64_t> quarter_entry;
   uint64_t capacity = 0;               // C: each bucket holds C units of weight
   uint64_t threshold[kBuckets] = {};
   uint16_t alias[kBuckets] = {};
@@ -195,6 +210,12 @@ Table build_table(unsigned j) {
   }
   for (size_t k : small) t.threshold[k] = t.capacity, t.alias[k] = static_cast<uint16_t>(k);
   for (size_t k : large) t.threshold[k] = t.capacity, t.alias[k] = static_cast<uint16_t>(k);
+  for (size_t k = 0; k < kBuckets; ++k) {
+    t.bucket_entry[k] = static_cast<uint32_t>(t.threshold[k] | uint64_t{t.alias[k]} << 17);
+  }
+  for (size_t q = 0; q < t.accept_top.size(); ++q) {
+    t.quarter_entry.push_back(t.accept_top[q] | uint64_t{t.reject_top[q]} << 32);
+  }
   return t;
 }
 
@@ -276,13 +297,16 @@ struct Hot {
   const uint64_t* weight;
   const uint32_t* accept_top;
   const uint32_t* reject_top;
+  const uint32_t* bucket_entry;
+  const uint64_t* quarter_entry;
 };
 
 Hot hot(const Table& t) {
   return Hot{t.capacity,          t.blocks,          t.width_bits,
              std::min(t.width_bits, 22u), t.top_bits,     t.width_bits - t.sub_bits,
              t.threshold,         t.alias,           t.weight.data(),
-             t.accept_top.data(), t.reject_top.data()};
+             t.accept_top.data(), t.reject_top.data(), t.bucket_entry,
+             t.quarter_entry.data()};
 }
 
 // kFast: the usual comparisons (else only the 128-bit one); kWide: places
@@ -364,7 +388,8 @@ inline uint32_t classify(uint64_t word, const Hot& t, int64_t* z) {
   const uint64_t negative = (word >> kBucketBits) & 1;
   const uint64_t product = ((word >> 10) & kLow24) * t.capacity;
   const uint64_t u = product >> 24;
-  const uint64_t category = u < t.threshold[bucket] ? bucket : t.alias[bucket];
+  const uint32_t entry = t.bucket_entry[bucket];
+  const uint64_t category = u < (entry & 0x1ffff) ? bucket : entry >> 17;
   const uint64_t rest = word >> 34;
   const uint64_t place = rest & ((uint64_t{1} << t.inline_width) - 1);
   const uint64_t u_top = rest >> t.inline_width;
@@ -374,8 +399,9 @@ inline uint32_t classify(uint64_t word, const Hot& t, int64_t* z) {
   const bool usual = ((product & kLow24) >= t.capacity) & (category < t.blocks) &
                      !(negative & (magnitude == 0));
   const uint64_t quarter = usual ? 4 * category + (place >> t.sub_shift) : 0;
-  const uint32_t yes = u_top < t.accept_top[quarter];
-  const uint32_t no = u_top >= t.reject_top[quarter];
+  const uint64_t bounds = t.quarter_entry[quarter];
+  const uint32_t yes = u_top < (bounds & 0xffffffffu);
+  const uint32_t no = u_top >= (bounds >> 32);
   return usual ? (yes ? 1u : no ? 0u : 2u) : 2u;
 }
 
@@ -393,7 +419,7 @@ void draw_range(ChunkBits& r, unsigned j, const Hot t, int64_t* out, size_t n) {
   uint32_t status[kBatch];
   size_t k = 0;
   while (k < n) {
-    for (size_t i = 0; i < kBatch; ++i) words[i] = r.word();
+    r.fill(words, kBatch);
     for (size_t i = 0; i < kBatch; ++i) status[i] = classify(words[i], t, &values[i]);
     for (size_t i = 0; i < kBatch && k < n; ++i) {
       if (status[i] == 1) {
