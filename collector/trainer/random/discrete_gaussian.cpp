@@ -174,7 +174,7 @@ Table build_table(unsigned j) {
   auto gamma_of = [&](double blocks) { return 0.5 * (blocks / per_sigma) * (blocks / per_sigma); };
   for (uint64_t b = 0; b < t.blocks; ++b) {
     for (unsigned q = 0; q < 4; ++q) {
-      const double left = static_cast<double>(b) + std::min(q, 3u) / quarters;
+      const double left = static_cast<double>(b) + q / quarters;
       const double right = q + 1 < quarters ? static_cast<double>(b) + (q + 1) / quarters
                                             : static_cast<double>(b + 1);
       const double ratio = scale / static_cast<double>(w[b]);
@@ -270,7 +270,7 @@ bool accept(ChunkBits& r, uint64_t u, u128 square, unsigned e, uint64_t weight, 
   const u128 n_u = static_cast<u128>(u) << 64 | r.word();
   // X 2^127 = n_u weight / 2^(21 + shift), in [x, x + 2).
   const u128 x = shift_right(multiply(n_u, weight), kWeightBits + 1 + shift);
-  const u128 slack = static_cast<u128>(1) << 24;                  // >> the 2^20 error
+  const u128 slack = static_cast<u128>(1) << 24;  // well above the 2^20 error
   if (k > 80) {  // exp(-gamma) < 2^-115: below 2^12 units
     if (x > slack) return false;
     undecided();
@@ -282,11 +282,6 @@ bool accept(ChunkBits& r, uint64_t u, u128 square, unsigned e, uint64_t weight, 
   undecided();
 }
 
-// One draw of N_Z(0, 4^j): propose a block and a place in it, accept with A.
-// A proposal usually reads one word: bucket (9 bits), sign (1), the
-// alias's 24-bit uniform, the place (width_bits), and the leading bits of
-// U, enough to accept in most cases; the rest of U and rare branches read
-// more words.
 // The table's scalars and arrays as a local value (so they can stay in
 // registers across the draws' stores).
 struct Hot {
@@ -316,7 +311,11 @@ struct Proposal {
   int64_t z = 0;
 };
 
-// One proposal from its word, decided fully; further words from `r`.
+// One proposal of N_Z(0, 4^j) from its word, decided fully: a block and a
+// place in it, accepted with A. The word holds the bucket (9 bits), the
+// sign (1), the alias's 24-bit uniform, the place (its first 22 bits) and
+// U's leading bits, enough to decide most proposals; the rest of U and the
+// rare branches read further words from `r`.
 template <bool kFast, bool kWide>
 Proposal decide(uint64_t word, ChunkBits& r, unsigned j, const Hot& t) {
   constexpr bool fast = kFast;
