@@ -1,8 +1,8 @@
 #include "trainer/dpsgd/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -215,11 +215,14 @@ TrainReport train_language_model(const TrainOptions& given,
       // The run's one seed feeds every draw: here its "vocabulary" stream,
       // then "unit-count", DP-SGD's "init", "sample" and "noise" streams,
       // and "validation" (drbg_stream.h).
-      const GaussianNoise noise(seed, "vocabulary", 0);
+      // Exact discrete Gaussian noise on the counts (vocabulary.h); its
+      // effective noise multiplier (>= the requested one) is accounted.
+      const DiscreteGaussianNoise noise(seed, "vocabulary", 0);
       DpVocabulary dp = build_dp_vocabulary(train_units, public_words, config, noise);
       vocabulary = std::move(dp.vocabulary);
       vocab_json["source"] = "dp";
-      vocab_json["noise_multiplier"] = o.vocab_noise_multiplier;
+      vocab_json["noise"] = "exact discrete Gaussian";
+      vocab_json["noise_multiplier"] = dp.report.phase.noise_multiplier;
       vocab_json["words_per_unit"] = o.vocab_words_per_unit;
     } else {
       std::vector<uint64_t> counts =
@@ -242,7 +245,7 @@ TrainReport train_language_model(const TrainOptions& given,
   const uint64_t n = train.size();
   Phases phases;
   phases.runs = o.tuning_runs;
-  if (dp_vocabulary) phases.vocabulary_sigma = o.vocab_noise_multiplier;
+  if (dp_vocabulary) phases.vocabulary_sigma = vocab_json["noise_multiplier"].get<double>();
   if (is_private && o.validation_corpus.empty() && o.validation_noise_multiplier > 0) {
     phases.validation_sigma = dp_sums_noise_multiplier(o.validation_noise_multiplier, 3);
   }
