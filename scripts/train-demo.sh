@@ -57,8 +57,9 @@ s = json.load(open(f"{w}/suggest.json")); x = json.load(open(f"{w}/export.json")
 p = t["privacy"]
 print(f"\nprivacy: epsilon {p['epsilon']:.3f} at delta {p['delta']:g} (RDP accountant, order {p['order']:g}),"
       f" {'vocabulary + ' if t['vocabulary']['source'] == 'dp' else ''}{t['training']['steps']} DP-SGD steps, noise multiplier {t['training']['noise_multiplier']:.3f}")
-print(f"training: {t['units']['train']} units, {t['training']['examples_per_second']:.0f} examples/s,"
-      f" {t['training']['seconds']:.0f} s\n")
+print(f"training: about {t['units']['estimate']:.0f} units ({t['units']['source']}),"
+      f" {t['seconds']:.0f} s; validation ({t['validation']['source']}):"
+      f" top-1 {t['validation'].get('top1', float('nan')):.3f}\n")
 print(f"{'test split':<22}{'top-1':>8}{'top-3':>8}{'perplexity':>12}")
 print(f"{'DP model':<22}{e['top1']:>8.3f}{e['top3']:>8.3f}{e['perplexity']:>12.1f}")
 u = e["unigram"]

@@ -27,6 +27,8 @@
 #include "trainer/dpsgd/dp_sgd.h"
 #include "trainer/model/parallel.h"
 #include "trainer/model/softmax_cross_entropy.h"
+#include "trainer/random/discrete_gaussian.h"
+#include "trainer/random/gaussian_noise.h"
 
 namespace {
 
@@ -150,6 +152,21 @@ void GaussianNoiseVector(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * buffer.size()));
 }
 
+// The discrete noise alone: one N_Z(0, 2^42) per parameter
+// (discrete_gaussian.h), on one thread (/1) or every core (/0, as a DP
+// step draws it).
+void DiscreteGaussianNoiseVector(benchmark::State& state) {
+  const LanguageModel model(kModels[state.range(0)]);
+  std::vector<int64_t> buffer(model.parameter_count(), 0);
+  uint64_t step = 0;
+  for (auto _ : state) {
+    const DiscreteGaussianNoise noise(TrainSeed::from_u64(4), "noise", step++);
+    noise.sample(buffer.data(), buffer.size(), 21, static_cast<unsigned>(state.range(1)));
+    benchmark::DoNotOptimize(buffer.data());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * buffer.size()));
+}
+
 BENCHMARK(NonPrivateStep)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(DpSgdStep)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(DpSgdStepOneThread)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -159,6 +176,12 @@ BENCHMARK(GemmRate)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(GaussianNoiseVector)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(DiscreteGaussianNoiseVector)
+    ->Args({0, 1})
+    ->Args({0, 0})
+    ->Args({1, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -1,5 +1,7 @@
 // DP-SGD: the non-private step is plain SGD, the noise has std sigma C/(qN),
-// Poisson batches have mean qN, checkpoints resume bit-identically, and
+// the noisy sum is integers on the grid (exact discrete Gaussian noise, no
+// float noise), a NaN example contributes zero, Poisson batches have mean
+// qN, checkpoints resume bit-identically (and carry the caller's plan), and
 // training drives the loss down (private and not).
 //
 // Statistical checks use fixed seeds and thresholds at a false-alarm rate of
@@ -17,6 +19,8 @@
 #include <vector>
 
 #include "stats.h"
+#include "trainer/random/discrete_gaussian.h"
+#include "trainer/random/gaussian_noise.h"
 
 namespace blur::collector {
 namespace {
@@ -176,6 +180,89 @@ TEST(DpSgd, NoiseIsAFunctionOfSeedAndStepOnly) {
   EXPECT_NE(std::memcmp(a.model().parameters(), c.model().parameters(), bytes), 0);
 }
 
+// The released vector is round(S / s) + Z: the clipped sum S (clip C') on
+// the grid s = sigma C / 2^j plus the exact discrete Gaussian draws of
+// (seed, "noise", step), all integers; the update is exactly -lr * units *
+// s / B (momentum 0), so no float noise reaches the parameters.
+TEST(DpSgd, NoisySumIsIntegersOnTheGrid) {
+  const auto corpus = counting_corpus(40, kSmall.vocab_size);
+  DpSgdConfig config;
+  config.sampling_rate = 1.0;
+  config.dataset_size = corpus.size();
+  config.expected_batch = 32;  // B: the divisor (not the realized 40)
+  config.noise_multiplier = 0.7;
+  config.clip_norm = 0.5;
+  config.learning_rate = 0.25;
+  config.noise_threads = 1;
+  const LanguageModel initial(kSmall, TrainSeed::from_u64(21));
+  const TrainSeed seed = TrainSeed::from_u64(22);
+  DpSgdTrainer trainer(initial, config, seed);
+  const NoiseGrid grid = trainer.grid();
+  const size_t P = initial.parameter_count();
+  EXPECT_EQ(grid.log2_sigma, 20u);
+  EXPECT_DOUBLE_EQ(grid.step, 0.7 * 0.5 / 1048576.0);
+  EXPECT_DOUBLE_EQ(grid.clip_for_sum,
+                   0.5 - std::sqrt(double(P)) * grid.step * (1 + std::ldexp(1.0, -20)));
+
+  // The clean clipped sum, computed the same way on a copy of the model.
+  LanguageModel copy = initial;
+  std::vector<float> sum(P, 0.0f);
+  GradientOptions options;
+  options.clip_norm = grid.clip_for_sum;
+  copy.accumulate_gradient(all_of(corpus), options, sum.data());
+  std::vector<int64_t> noise(P);
+  DiscreteGaussianNoise(seed, "noise", 0).sample(noise.data(), P, grid.log2_sigma, 1);
+
+  trainer.keep_released_units(true);
+  trainer.step(corpus);
+  const std::vector<int64_t>& units = trainer.released_units();
+  ASSERT_EQ(units.size(), P);
+  size_t nonzero_signal = 0;
+  for (size_t k = 0; k < P; ++k) {
+    const auto rounded = static_cast<int64_t>(
+        std::nearbyint(static_cast<double>(sum[k]) * (1.0 / grid.step)));
+    ASSERT_EQ(units[k], rounded + noise[k]) << k;
+    nonzero_signal += rounded != 0;
+    const float expected = initial.parameters()[k] -
+                           0.25f * static_cast<float>(double(units[k]) * (grid.step / 32.0));
+    ASSERT_EQ(trainer.model().parameters()[k], expected) << k;
+  }
+  EXPECT_GT(nonzero_signal, P / 2);  // the sum is really there
+}
+
+// A NaN inside one example's computation (here: its token's embedding
+// column) gives it a NaN norm; clipping must drop it (factor 0), not pass
+// it unclipped. The other examples' clipped sum is unchanged and finite,
+// and the NaN token's embedding column gets exactly zero.
+TEST(DpSgd, NanExampleContributesZero) {
+  auto corpus = counting_corpus(12, kSmall.vocab_size);
+  for (Example& e : corpus) {
+    for (int32_t& w : e) w = w == 19 ? 18 : w;  // token 19 only in the poisoned example
+  }
+  corpus[5] = {19, 3, 4, 5};
+  LanguageModel poisoned(kSmall, TrainSeed::from_u64(23));
+  poisoned.block(LanguageModel::kEmbedding)(0, 19) = std::numeric_limits<float>::quiet_NaN();
+  LanguageModel clean = poisoned;
+  std::vector<Example> without = corpus;
+  without.erase(without.begin() + 5);
+
+  GradientOptions options;
+  options.clip_norm = 0.3;
+  const size_t P = poisoned.parameter_count();
+  std::vector<float> with_nan(P, 0.0f), reference(P, 0.0f);
+  const BatchGradientStats stats = poisoned.accumulate_gradient(all_of(corpus), options,
+                                                                with_nan.data());
+  clean.accumulate_gradient(all_of(without), options, reference.data());
+  EXPECT_TRUE(std::isnan(stats.norms[5]));
+  EXPECT_EQ(stats.clip_factors[5], 0.0);
+  const size_t E = static_cast<size_t>(kSmall.embedding_dim);
+  for (size_t k = 0; k < P; ++k) {
+    ASSERT_TRUE(std::isfinite(with_nan[k])) << k;
+    ASSERT_NEAR(with_nan[k], reference[k], 1e-6 + 1e-5 * std::abs(reference[k])) << k;
+  }
+  for (size_t r = 0; r < E; ++r) EXPECT_EQ(with_nan[19 * E + r], 0.0f);
+}
+
 // Batch sizes are Binomial(N, q): over S steps the total is
 // Binomial(S N, q); |z| < 4.89 (1e-6).
 TEST(DpSgd, PoissonBatchSizesHaveMeanQN) {
@@ -218,10 +305,12 @@ TEST(DpSgd, CheckpointResumeIsBitIdentical) {
   {
     DpSgdTrainer first_half(initial, config, seed);
     for (int s = 0; s < 3; ++s) first_half.step(corpus);
-    first_half.save_checkpoint(path);
+    first_half.save_checkpoint(path, "{\"plan\": 1}");
   }
-  DpSgdTrainer resumed = DpSgdTrainer::load_checkpoint(path);
+  std::string plan;
+  DpSgdTrainer resumed = DpSgdTrainer::load_checkpoint(path, &plan);
   EXPECT_EQ(resumed.step_index(), 3u);
+  EXPECT_EQ(plan, "{\"plan\": 1}");
   for (int s = 0; s < 3; ++s) resumed.step(corpus);
 
   const size_t P = initial.parameter_count();

@@ -2,9 +2,11 @@
 # blur-collector's language-model commands end to end on a small corpus
 # (Debian's fortunes-min "fortunes" file): privacy (published anchor and
 # calibration), train with a checkpoint interrupted and resumed (the same
-# model as an uninterrupted run), eval, export-model (device agreement),
-# canary, suggest, public pretraining + private fine-tuning (--init-from),
-# and clear errors for bad input.
+# model as an uninterrupted run; a resume that disagrees with the
+# checkpoint's plan is refused), no private statistics in the summary or
+# progress lines, tuning runs composed, public or DP validation, eval,
+# export-model (device agreement), canary, suggest, public pretraining +
+# private fine-tuning (--init-from), and clear errors for bad input.
 set -euo pipefail
 collector=$1
 work=$(mktemp -d)
@@ -39,14 +41,80 @@ status=0
 "$collector" train "${small[@]}" --epsilon 8 --out "$work/resumed.blm" --checkpoint "$work/ck" \
   --resume > "$work/resumed.json" 2> "$work/resumed.log"
 grep -q "resumed at step 10" "$work/resumed.log" || fail "no resume"
-python3 - "$work/full.json" <<'PY'
-import json, sys
+python3 - "$work/full.json" "$work/full.log" <<'PY'
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 p = d["privacy"]
 assert 7.5 < p["epsilon"] <= 8.0 and p["delta"] == 1e-5 and p["accountant"] == "rdp", p
 assert 0 < p["epsilon_pld"] < p["epsilon"], p  # the same run under the PLD accountant
 assert d["vocabulary"]["source"] == "dp" and d["training"]["noise_multiplier"] > 0, d
-for k in ("top1", "top3", "perplexity"): assert k in d["validation"], d
+phases = [x["phase"] for x in p["phases_per_run"]]
+assert phases == ["vocabulary", "unit count", "dp-sgd", "validation"], p
+assert p["tuning_runs"] == 1 and p["epsilon_per_run"] == p["epsilon"], p
+# Nothing computed from private data without noise: N only as its DP
+# count, no batch sizes, losses, clipped counts or exact validation.
+assert set(d["units"]) == {"estimate", "source"} and d["units"]["source"] == "dp count", d
+assert d["units"]["estimate"] != int(d["units"]["estimate"]), d  # a noisy count
+for k in ("final_batch_loss", "examples_per_second", "seconds"): assert k not in d["training"], d
+v = d["validation"]
+assert v["source"].startswith("dp") and "perplexity" not in v and 0 <= v["top1"] <= 1, v
+assert d["training"]["noise"]["kind"] == "exact discrete Gaussian on a fixed-point grid", d
+log = open(sys.argv[2]).read()
+assert not re.search(r"\b(loss|batch|clipped|examples/s)\b", log), log
+assert "units (dp count)" in log, log
+PY
+# The bug of issue 25: a run resumed with other options used to train with
+# the old sigma and steps and claim the new ones. Now what disagrees with
+# the checkpoint's plan is refused (exit 2), nothing written; a resume
+# without the options trains and accounts the plan: the same summary as the
+# uninterrupted run.
+one=(--corpus "$corpus" --vocab-size 300 --embedding 16 --hidden 24 --batch 32
+     --learning-rate 2 --seed 7 --progress-every 1000 --epsilon 3)
+"$collector" train "${one[@]}" --epochs 1 --out "$work/one.blm" > "$work/one.json" 2> /dev/null
+status=0
+"$collector" train "${one[@]}" --epochs 1 --checkpoint "$work/ck1" --stop-after 5 \
+  --out "$work/r1.blm" > /dev/null 2>&1 || status=$?
+[ "$status" = 1 ] || fail "stop-after 5: exit $status"
+for other in "--epochs 4" "--epsilon 5" "--batch 64" "--clip 0.5" "--noise-multiplier 1.2" \
+             "--delta 1e-6" "--seed 8" "--tuning-runs 2"; do
+  status=0
+  # shellcheck disable=SC2086
+  "$collector" train --corpus "$corpus" --checkpoint "$work/ck1" --resume $other \
+    --out "$work/r1.blm" > /dev/null 2> "$work/err" || status=$?
+  [ "$status" = 2 ] && grep -q "disagrees with the checkpoint" "$work/err" && [ ! -e "$work/r1.blm" ] ||
+    fail "resume with $other: exit $status, $(cat "$work/err")"
+done
+"$collector" train --corpus "$corpus" --checkpoint "$work/ck1" --resume --out "$work/r1.blm" \
+  > "$work/r1.json" 2> /dev/null
+python3 - "$work/one.json" "$work/r1.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+for k in ("epsilon", "epsilon_pld", "phases_per_run", "tuning_runs"):
+    assert a["privacy"][k] == b["privacy"][k], (k, a["privacy"], b["privacy"])
+for k in ("steps", "sample_rate", "noise_multiplier", "epochs", "expected_batch"):
+    assert a["training"][k] == b["training"][k], (k, a["training"], b["training"])
+assert a["units"] == b["units"] and a["validation"] == b["validation"], (a, b)
+assert b["privacy"]["epsilon"] <= 3.0, b
+PY
+cmp <("$collector" export-model --model "$work/one.blm" --out "$work/one.blnw" >/dev/null; cat "$work/one.blnw") \
+    <("$collector" export-model --model "$work/r1.blm" --out "$work/r1.blnw" >/dev/null; cat "$work/r1.blnw") ||
+  fail "resumed run differs from the uninterrupted one"
+
+# Tuning is accounted: 4 runs at epsilon 8 in total give each run a larger
+# noise multiplier than one run at 8, and the stated total is <= 8.
+"$collector" train "${small[@]}" --epsilon 8 --tuning-runs 4 --validation-corpus \
+  /usr/share/games/fortunes/riddles --out "$work/t4.blm" > "$work/t4.json" 2> /dev/null
+python3 - "$work/full.json" "$work/t4.json" <<'PY'
+import json, sys
+one, four = (json.load(open(f)) for f in sys.argv[1:])
+p = four["privacy"]
+assert p["tuning_runs"] == 4 and p["epsilon"] <= 8.0 and p["epsilon_per_run"] < p["epsilon"], p
+assert "4 runs" in p["composition"], p
+assert four["training"]["noise_multiplier"] > one["training"]["noise_multiplier"], (one, four)
+# Public validation text: exact figures, no validation phase in the accounting.
+v = four["validation"]
+assert v["source"].startswith("public corpus") and "perplexity" in v and v["units"] > 10, v
+assert "validation" not in [x["phase"] for x in p["phases_per_run"]], p
 PY
 "$collector" export-model --model "$work/full.blm" --out "$work/full.blnw" > "$work/x.json"
 "$collector" export-model --model "$work/resumed.blm" --out "$work/resumed.blnw" > /dev/null

@@ -297,6 +297,32 @@ TEST(DpVocabulary, RejectsBadConfigurations) {
 // (6 standard errors). The mean's standard error is 0.027: tolerance 0.15.
 // Shape: P(|z| < 1) = 0.6827 (se 0.001, tolerance 0.005), P(|z| > 3) =
 // 0.0027 (se 0.00012, tolerance 0.0007).
+// The trainer's vocabulary noise: counts on the grid 1/D plus exact
+// discrete Gaussian integers, D = floor(2^20 / (sigma sqrt k)) = 87381 at
+// sigma 3, k 16: each score times D is an integer, minus D c it is exactly
+// the stream's draw, and the effective multiplier 2^20 / (D sqrt k) is
+// >= sigma (by less than 1e-5 relative here).
+TEST(VocabularyNoise, DiscreteNoiseIsIntegersOnTheGrid) {
+  const std::vector<uint64_t> counts = {0, 1, 7, 1000, 3};
+  const DiscreteGaussianNoise noise(TrainSeed::from_u64(6), "vocabulary", 0);
+  double effective = 0;
+  const std::vector<double> noisy = add_discrete_gaussian_noise(counts, 3.0, 16, noise, &effective);
+  std::vector<int64_t> z(counts.size());
+  DiscreteGaussianNoise(TrainSeed::from_u64(6), "vocabulary", 0).sample(z.data(), z.size(), 20, 1);
+  const double scale = std::floor(1048576.0 / 12.0);
+  EXPECT_EQ(scale, 87381.0);
+  for (size_t i = 0; i < counts.size(); ++i) {
+    EXPECT_EQ(noisy[i] * scale, static_cast<double>(counts[i]) * scale + static_cast<double>(z[i]));
+  }
+  EXPECT_GE(effective, 3.0);
+  EXPECT_LT(effective, 3.0 * (1 + 1e-5));
+  // The mechanism with it: same validation, the report carries sigma_eff.
+  DpVocabularyConfig config;
+  config.max_size = 10;
+  const DpVocabulary result = build_dp_vocabulary({unit_of("the cat")}, wamerican(), config, noise);
+  EXPECT_EQ(result.report.phase.noise_multiplier, effective);
+}
+
 TEST(VocabularyNoise, EmpiricalStddevIsSigmaTimesSqrtK) {
   const double stddev = 3.0 * std::sqrt(16.0);
   const size_t n = 200000;

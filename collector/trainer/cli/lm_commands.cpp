@@ -12,6 +12,7 @@
 #include "blur/model/next_word_predictor.h"
 #include "trainer/accountants/pld_accountant.h"
 #include "trainer/accountants/rdp_accountant.h"
+#include "trainer/audit/one_run_audit.h"
 #include "trainer/data/evaluation.h"
 #include "trainer/dpsgd/trainer.h"
 #include "trainer/model/model_file.h"
@@ -29,6 +30,7 @@ struct TrainArgs {
   uint64_t seed = 0;
   uint32_t vocabulary_metric = 0;  // --vocabulary-from-metric
   std::string db;
+  double units_estimate = 0;  // --units-estimate (0: the DP count)
 };
 
 struct ModelArgs {
@@ -45,6 +47,11 @@ struct ModelArgs {
   uint32_t count = 3;
 };
 
+struct AuditArgs {
+  OneRunAuditConfig config;
+  std::string epsilon = "4";
+};
+
 struct PrivacyArgs {
   double sample_rate = -1, noise_multiplier = -1, target_epsilon = -1, delta = -1;
   uint64_t steps = 0;
@@ -58,7 +65,9 @@ struct LanguageModelCommands::State {
   TrainArgs train;
   ModelArgs model;  // eval, export-model, canary, suggest
   PrivacyArgs privacy;
+  AuditArgs audit;
   CLI::App* train_cmd = nullptr;
+  CLI::App* audit_cmd = nullptr;
   CLI::App* eval_cmd = nullptr;
   CLI::App* privacy_cmd = nullptr;
   CLI::App* export_cmd = nullptr;
@@ -122,7 +131,13 @@ int run_train(const TrainArgs& args, const CLI::App& cmd, const VocabularyFromMe
     o.epsilon = 1;  // ignored: the noise is given
   }
   if (cmd.count("--seed") > 0) o.seed = args.seed;
+  if (args.units_estimate > 0) o.units_estimate = args.units_estimate;
   o.format = parse_corpus_format(args.format);
+  // What was given, so a resumed run can refuse what disagrees with its plan.
+  for (const CLI::Option* option : cmd.get_options()) {
+    if (option->count() == 0) continue;
+    for (const std::string& name : option->get_lnames()) o.given.push_back(name);
+  }
   TrainReport report = train_language_model(o, [](const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());
     std::fflush(stderr);
@@ -200,6 +215,33 @@ int run_privacy(const PrivacyArgs& p, const CLI::App& cmd) {
   const PldValue pld = pld_epsilon(p.sample_rate, sigma, p.steps, p.delta);
   if (!pld) return fail("PLD accountant: " + pld.error, 2);
   out["epsilon_pld"] = std::isinf(pld.value) ? nlohmann::json("inf") : nlohmann::json(pld.value);
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int run_audit(const AuditArgs& args) {
+  OneRunAuditConfig config = args.config;
+  if (args.epsilon == "inf") {
+    config.epsilon = std::numeric_limits<double>::infinity();
+  } else {
+    try {
+      config.epsilon = std::stod(args.epsilon);
+    } catch (const std::exception&) {
+      return fail("--epsilon must be a number or inf", 2);
+    }
+  }
+  const OneRunAuditResult r = run_one_run_audit(config);
+  auto number = [](double x) { return std::isinf(x) ? nlohmann::json("inf") : nlohmann::json(x); };
+  nlohmann::json out = {{"canaries", r.canaries},
+                        {"included", r.included},
+                        {"guesses", r.guesses},
+                        {"correct", r.correct},
+                        {"steps", r.steps},
+                        {"noise_multiplier", r.noise_multiplier},
+                        {"accountant_epsilon", number(r.accountant_epsilon)},
+                        {"delta", config.delta},
+                        {"confidence", config.confidence},
+                        {"epsilon_lower_bound", r.epsilon_lower}};
   std::cout << out.dump(2) << "\n";
   return 0;
 }
@@ -323,7 +365,17 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app, VocabularyFromMetric
   State& st = *state_;
   st.from_metric = std::move(from_metric);
   TrainOptions& o = st.train.options;
-  auto* t = app.add_subcommand("train", "Train the DP-SGD next-word model on a text corpus");
+  auto* t = app.add_subcommand(
+      "train",
+      "Train the DP-SGD next-word model on a text corpus.\n"
+      "A private run releases only: the model, its DP vocabulary, the DP count (or public "
+      "estimate) of the training units, q, steps, noise multiplier, the accounting, and a "
+      "validation that is DP or on --validation-corpus. It accounts (RDP, PLD beside) the "
+      "vocabulary, the unit count, the DP-SGD steps (exact discrete Gaussian noise) and the "
+      "DP validation, composed over --tuning-runs. Never printed or stored: the exact number "
+      "of units, batch sizes, losses, clipped counts. --resume continues the checkpoint's "
+      "plan and refuses options that disagree with it. Evaluate on a named test corpus with "
+      "`eval`.");
   st.train_cmd = t;
   t->add_option("--corpus", o.corpus,
                 "Text file or directory (lines, user_id<TAB>text, or fortune files), or "
@@ -402,6 +454,27 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app, VocabularyFromMetric
                 "Reproducible run (tests, experiments): the noise is then NOT secret");
   t->add_option("--stop-after", o.stop_after_steps,
                 "Stop after this many steps (with a checkpoint), as if interrupted");
+  t->add_option("--units-estimate", st.train.units_estimate,
+                "A PUBLIC estimate of the number of training units (sets q = batch / it); "
+                "otherwise they are counted with DP (--count-noise)")
+      ->check(CLI::Range(1.0, 1e12));
+  t->add_option("--count-noise", o.count_noise_multiplier,
+                "Noise multiplier of the DP count of the training units")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  t->add_option("--validation-corpus", o.validation_corpus,
+                "PUBLIC text to validate on (exact top-1/top-3/perplexity); otherwise DP "
+                "validation on the private split (--validation-noise)")
+      ->check(CLI::ExistingPath);
+  t->add_option("--validation-noise", o.validation_noise_multiplier,
+                "Noise multiplier of the DP validation (per-unit top-1/top-3 sums); 0: none")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  t->add_option("--tuning-runs", o.tuning_runs,
+                "K: runs of a hyperparameter search; the accounting composes K runs like this "
+                "one, so --epsilon is what all of them spend together")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   t->add_option("--progress-every", o.progress_every, "Steps between progress lines")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -430,6 +503,39 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app, VocabularyFromMetric
   p->add_option("--conversion", st.privacy.conversion, "improved or classic")
       ->check(CLI::IsMember({"improved", "classic"}))
       ->capture_default_str();
+
+  OneRunAuditConfig& ac = st.audit.config;
+  auto* a = app.add_subcommand(
+      "audit-dpsgd",
+      "Audit DP-SGD in one training run (Steinke, Nasr, Jagielski 2023): canaries included by "
+      "fair coins, the real trainer on a small model, guesses from the canaries' losses, and "
+      "the epsilon lower bound they prove (vs the accountant's epsilon)");
+  st.audit_cmd = a;
+  a->add_option("--epsilon", st.audit.epsilon, "DP-SGD's target epsilon, or inf (not private)")
+      ->capture_default_str();
+  a->add_option("--delta", ac.delta, "delta")->check(CLI::Range(1e-300, 0.5))->capture_default_str();
+  a->add_option("--canaries", ac.canaries, "m: canaries, each included by a fair coin")
+      ->check(CLI::Range(2, 1000000))
+      ->capture_default_str();
+  a->add_option("--guesses", ac.guesses, "Guesses (even; the rest abstain)")
+      ->capture_default_str();
+  a->add_option("--background", ac.background, "Units of background text")->capture_default_str();
+  a->add_option("--epochs", ac.epochs, "Passes over the data")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  a->add_option("--sample-rate", ac.sampling_rate, "Poisson sampling rate q")
+      ->check(CLI::Range(1e-9, 1.0))
+      ->capture_default_str();
+  a->add_option("--learning-rate", ac.learning_rate, "SGD learning rate")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  a->add_option("--clip", ac.clip_norm, "Clipping norm C")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  a->add_option("--confidence", ac.confidence, "Confidence of the lower bound")
+      ->check(CLI::Range(0.5, 0.999999))
+      ->capture_default_str();
+  a->add_option("--seed", ac.seed, "Seed of canaries, coins and training")->capture_default_str();
 
   auto* x = app.add_subcommand("export-model", "Write the int8 device model (SDK predictor)");
   st.export_cmd = x;
@@ -466,6 +572,7 @@ int LanguageModelCommands::run() const {
     if (st.train_cmd->parsed()) return run_train(st.train, *st.train_cmd, st.from_metric);
     if (st.eval_cmd->parsed()) return run_eval(st.model);
     if (st.privacy_cmd->parsed()) return run_privacy(st.privacy, *st.privacy_cmd);
+    if (st.audit_cmd->parsed()) return run_audit(st.audit);
     if (st.export_cmd->parsed()) return run_export(st.model);
     if (st.canary_cmd->parsed()) return run_canary(st.model);
     if (st.suggest_cmd->parsed()) return run_suggest(st.model);

@@ -1,5 +1,5 @@
 // The language-model subcommands of blur-collector: train, eval, privacy,
-// export-model, canary, suggest.
+// audit-dpsgd, export-model, canary, suggest.
 #ifndef BLUR_COLLECTOR_TRAINER_CLI_LM_COMMANDS_H
 #define BLUR_COLLECTOR_TRAINER_CLI_LM_COMMANDS_H
 

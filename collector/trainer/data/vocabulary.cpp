@@ -259,10 +259,9 @@ Vocabulary top_words(const PublicWordList& public_words, const std::vector<doubl
   return Vocabulary::from_words(words);
 }
 
-DpVocabulary build_dp_vocabulary(const std::vector<Unit>& train_units,
-                                 const PublicWordList& public_words,
-                                 const DpVocabularyConfig& config, const GaussianNoise& noise,
-                                 const Tokenizer& tokenizer) {
+namespace {
+
+void validate(const DpVocabularyConfig& config, const PublicWordList& public_words) {
   if (config.max_size <= static_cast<size_t>(Vocabulary::kSpecialCount)) {
     throw VocabularyError("dp vocabulary: max_size must exceed the 4 special tokens");
   }
@@ -276,7 +275,14 @@ DpVocabulary build_dp_vocabulary(const std::vector<Unit>& train_units,
     throw VocabularyError("dp vocabulary: threshold_stddevs is NaN");
   }
   if (public_words.size() == 0) throw VocabularyError("dp vocabulary: empty public word list");
+}
 
+// The mechanism with `add_noise(counts, report)` giving the noisy counts.
+template <typename AddNoise>
+DpVocabulary dp_vocabulary(const std::vector<Unit>& train_units,
+                           const PublicWordList& public_words, const DpVocabularyConfig& config,
+                           const Tokenizer& tokenizer, const AddNoise& add_noise) {
+  validate(config, public_words);
   DpVocabularyReport report;
   report.phase.noise_multiplier = config.noise_multiplier;
   report.noise_stddev =
@@ -284,13 +290,55 @@ DpVocabulary build_dp_vocabulary(const std::vector<Unit>& train_units,
   report.min_noisy_count = config.threshold_stddevs * report.noise_stddev;
   report.candidates = public_words.size();
   report.units = train_units.size();
-
   const std::vector<uint64_t> counts = bounded_counts(
       train_units, public_words, config.max_words_per_unit, tokenizer, &report.contributions);
-  const std::vector<double> noisy = add_gaussian_noise(counts, report.noise_stddev, noise);
+  const std::vector<double> noisy = add_noise(counts, report);
   Vocabulary vocabulary = top_words(public_words, noisy, config.max_size, report.min_noisy_count,
                                     &report.above_threshold);
   return DpVocabulary{std::move(vocabulary), report};
+}
+
+}  // namespace
+
+DpVocabulary build_dp_vocabulary(const std::vector<Unit>& train_units,
+                                 const PublicWordList& public_words,
+                                 const DpVocabularyConfig& config, const GaussianNoise& noise,
+                                 const Tokenizer& tokenizer) {
+  return dp_vocabulary(train_units, public_words, config, tokenizer,
+                       [&](const std::vector<uint64_t>& counts, DpVocabularyReport& report) {
+                         return add_gaussian_noise(counts, report.noise_stddev, noise);
+                       });
+}
+
+DpVocabulary build_dp_vocabulary(const std::vector<Unit>& train_units,
+                                 const PublicWordList& public_words,
+                                 const DpVocabularyConfig& config,
+                                 const DiscreteGaussianNoise& noise, const Tokenizer& tokenizer) {
+  return dp_vocabulary(train_units, public_words, config, tokenizer,
+                       [&](const std::vector<uint64_t>& counts, DpVocabularyReport& report) {
+                         return add_discrete_gaussian_noise(
+                             counts, config.noise_multiplier, config.max_words_per_unit, noise,
+                             &report.phase.noise_multiplier);
+                       });
+}
+
+std::vector<double> add_discrete_gaussian_noise(const std::vector<uint64_t>& counts,
+                                                double sigma, size_t k,
+                                                const DiscreteGaussianNoise& noise,
+                                                double* effective) {
+  constexpr unsigned kLog2Sigma = 20;
+  const double t = std::ldexp(1.0, kLog2Sigma);
+  const double root = std::sqrt(static_cast<double>(k));
+  const auto scale = static_cast<int64_t>(std::max(1.0, std::floor(t / (sigma * root))));
+  std::vector<int64_t> z(counts.size());
+  noise.sample(z.data(), z.size(), kLog2Sigma, 1);
+  std::vector<double> noisy(counts.size());
+  for (size_t i = 0; i < counts.size(); ++i) {
+    noisy[i] = static_cast<double>(static_cast<int64_t>(counts[i]) * scale + z[i]) /
+               static_cast<double>(scale);
+  }
+  if (effective != nullptr) *effective = t / (static_cast<double>(scale) * root);
+  return noisy;
 }
 
 }  // namespace blur::collector

@@ -27,6 +27,7 @@
 
 #include "trainer/data/corpus.h"
 #include "trainer/data/tokenizer.h"
+#include "trainer/random/discrete_gaussian.h"
 #include "trainer/random/gaussian_noise.h"
 #include "trainer/random/drbg_stream.h"
 
@@ -153,6 +154,15 @@ DpVocabulary build_dp_vocabulary(const std::vector<Unit>& train_units,
                                  const DpVocabularyConfig& config, const GaussianNoise& noise,
                                  const Tokenizer& tokenizer = Tokenizer());
 
+// The same with exact discrete Gaussian noise instead (discrete_gaussian.h,
+// the trainer's; no floating-point noise): add_discrete_gaussian_noise's
+// scores, and report.phase.noise_multiplier is its sigma_eff >= sigma.
+DpVocabulary build_dp_vocabulary(const std::vector<Unit>& train_units,
+                                 const PublicWordList& public_words,
+                                 const DpVocabularyConfig& config,
+                                 const DiscreteGaussianNoise& noise,
+                                 const Tokenizer& tokenizer = Tokenizer());
+
 // The steps of build_dp_vocabulary, exposed for tests and measurements.
 // counts[i] for public_words.words()[i], each unit contributing +1 to at
 // most k distinct candidates (the first k distinct in reading order).
@@ -163,6 +173,15 @@ std::vector<uint64_t> bounded_counts(const std::vector<Unit>& units,
 // counts + stddev * Z_i for candidate i (the noise's normals in list order).
 std::vector<double> add_gaussian_noise(const std::vector<uint64_t>& counts, double stddev,
                                        const GaussianNoise& noise);
+// Counts on the grid 1/D, D = floor(2^20 / (sigma sqrt(k))) >= 1, plus
+// N_Z(0, 2^40) per candidate in grid units, back in counts:
+// (D c_i + Z_i) / D. The integer L2 sensitivity is D sqrt(k), so this is the
+// Gaussian mechanism with noise multiplier sigma_eff = 2^20 / (D sqrt(k))
+// >= sigma, written to *effective_noise_multiplier.
+std::vector<double> add_discrete_gaussian_noise(const std::vector<uint64_t>& counts,
+                                                double noise_multiplier, size_t k,
+                                                const DiscreteGaussianNoise& noise,
+                                                double* effective_noise_multiplier);
 // The specials + up to max_size - 4 candidates with score >= min_score,
 // highest score first (ties: the word's byte order).
 Vocabulary top_words(const PublicWordList& public_words, const std::vector<double>& scores,

@@ -6,11 +6,14 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <stdexcept>
 #include <utility>
 
 #include "mbedtls/sha256.h"
+#include "trainer/model/parallel.h"
+#include "trainer/random/discrete_gaussian.h"
 
 namespace blur::collector {
 
@@ -32,6 +35,9 @@ void validate(const DpSgdConfig& c) {
   if (!(c.momentum >= 0 && c.momentum < 1)) {
     throw std::invalid_argument("DpSgdConfig: momentum must be in [0, 1)");
   }
+  if (!(c.expected_batch >= 0) || !std::isfinite(c.expected_batch)) {
+    throw std::invalid_argument("DpSgdConfig: expected batch must be finite and >= 0");
+  }
 }
 
 std::vector<uint64_t> poisson_sample(const TrainSeed& seed, uint64_t step, uint64_t dataset_size,
@@ -51,6 +57,9 @@ DpSgdTrainer::DpSgdTrainer(LanguageModel model, const DpSgdConfig& config, const
       velocity_(model_.parameter_count(), 0.0f),
       gradient_(model_.parameter_count(), 0.0f) {
   validate(config_);
+  if (config_.noise_multiplier > 0) {
+    grid_ = noise_grid(config_.noise_multiplier, config_.clip_norm, model_.parameter_count());
+  }
 }
 
 std::vector<uint64_t> DpSgdTrainer::sample() const {
@@ -78,30 +87,65 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
   float* g = gradient_.data();
   std::fill(gradient_.begin(), gradient_.end(), 0.0f);
 
-  // The noise goes in right before the gradients are added: after the
-  // forward and backward passes and the norms, when the GEMM threads are
-  // idle, split over `noise_threads` threads (the values do not depend on
-  // the split).
   const bool noisy = config_.noise_multiplier > 0;
   GradientOptions options;
-  options.clip_norm = config_.clip_norm;
-  options.before_write = [&] {
-    if (!noisy) return;
-    const GaussianNoise noise(seed_, "noise", step_);
-    noise.add_parallel(g, P, config_.noise_multiplier * config_.clip_norm,
-                       config_.noise_threads);
-  };
+  options.clip_norm = noisy ? grid_.clip_for_sum : config_.clip_norm;
   const BatchGradientStats stats = model_.accumulate_gradient(batch, options, g);
 
-  // u = (sum of clipped gradients + noise) / (q N); v = mu v + u; theta -= lr v.
-  const auto scale = static_cast<float>(1.0 / config_.expected_batch_size());
+  // Noisy: units = round(S / s) + Z (integers), then u = units s / B.
+  // Plain: u = S / B. Then v = mu v + u; theta -= lr v.
+  const double divisor = config_.expected_batch_size();
   const auto lr = static_cast<float>(config_.learning_rate);
   const auto mu = static_cast<float>(config_.momentum);
   float* theta = model_.parameters();
   float* v = velocity_.data();
-  for (size_t k = 0; k < P; ++k) {
-    v[k] = mu * v[k] + g[k] * scale;
-    theta[k] -= lr * v[k];
+  // Both loops run over the worker threads (noise_threads == 1: one); the
+  // result does not depend on the split.
+  auto run = [&](size_t n, const std::function<void(size_t, size_t)>& body) {
+    if (config_.noise_threads == 1) {
+      body(0, n);
+    } else {
+      parallel_items(n, body);
+    }
+  };
+  if (noisy) {
+    // Per chunk of the noise (DiscreteGaussianNoise::kChunk coordinates):
+    // draw Z, then units = round(S / s) + Z. S / s is clamped to +-2^51 (a
+    // coordinatewise contraction: the sensitivity does not grow; NaN counts
+    // as 0) and rounded to nearest by adding and subtracting 1.5 * 2^52
+    // (exact for |x| <= 2^51; no libm call).
+    const DiscreteGaussianNoise noise(seed_, "noise", step_);
+    const double inverse_step = 1.0 / grid_.step;
+    const double unit_scale = grid_.step / divisor;
+    constexpr double kLimit = 2251799813685248.0;  // 2^51
+    constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+    constexpr size_t kChunk = DiscreteGaussianNoise::kChunk;
+    if (keep_released_) units_.resize(P);
+    run((P + kChunk - 1) / kChunk, [&](size_t first, size_t last) {
+      std::vector<int64_t> z(kChunk);
+      for (size_t c = first; c < last; ++c) {
+        const size_t begin = c * kChunk, count = std::min(kChunk, P - begin);
+        noise.sample_range(z.data(), begin, count, grid_.log2_sigma);
+        for (size_t i = 0; i < count; ++i) {
+          const size_t k = begin + i;
+          double x = static_cast<double>(g[k]) * inverse_step;
+          x = x == x ? x : 0.0;
+          x = x < -kLimit ? -kLimit : x > kLimit ? kLimit : x;
+          const int64_t units = static_cast<int64_t>((x + kRound) - kRound) + z[i];
+          if (keep_released_) units_[k] = units;
+          v[k] = mu * v[k] + static_cast<float>(static_cast<double>(units) * unit_scale);
+          theta[k] -= lr * v[k];
+        }
+      }
+    });
+  } else {
+    const auto scale = static_cast<float>(1.0 / divisor);
+    run(P, [&](size_t first, size_t last) {
+      for (size_t k = first; k < last; ++k) {
+        v[k] = mu * v[k] + g[k] * scale;
+        theta[k] -= lr * v[k];
+      }
+    });
   }
 
   DpSgdStepStats out;
@@ -124,7 +168,9 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
 
 namespace {
 
-constexpr char kMagic[8] = {'B', 'L', 'U', 'R', 'D', 'P', 'S', '1'};
+// Version 2 adds the expected batch and the run plan (version 1 files are
+// refused: they cannot say what their run accounted).
+constexpr char kMagic[8] = {'B', 'L', 'U', 'R', 'D', 'P', 'S', '2'};
 
 struct Writer {
   std::vector<uint8_t> bytes;
@@ -203,7 +249,7 @@ std::array<uint8_t, 32> sha256(const uint8_t* data, size_t n) {
 
 }  // namespace
 
-void DpSgdTrainer::save_checkpoint(const std::string& path) const {
+void DpSgdTrainer::save_checkpoint(const std::string& path, const std::string& plan) const {
   Writer w;
   w.bytes.insert(w.bytes.end(), std::begin(kMagic), std::end(kMagic));
   const LanguageModelConfig& mc = model_.config();
@@ -217,6 +263,9 @@ void DpSgdTrainer::save_checkpoint(const std::string& path) const {
   w.f64(config_.learning_rate);
   w.f64(config_.momentum);
   w.u32(config_.noise_threads);
+  w.f64(config_.expected_batch);
+  w.u64(plan.size());
+  w.bytes.insert(w.bytes.end(), plan.begin(), plan.end());
   w.bytes.insert(w.bytes.end(), seed_.bytes.begin(), seed_.bytes.end());
   w.u64(step_);
   w.floats(model_.parameters(), model_.parameter_count());
@@ -237,13 +286,18 @@ void DpSgdTrainer::save_checkpoint(const std::string& path) const {
   }
 }
 
-DpSgdTrainer DpSgdTrainer::load_checkpoint(const std::string& path) {
+DpSgdTrainer DpSgdTrainer::load_checkpoint(const std::string& path, std::string* plan) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("checkpoint: cannot open " + path);
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
                                    std::istreambuf_iterator<char>());
-  if (bytes.size() < sizeof kMagic + 32 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) {
+  if (bytes.size() < sizeof kMagic + 32 || std::memcmp(bytes.data(), kMagic, 7) != 0) {
     throw std::runtime_error("checkpoint: not a Blur DP-SGD checkpoint");
+  }
+  if (bytes[7] != static_cast<uint8_t>(kMagic[7])) {
+    throw std::runtime_error(
+        "checkpoint: an older format that does not record its run's privacy parameters; "
+        "start the run again");
   }
   const size_t body = bytes.size() - 32;
   const auto digest = sha256(bytes.data(), body);
@@ -264,6 +318,12 @@ DpSgdTrainer DpSgdTrainer::load_checkpoint(const std::string& path) {
   config.learning_rate = r.f64();
   config.momentum = r.f64();
   config.noise_threads = r.u32();
+  config.expected_batch = r.f64();
+  const uint64_t plan_size = r.u64();
+  r.need(plan_size);
+  if (plan) plan->assign(content.begin() + static_cast<long>(r.at),
+                         content.begin() + static_cast<long>(r.at + plan_size));
+  r.at += plan_size;
   TrainSeed seed;
   r.need(seed.bytes.size());
   std::memcpy(seed.bytes.data(), content.data() + r.at, seed.bytes.size());

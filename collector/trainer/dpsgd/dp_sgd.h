@@ -5,22 +5,27 @@
 //      probability q (poisson_sample, DrbgStream "sample", index k).
 //   2. For each sampled example j: its exact gradient g_j over all
 //      parameters jointly (language_model.h), clipped to
-//      g_j * min(1, C / ||g_j||); summed.
-//   3. Plus N(0, sigma^2 C^2 I) (GaussianNoise "noise", index k: normal i
-//      for parameter i of the flat parameter order).
-//   4. Divided by the EXPECTED batch size q N (not the realized one, which
-//      would leak the batch size), giving the update direction u.
+//      g_j * min(1, C' / ||g_j||) (C' slightly below C, noise_grid.h); an
+//      example whose norm is NaN or infinite contributes zero; summed.
+//   3. Rounded to the grid s = sigma C / 2^j (noise_grid.h) and, in grid
+//      units, plus exact discrete Gaussian noise N_Z(0, 4^j) per
+//      coordinate (DiscreteGaussianNoise "noise", index k: draw i for
+//      parameter i of the flat parameter order). The result is an integer
+//      vector (released_units()); everything after it is post-processing.
+//   4. Times s, divided by the EXPECTED batch size B (config
+//      expected_batch: the trainer's public or DP estimate of q N; never
+//      the realized batch size), giving the update direction u.
 //   5. Heavy-ball momentum, v <- mu v + u, theta <- theta - lr v (mu = 0 is
 //      plain SGD). Momentum only post-processes the privatized u, so it
 //      costs no privacy.
 // Privacy accounting (q, sigma, steps -> epsilon) lives elsewhere.
 //
 // Floating point: norms are exact math evaluated in double over float
-// gradients, and a clipped gradient's realized norm is C up to float
-// rounding (relative ~1e-6). The noise is double-precision Gaussian rounded
-// to float and added in float; like every floating-point Gaussian
-// mechanism it is not a perfect sample of the ideal one (cf. Mironov 2012
-// for Laplace; discrete or snapped Gaussians avoid this, not done here).
+// gradients, and a clipped gradient's realized norm is C' up to float
+// rounding (relative ~1e-6). The noise is integers drawn with integer
+// arithmetic only, added to integers (no float noise, so no low-bit leak,
+// Mironov 2012); the float sum it is added to is the one approximate step
+// (its rounding error, relative ~1e-7 per term, is not in the sensitivity).
 //
 // sigma = 0 and C = +infinity is ordinary minibatch SGD through the same
 // code (no norms computed, no noise drawn). Every random draw is a function
@@ -40,7 +45,7 @@
 
 #include "trainer/model/language_model.h"
 #include "trainer/random/drbg_stream.h"
-#include "trainer/random/gaussian_noise.h"
+#include "trainer/dpsgd/noise_grid.h"
 
 namespace blur::collector {
 
@@ -51,11 +56,16 @@ struct DpSgdConfig {
   double clip_norm = std::numeric_limits<double>::infinity();  // C > 0; finite if sigma > 0
   double learning_rate = 0.1;
   double momentum = 0;  // mu in [0, 1)
-  // Threads that draw the step's noise (0: one per core). Does not change
-  // any result.
+  // B, the update's divisor: the trainer's public or DP estimate of q N
+  // (trainer.h). 0: q N (tests, benchmarks).
+  double expected_batch = 0;
+  // 1: the noise and the update on the calling thread; otherwise on the
+  // worker threads (model/parallel.h). Does not change any result.
   uint32_t noise_threads = 0;
 
-  double expected_batch_size() const { return sampling_rate * static_cast<double>(dataset_size); }
+  double expected_batch_size() const {
+    return expected_batch > 0 ? expected_batch : sampling_rate * static_cast<double>(dataset_size);
+  }
 };
 
 // Throws std::invalid_argument unless the config is usable (ranges above;
@@ -90,19 +100,27 @@ class DpSgdTrainer {
   DpSgdStepStats step(const std::vector<Example>& dataset);
 
   uint64_t step_index() const { return step_; }
+  const TrainSeed& seed() const { return seed_; }
   // For a schedule; the next steps use it (the checkpoint keeps the last).
   void set_learning_rate(double learning_rate);
   const DpSgdConfig& config() const { return config_; }
   const LanguageModel& model() const { return model_; }
   LanguageModel& model() { return model_; }
   const std::vector<float>& velocity() const { return velocity_; }
+  // With noise: the grid, and (once keep_released_units(true)) the last
+  // step's released integer vector round(S / s) + Z in grid units (tests;
+  // otherwise it is never stored).
+  const NoiseGrid& grid() const { return grid_; }
+  void keep_released_units(bool keep) { keep_released_ = keep; }
+  const std::vector<int64_t>& released_units() const { return units_; }
 
   // Checkpoint: model config, trainer config, seed, step index, parameters,
-  // velocity, SHA-256 of all of it. Little-endian, written to path + ".tmp"
-  // and renamed. The file holds the secret seed: keep it private.
-  // Throws std::runtime_error on I/O errors or a corrupt file.
-  void save_checkpoint(const std::string& path) const;
-  static DpSgdTrainer load_checkpoint(const std::string& path);
+  // velocity, the caller's `plan` (the trainer's run plan: its privacy
+  // parameters, trainer.cpp), SHA-256 of all of it. Little-endian, written
+  // to path + ".tmp" and renamed. The file holds the secret seed: keep it
+  // private. Throws std::runtime_error on I/O errors or a corrupt file.
+  void save_checkpoint(const std::string& path, const std::string& plan = "") const;
+  static DpSgdTrainer load_checkpoint(const std::string& path, std::string* plan = nullptr);
 
  private:
   LanguageModel model_;
@@ -111,6 +129,9 @@ class DpSgdTrainer {
   uint64_t step_ = 0;
   std::vector<float> velocity_;
   std::vector<float> gradient_;
+  NoiseGrid grid_;
+  bool keep_released_ = false;
+  std::vector<int64_t> units_;
 };
 
 }  // namespace blur::collector

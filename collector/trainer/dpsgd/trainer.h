@@ -2,15 +2,34 @@
 // file, with the privacy accounting of the whole run.
 //
 // Privacy unit: a corpus unit (a line, a fortune, or all lines of one
-// user). The run's epsilon at delta composes (RDP accountant):
+// user). The run's epsilon at delta composes (RDP accountant; PLD beside):
 //   the DP vocabulary (a Gaussian mechanism: q = 1, one step, noise
 //   multiplier sigma_v; vocabulary.h), unless a vocabulary file is given;
-//   DP-SGD: T = ceil(epochs / q) steps at sampling rate q = B / N (B the
-//   expected batch, N the training units), noise multiplier sigma.
+//   the DP count of the training units N (dp_sums.h: q = 1, one step,
+//   count_noise_multiplier), unless units_estimate gives a public N;
+//   DP-SGD: T = ceil(epochs / q) steps at sampling rate q = B / N^ (B the
+//   expected batch, N^ the DP count or the public estimate, never the
+//   exact N), noise multiplier sigma, update divisor q N^;
+//   the DP validation (noisy per-unit top-1/top-3 sums of the private
+//   validation split: q = 1, one step, validation_noise_multiplier),
+//   unless validation_corpus names public text or the noise is 0 (none);
+//   all of it tuning_runs times (the runs of a hyperparameter search
+//   compose: the target is what all of them spend together).
 // With --epsilon E, sigma is the smallest that keeps the total <= E; with
 // --noise-multiplier it is given and the epsilon reported. epsilon = inf
 // trains without clipping or noise (same code path) and a non-private
 // vocabulary (the top words of the public list by true count).
+//
+// What leaves a private run (progress lines, summary, model file): the
+// parameters, the DP vocabulary, N^, q, T, sigma and the accounting, the
+// validation (DP or on public text), timing. Never the exact N, a
+// batch's size, loss or clipped count, or statistics of private text
+// computed without noise.
+//
+// Resume: the checkpoint holds the run plan (q, sigma, T, N^, the phases,
+// the options that shaped them); a resumed run trains and accounts exactly
+// that plan, and an option given on the command line that disagrees with
+// it is refused (std::invalid_argument).
 //
 // Public pretraining, private fine-tuning: train a model with --epsilon inf
 // on public text, then `train --init-from PUBLIC_MODEL` on the private
@@ -66,6 +85,18 @@ struct TrainOptions {
   std::string checkpoint;  // written every checkpoint_every steps (+ ".vocab")
   uint64_t checkpoint_every = 100;
   bool resume = false;
+  // A public estimate of the number of training units (no privacy cost);
+  // otherwise the trainer counts them with DP (count_noise_multiplier).
+  std::optional<double> units_estimate;
+  double count_noise_multiplier = 16;
+  // Public validation text; otherwise DP validation on the private split
+  // with this noise multiplier (0: no validation released).
+  std::string validation_corpus;
+  double validation_noise_multiplier = 8;
+  uint32_t tuning_runs = 1;  // K: the accounting composes K runs like this one
+  // Options given explicitly (names without "--"): on resume each must
+  // agree with the checkpoint's plan.
+  std::vector<std::string> given;
   std::optional<uint64_t> seed;  // reproducible runs (tests, experiments): NOT private
   uint32_t progress_every = 20;  // steps between progress lines
   size_t threads = 0;            // worker threads (0: one per core); see model/parallel.h

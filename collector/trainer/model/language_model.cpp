@@ -356,9 +356,26 @@ void LanguageModelT<Scalar>::backward(Workspace& w, const GradientOptions& optio
         }
       }
     }
-    const double norm = std::sqrt(std::max(total, 0.0));
+    const double norm = std::isfinite(total) ? std::sqrt(std::max(total, 0.0)) : total;
     norms[w.order[j]] = norm;
-    if (clipping && norm > options.clip_norm) {
+    if (clipping && !std::isfinite(norm)) {
+      // A NaN or infinite norm (an overflow in this example's forward or
+      // backward pass) must not slip past the clip: the example contributes
+      // nothing. Its columns are zeroed everywhere they enter the weight
+      // GEMMs (0 * NaN would still be NaN), and its factor is 0.
+      clip_factors[w.order[j]] = 0;
+      w.any_clipped = true;
+      w_em.middleRows(start, T).setZero();
+      Z.middleCols(start, T).setZero();
+      Hx.middleCols(start, T).setZero();
+      for (Index t = 0; t < T; ++t) {
+        const Index col = w.time_offset[static_cast<size_t>(t)] + static_cast<Index>(j);
+        w_tm(col) = 0;
+        G.col(col).setZero();
+        U.col(col).setZero();
+        dX.col(col).setZero();
+      }
+    } else if (clipping && norm > options.clip_norm) {
       const double factor = options.clip_norm / norm;
       clip_factors[w.order[j]] = factor;
       w.any_clipped = true;

@@ -105,7 +105,10 @@ struct GradientOptions {
 struct BatchGradientStats {
   std::vector<double> losses;        // per example (batch order), mean over its predictions
   std::vector<double> norms;         // per example ||g_j||; empty if not computed
-  std::vector<double> clip_factors;  // per example min(1, C/||g_j||); all 1 without clipping
+  // Per example min(1, C/||g_j||); 0 when clipping and ||g_j|| is NaN or
+  // infinite (the example then contributes exactly nothing); all 1
+  // without clipping.
+  std::vector<double> clip_factors;
   size_t predictions = 0;            // tokens predicted in the batch
 };
 
