@@ -242,7 +242,8 @@ TEST(Refusals, EveryReasonIsExportedAndUnknownTokensCountAsOther) {
     by_reason[s.labels[0].second] = s.value;
   }
   EXPECT_EQ(by_reason.size(), kReasonCount);
-  for (const char* reserved : {"unauthenticated", "forbidden", "over_limit"}) {
+  for (const char* reserved : {"unauthenticated", "forbidden", "contribution_bound", "enrollment_rate",
+                               "device_busy", "implausible_time", "deadline", "source_connections"}) {
     EXPECT_TRUE(by_reason.count(reserved)) << reserved;
   }
   EXPECT_EQ(by_reason["unauthenticated"], 1);

@@ -143,10 +143,10 @@ assert get("blur_collector_store_size_bytes") > 0
 assert get("blur_collector_open_connections") >= 1  # the scrape's own
 refused = {r: get("blur_collector_requests_refused_total", reason=r) for r in (
     "malformed", "bad_content_type", "unknown_metric", "not_found", "method_not_allowed",
-    "unauthenticated", "forbidden", "over_limit", "conflict", "unavailable", "too_large")}
+    "unauthenticated", "forbidden", "contribution_bound", "conflict", "unavailable", "too_large")}
 assert refused == {"malformed": 1, "bad_content_type": 1, "unknown_metric": 5, "not_found": 1,
                    "method_not_allowed": 1, "unauthenticated": 2, "forbidden": 1,
-                   "over_limit": 0, "conflict": 0, "unavailable": 0, "too_large": 0}, refused
+                   "contribution_bound": 0, "conflict": 0, "unavailable": 0, "too_large": 0}, refused
 
 # Histograms: buckets cumulative, +Inf == _count.
 for (name, labels), value in samples.items():

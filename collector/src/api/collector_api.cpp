@@ -138,8 +138,8 @@ observe::Reason refusal_reason(const Error& error) {
       return observe::Reason::kUnauthenticated;
     case Error::Kind::kForbidden:
       return observe::Reason::kForbidden;
-    case Error::Kind::kTooManyRequests:
-      return observe::Reason::kOverLimit;
+    case Error::Kind::kTooManyRequests:  // only enrollment answers it through an Error
+      return observe::Reason::kEnrollmentRate;
   }
   return observe::Reason::kOther;
 }
@@ -192,7 +192,7 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
         // not retry; the answer says what was refused and why.
         if (outcome->over_limit != 0) {
           if (metrics != nullptr)
-            metrics->refusals.count(observe::Reason::kOverLimit);  // per batch
+            metrics->refusals.count(observe::Reason::kContributionBound);  // per batch
           fields["over_limit"] = outcome->over_limit;
           fields["limit"] = outcome->limit_message;
         }

@@ -4,9 +4,11 @@ namespace blur::collector::observe {
 
 namespace {
 constexpr const char* kNames[kReasonCount] = {
-    "malformed",          "unknown_metric", "too_large",   "bad_content_type", "not_found",
-    "method_not_allowed", "conflict",       "unavailable", "internal",         "unauthenticated",
-    "forbidden",          "over_limit",     "overloaded",  "other"};
+    "malformed",          "unknown_metric",     "too_large",        "bad_content_type",
+    "not_found",          "method_not_allowed", "conflict",         "unavailable",
+    "internal",           "unauthenticated",    "forbidden",        "contribution_bound",
+    "enrollment_rate",    "device_busy",        "implausible_time", "deadline",
+    "overloaded",         "source_connections", "other"};
 }  // namespace
 
 const char* reason_name(Reason reason) { return kNames[static_cast<size_t>(reason)]; }

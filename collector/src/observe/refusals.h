@@ -29,8 +29,13 @@ enum class Reason {
   kInternal,          // a handler failed (500)
   kUnauthenticated,   // no or bad credentials (401)
   kForbidden,         // credentials without the right (403)
-  kOverLimit,         // over a contribution bound or an enrollment rate (429)
+  kContributionBound, // reports over the contribution bound (a 200 that stored fewer)
+  kEnrollmentRate,    // over an enrollment rate (429)
+  kDeviceBusy,        // a device's batch while another of its batches is in flight (429)
+  kImplausibleTime,   // a report observed too long before it arrived
+  kDeadline,          // a read (estimate, series) past its deadline (503)
   kOverloaded,        // past the server's connection cap (503)
+  kSourceConnections, // past the connections one source address may hold (503)
   kOther,             // a token this list does not know
 };
 inline constexpr size_t kReasonCount = static_cast<size_t>(Reason::kOther) + 1;
