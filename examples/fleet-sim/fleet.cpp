@@ -91,10 +91,11 @@ void print_table(const Options& o, const nlohmann::json& estimate,
               estimate["estimates"][order[0]]["stderr"].get<double>() / n);
 }
 
-// POSTs a batch. Network failures and 5xx are retried with exponential
-// backoff (the device keeps the reports until a 200); any other answer is
-// final: a 4xx (409: a report id reused with other content, 400: a bad
-// batch) will not change by resending.
+// POSTs a batch. Network failures, 5xx and 429 (device_busy: an earlier
+// attempt of this batch, abandoned by a client timeout, is still being
+// committed) are retried with exponential backoff (the device keeps the
+// reports until a 200); any other answer is final: a 4xx (409: a report id
+// reused with other content, 400: a bad batch) will not change by resending.
 Delivery post_batch(httplib::Client& client, const std::string& batch, const std::string& token,
                     int retries) {
   uint64_t resent = 0;
@@ -110,7 +111,7 @@ Delivery post_batch(httplib::Client& client, const std::string& batch, const std
       continue;
     }
     const std::string answer = std::to_string(response->status) + " " + response->body;
-    if (response->status >= 500) {
+    if (response->status >= 500 || response->status == 429) {
       last = answer;
       continue;
     }

@@ -11,6 +11,8 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
+#include <future>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -166,6 +168,7 @@ class MutualTls : public ::testing::TestWithParam<int> {
     ASSERT_TRUE(blur_test::write_key(dir_ + "/server.key", server_.key.get()));
   }
   void TearDown() override {
+    release_held();
     if (http_) http_->stop(std::chrono::seconds(5));
     if (thread_.joinable()) thread_.join();
     http_.reset();
@@ -193,9 +196,23 @@ class MutualTls : public ::testing::TestWithParam<int> {
                           : "none";
       reply(std::move(response));
     });
+    // Answered by release_held() only.
+    http_->route("GET", "/held", {}, [this](const Request&, Reply reply) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      held_.push_back(std::move(reply));
+    });
     std::string error;
     ASSERT_TRUE(http_->start(&error)) << error;
     thread_ = std::thread([this] { http_->run(); });
+  }
+  std::size_t held_count() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return held_.size();
+  }
+  void release_held() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (Reply& reply : held_) reply(Response{});
+    held_.clear();
   }
 
   blur_test::TlsExchange whoami(const Credential* client, const SSL_SESSION* resume = nullptr,
@@ -212,6 +229,16 @@ class MutualTls : public ::testing::TestWithParam<int> {
       request += i == requests ? "Connection: close\r\n\r\n" : "\r\n";
     }
     return blur_test::tls_exchange(o, request);
+  }
+  // One GET of `path` on a connection of its own.
+  blur_test::TlsExchange get(const Credential* client, const std::string& path) {
+    blur_test::TlsClientOptions o;
+    o.port = http_->port();
+    o.ca_file = dir_ + "/server-ca.pem";
+    o.client = client;
+    o.version = GetParam();
+    return blur_test::tls_exchange(
+        o, "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
   }
 
   // The bodies of the answers in `exchange`, each of which must be a 200.
@@ -234,6 +261,8 @@ class MutualTls : public ::testing::TestWithParam<int> {
   std::unique_ptr<Server> http_;
   std::thread thread_;
   std::atomic<int> handled_{0};
+  std::mutex mutex_;
+  std::vector<Reply> held_;
 };
 
 TEST_P(MutualTls, AFleetCertificateGivesItsNonceToTheHandler) {
@@ -326,6 +355,49 @@ TEST_P(MutualTls, AResumedSessionKeepsItsIdentity) {
   ASSERT_TRUE(resumed.handshake) << resumed.error;
   EXPECT_TRUE(resumed.resumed);
   EXPECT_EQ(bodies(resumed), std::vector<std::string>{"none"});
+}
+
+// A device certificate holds at most max_connections_per_device
+// connections: past it, the next is answered 503 "source_connections" after
+// its handshake, its request never handled, while other devices and clients
+// without a certificate are served; once the device's connections close it
+// is served again.
+TEST_P(MutualTls, ADeviceCertificateHoldsAtMostItsConnections) {
+  Server::Options o = options(true);
+  o.max_connections_per_device = 2;
+  serve(o);
+  const Credential client = device(fleet_ca_, {kUri});
+  const Credential other = device(fleet_ca_, {device_uri(7)});
+  ASSERT_TRUE(client && other);
+  std::vector<std::future<blur_test::TlsExchange>> holding;
+  for (int i = 0; i < 2; ++i) {
+    holding.push_back(std::async(std::launch::async, [&] { return get(&client, "/held"); }));
+  }
+  for (int i = 0; i < 1000 && held_count() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(held_count(), 2u);
+  const int handled = handled_;
+
+  const auto third = whoami(&client);
+  ASSERT_TRUE(third.handshake) << third.error;
+  EXPECT_EQ(third.answer.rfind("HTTP/1.1 503 ", 0), 0u) << third.answer;
+  EXPECT_NE(third.answer.find("Retry-After: 1\r\n"), std::string::npos) << third.answer;
+  EXPECT_NE(third.answer.find("limit of 2 connections per device"), std::string::npos)
+      << third.answer;
+  EXPECT_EQ(handled_.load(), handled) << "the refused connection's request was handled";
+  EXPECT_EQ(bodies(whoami(&other)), std::vector<std::string>{"0000000000000007"});
+  EXPECT_EQ(bodies(whoami(nullptr)), std::vector<std::string>{"none"});
+
+  release_held();
+  for (auto& held : holding) {
+    const auto exchange = held.get();
+    EXPECT_EQ(exchange.answer.rfind("HTTP/1.1 200 ", 0), 0u) << exchange.error << exchange.answer;
+  }
+  for (int i = 0; i < 500 && http_->open_connections() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(bodies(whoami(&client)), std::vector<std::string>{"0123456789abcdef"});
 }
 
 TEST_P(MutualTls, WithoutAClientCaNoCertificateIsAskedFor) {

@@ -13,6 +13,8 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <future>
+#include <initializer_list>
+#include <optional>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -694,6 +696,142 @@ TEST_F(FullQueueFixture, FullQueueIs503WithRetryAfter) {
   ASSERT_TRUE(resent);
   EXPECT_EQ(resent->status, 200) << resent->body;
   EXPECT_EQ(stored(), 3u);
+}
+
+// --- One batch per device in flight -------------------------------------------
+
+// While a device's batch waits in the queue or is being committed, another
+// batch of the same device nonce is refused at once (kTooManyRequests,
+// nothing queued) and other devices' batches are queued as before; the
+// nonce is free again before the batch's answer, so a device that sends its
+// next batch from its answer is taken.
+TEST(GroupCommitQueue, OneBatchPerDeviceInFlight) {
+  char pattern[] = "/tmp/blur-queue-test-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  auto opened = Store::open(dir + "/blur.db", Store::Mode::kReadWrite);
+  ASSERT_TRUE(opened) << opened.error().message;
+  std::unique_ptr<Store> store = std::move(opened).value();
+  ASSERT_TRUE(store->register_metric({1, MechanismId::kBinaryRandomizedResponse, 1000000}));
+  auto gate = std::make_shared<CommitGate>();
+  GroupCommitter::Options options;
+  options.on_commit = [gate](std::chrono::nanoseconds, size_t, bool) { gate->on_commit(); };
+  {
+    GroupCommitter committer(*store, options);
+    struct Opener {  // declared after the committer: opens the gate before it joins
+      std::shared_ptr<CommitGate> gate;
+      ~Opener() { gate->open(); }
+    } opener{gate};
+    auto refused_at_once = [&](uint64_t device) {
+      std::optional<Error> refusal;
+      committer.submit(numbered_batch(device), 0, [&](const Outcome<BatchOutcome>& outcome) {
+        refusal = outcome ? Error{} : outcome.error();
+      });
+      return refusal;
+    };
+
+    std::promise<Outcome<BatchOutcome>> first, other, next;
+    // Device 0's batch is taken by the writer, which then waits; device 0's
+    // next batch is sent from the first one's answer.
+    committer.submit(numbered_batch(0), 0, [&](const Outcome<BatchOutcome>& outcome) {
+      committer.submit(numbered_batch(0, 2), 0, [&](const Outcome<BatchOutcome>& again) {
+        next.set_value(again);
+      });
+      first.set_value(outcome);
+    });
+    ASSERT_TRUE(gate->wait_entered());
+    committer.submit(numbered_batch(1), 0,
+                     [&](const Outcome<BatchOutcome>& outcome) { other.set_value(outcome); });
+    EXPECT_EQ(committer.stats().queued_batches, 1u);
+    EXPECT_EQ(committer.stats().devices_in_flight, 2u);
+
+    // Device 0's batch is being committed, device 1's waits in the queue.
+    for (const uint64_t device : std::initializer_list<uint64_t>{0, 1, 0}) {
+      const auto refusal = refused_at_once(device);
+      ASSERT_TRUE(refusal) << "device " << device << ": not answered before submit() returned";
+      EXPECT_EQ(refusal->kind, Error::Kind::kTooManyRequests) << refusal->message;
+      EXPECT_EQ(refusal->retry_after_seconds, 1u);
+      EXPECT_NE(refusal->message.find("another batch of this device"), std::string::npos)
+          << refusal->message;
+    }
+    const GroupCommitter::Stats stats = committer.stats();
+    EXPECT_EQ(stats.device_busy, 3u);
+    EXPECT_EQ(stats.queue_full, 0u);
+    EXPECT_EQ(stats.queued_batches, 1u) << "a refused batch was queued";
+
+    gate->open();
+    const auto first_outcome = first.get_future().get();
+    ASSERT_TRUE(first_outcome) << first_outcome.error().message;
+    const auto other_outcome = other.get_future().get();
+    ASSERT_TRUE(other_outcome) << other_outcome.error().message;
+    const auto next_outcome = next.get_future().get();
+    ASSERT_TRUE(next_outcome) << "the batch sent from its predecessor's answer: "
+                              << next_outcome.error().message;
+    EXPECT_EQ(next_outcome->inserted + next_outcome->duplicates, 2u);
+    EXPECT_EQ(committer.stats().devices_in_flight, 0u);
+    EXPECT_EQ(committer.stats().device_busy, 3u);
+  }
+  store.reset();
+  std::system(("rm -rf " + dir).c_str());
+}
+
+// The same through the API and HTTP: 429 with Retry-After at once, refusal
+// device_busy, nothing stored; the batch in flight is answered 200 and the
+// device's resend is then taken.
+class DeviceBusyFixture : public CollectorFixture {
+ protected:
+  void SetUp() override {
+    commit_options_.on_commit = [gate = gate_](std::chrono::nanoseconds, size_t, bool) {
+      gate->on_commit();
+    };
+    CollectorFixture::SetUp();
+  }
+  void TearDown() override {
+    gate_->open();  // else stop() would wait for the held commit
+    CollectorFixture::TearDown();
+  }
+  std::shared_ptr<CommitGate> gate_ = std::make_shared<CommitGate>();
+};
+
+TEST_F(DeviceBusyFixture, SecondBatchOfABusyDeviceIs429DeviceBusy) {
+  const std::string body = sdk_batch(0);
+  auto first = std::async(std::launch::async, [this, body] {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_read_timeout(std::chrono::seconds(120));
+    auto response = client.Post("/v1/reports", body, "application/x-protobuf");
+    return response ? response->status : -1;
+  });
+  ASSERT_TRUE(gate_->wait_entered());  // device 1's batch is being committed
+
+  auto refused = post(body);  // answered while the commit is still held
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 429) << refused->body;
+  EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
+  EXPECT_NE(nlohmann::json::parse(refused->body)["error"].get<std::string>().find(
+                "another batch of this device"),
+            std::string::npos)
+      << refused->body;
+  ApiResponse answer;
+  api_->post_reports(sdk_batch(0, 3), std::nullopt, [&](ApiResponse a) { answer = std::move(a); });
+  EXPECT_EQ(answer.status, 429);
+  EXPECT_EQ(answer.refusal, observe::Reason::kDeviceBusy);
+  EXPECT_EQ(answer.retry_after_seconds, 1u);
+  EXPECT_EQ(to_http(answer).refusal, "device_busy");
+  auto other_device = std::async(std::launch::async, [this] {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_read_timeout(std::chrono::seconds(120));
+    auto response = client.Post("/v1/reports", sdk_batch(1), "application/x-protobuf");
+    return response ? response->status : -1;
+  });
+
+  gate_->open();
+  EXPECT_EQ(first.get(), 200);
+  EXPECT_EQ(other_device.get(), 200);
+  EXPECT_EQ(stored(), 2u);
+  auto resent = post(body);
+  ASSERT_TRUE(resent);
+  EXPECT_EQ(resent->status, 200) << resent->body;
+  EXPECT_EQ(nlohmann::json::parse(resent->body)["duplicates"], 1);
+  EXPECT_EQ(committer_->stats().device_busy, 2u);
 }
 
 }  // namespace

@@ -303,7 +303,8 @@ TEST_F(TransportFixture, ThousandSimultaneousConnections) {
     setrlimit(RLIMIT_NOFILE, &files);
   }
   ASSERT_GE(files.rlim_cur, 2200u) << "this test needs 2,200 file descriptors (ulimit -n)";
-  start(2);
+  // All from 127.0.0.1: a capacity test, not one of the per-address cap.
+  start(2, [](Server::Options& options) { options.max_connections_per_address = 1000; });
   std::vector<int> fds;
   for (int i = 0; i < 1000; ++i) {
     const int fd = raw_http::connect_to(port_);
@@ -555,6 +556,87 @@ TEST_F(TransportFixture, ConnectionCapAnswers503AndRecovers) {
     EXPECT_EQ(answer->status, 200);
     close(fd);
   }
+}
+
+// The per-address cap: one source address holding its limit of silent
+// connections gets 503 "source_connections" (with Retry-After) for more, at
+// once, while another address is served; the global cap still counts every
+// connection; the accounting keeps one entry per address holding one, none
+// once they close, and the address is served again.
+TEST_F(TransportFixture, PerAddressCapKeepsOneAddressFromTakingEveryConnection) {
+  struct Refusals {
+    std::mutex mutex;
+    std::vector<std::string> tokens;
+  };
+  auto refusals = std::make_shared<Refusals>();
+  start(2, [refusals](Server::Options& options) {
+    options.max_connections = 12;
+    options.max_connections_per_address = 5;
+    options.header_timeout = std::chrono::seconds(30);  // the silent ones stay
+    options.idle_timeout = std::chrono::seconds(30);
+    options.on_complete = [refusals](const Completion& completion) {
+      std::lock_guard<std::mutex> lock(refusals->mutex);
+      refusals->tokens.push_back(completion.response->refusal);
+    };
+  });
+  ASSERT_EQ(server_->max_connections_per_address(), 5u);
+  std::vector<int> silent;
+  for (int i = 0; i < 5; ++i) {
+    silent.push_back(raw_http::connect_to(port_, "127.0.0.2"));
+    ASSERT_GE(silent.back(), 0) << "cannot connect from 127.0.0.2";
+  }
+  for (int i = 0; i < 200 && server_->open_connections() < 5; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(server_->open_connections(), 5u);
+  EXPECT_EQ(server_->open_sources(), 1u);
+  for (int i = 0; i < 10; ++i) {  // more from the same address: refused at once
+    const int fd = raw_http::connect_to(port_, "127.0.0.2");
+    ASSERT_GE(fd, 0);
+    const auto answer = raw_http::read_answer(fd, nullptr, 2000);
+    ASSERT_TRUE(answer) << i;
+    EXPECT_EQ(answer->status, 503) << i;
+    EXPECT_EQ(answer->header("retry-after"), "1") << i;
+    EXPECT_NE(nlohmann::json::parse(answer->body)["error"].get<std::string>().find(
+                  "limit of 5 connections per address"),
+              std::string::npos)
+        << answer->body;
+    EXPECT_TRUE(raw_http::closed_by_peer(fd, 2000)) << i;
+    close(fd);
+  }
+  // Others are served meanwhile, up to the global cap: 5 + 7 = 12.
+  std::vector<int> others;
+  for (int i = 0; i < 7; ++i) {
+    others.push_back(raw_http::connect_to(port_, i % 2 ? "127.0.0.3" : "127.0.0.1"));
+    ASSERT_TRUE(raw_http::send_all(others.back(), raw_http::get("/ok")));  // kept alive
+    const auto answer = raw_http::read_answer(others.back());
+    ASSERT_TRUE(answer) << i;
+    EXPECT_EQ(answer->status, 200) << i;
+  }
+  EXPECT_EQ(server_->open_sources(), 3u);
+  {
+    const int fd = raw_http::connect_to(port_, "127.0.0.4");  // past the global cap
+    const auto answer = raw_http::read_answer(fd, nullptr, 2000);
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->status, 503);
+    close(fd);
+  }
+  {
+    std::lock_guard<std::mutex> lock(refusals->mutex);
+    EXPECT_EQ(std::count(refusals->tokens.begin(), refusals->tokens.end(), "source_connections"),
+              10);
+    EXPECT_EQ(std::count(refusals->tokens.begin(), refusals->tokens.end(), "overloaded"), 1);
+  }
+  for (int fd : silent) close(fd);
+  for (int fd : others) close(fd);
+  for (int i = 0; i < 200 && server_->open_connections() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(server_->open_connections(), 0u);
+  EXPECT_EQ(server_->open_sources(), 0u);  // no entry left behind
+  const auto again = raw_http::exchange(port_, raw_http::get("/ok"));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 200);
 }
 
 // stop(): idle and slow connections close at once, the request being

@@ -19,10 +19,20 @@
 
 namespace raw_http {
 
-// A blocking loopback connection, or -1.
-inline int connect_to(int port) {
+// A blocking loopback connection, or -1; from `source` (any 127.x address
+// on Linux) if given.
+inline int connect_to(int port, const char* source = nullptr) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
+  if (source != nullptr) {
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    if (inet_pton(AF_INET, source, &local.sin_addr) != 1 ||
+        bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+      close(fd);
+      return -1;
+    }
+  }
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(port));

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Slowloris clients for tests: COUNT connections to 127.0.0.1:PORT, each
-sending an HTTP header that never ends, one byte a second. A connection the
-server closes is opened again at once, as an attacker would.
+"""Slowloris clients for tests: COUNT connections to 127.0.0.1:PORT, from
+127.0.0.2 (an attacker's address, not the fleet's), each sending an HTTP
+header that never ends, one byte a second. A connection the server closes is
+opened again at once, as an attacker would.
 
     slow_clients.py PORT COUNT STATUS_FILE STOP_FILE
 
@@ -34,7 +35,8 @@ class Tally:
 async def one_client(port, tally, stopping):
     while not stopping.is_set():
         try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            reader, writer = await asyncio.open_connection(
+                "127.0.0.1", port, local_addr=("127.0.0.2", 0))  # an address of its own
         except OSError:
             tally.connect_failures += 1
             await asyncio.sleep(0.1)

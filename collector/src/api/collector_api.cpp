@@ -25,6 +25,16 @@ ApiResponse error_response(int status, std::string message, observe::Reason refu
   return answer;
 }
 
+// Another batch of the device is in flight (GroupCommitter::busy()): 429
+// with Retry-After, refused before the queue, so one device holds at most
+// one place in it.
+ApiResponse device_busy_response(const Error& busy) {
+  ApiResponse answer =
+      error_response(http_status(busy), busy.message, observe::Reason::kDeviceBusy);
+  answer.retry_after_seconds = busy.retry_after_seconds;
+  return answer;
+}
+
 const std::string* find(const QueryParams& query, std::string_view name) {
   for (const auto& [key, value] : query) {
     if (key == name) return &value;
@@ -138,7 +148,7 @@ observe::Reason refusal_reason(const Error& error) {
       return observe::Reason::kUnauthenticated;
     case Error::Kind::kForbidden:
       return observe::Reason::kForbidden;
-    case Error::Kind::kTooManyRequests:  // only enrollment answers it through an Error
+    case Error::Kind::kTooManyRequests:  // enrollment; post_reports sets device_busy itself
       return observe::Reason::kEnrollmentRate;
   }
   return observe::Reason::kOther;
@@ -146,6 +156,12 @@ observe::Reason refusal_reason(const Error& error) {
 
 void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> device,
                                 std::function<void(ApiResponse)> reply) {
+  // A device whose batch is in flight is answered before its body is
+  // decoded: one device re-posting over many connections costs the least.
+  // (submit() checks again: without authentication `device` is unknown.)
+  if (device && committer_ != nullptr) {
+    if (auto busy = committer_->busy(*device)) return reply(device_busy_response(*busy));
+  }
   auto batch = std::make_shared<Batch>();
   std::string error;
   if (!decode_batch(reinterpret_cast<const uint8_t*>(body.data()), body.size(), batch.get(),
@@ -171,6 +187,9 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
   committer_->submit(
       batch, unix_now(), [metrics = metrics_, reply](const Outcome<BatchOutcome>& outcome) {
         if (!outcome) {
+          if (outcome.error().kind == Error::Kind::kTooManyRequests) {
+            return reply(device_busy_response(outcome.error()));
+          }
           const bool invalid = outcome.error().kind == Error::Kind::kInvalid;
           return reply(error_response(
               invalid ? 400 : 503, "storage failure, retry later: " + outcome.error().message,

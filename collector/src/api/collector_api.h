@@ -10,6 +10,9 @@
 //                             content (the device's storage was restored or
 //                             its nonce collides): nothing of the batch stored;
 //                             resending cannot succeed
+//        429 {"error": ...}   another batch of this device nonce is still
+//                             queued or committing (refusal device_busy):
+//                             retry after Retry-After, once it is answered
 //        503 {"error": ...}   storage failed or shutting down; retry later
 //   GET  /v1/metrics                    the registered metrics, whole configurations
 //   GET  /v1/metrics/{id}/estimate?from=&to=&postprocess=none|norm-sub

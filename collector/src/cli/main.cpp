@@ -393,6 +393,19 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   serve_cmd
+      ->add_option("--max-connections-per-address", serve_options.http.max_connections_per_address,
+                   "Connections one source address (IPv6: one /64) may hold at once; past it, "
+                   "503 with Retry-After (at most --max-connections; the default is far above "
+                   "what a fleet behind one NAT address needs)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--max-connections-per-device", serve_options.http.max_connections_per_device,
+                   "Mutual TLS: connections one device certificate may hold at once; past it, "
+                   "503 with Retry-After")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  serve_cmd
       ->add_option("--max-queued-reports", serve_options.max_queued_reports,
                    "Reports waiting for the database; past it, POST /v1/reports gets 503 with "
                    "Retry-After")

@@ -1,10 +1,21 @@
 #include "ingest/group_commit.h"
 
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 namespace blur::collector {
+
+namespace {
+
+// Retry-After 1: a batch in flight is answered within a commit or two.
+Error device_busy() {
+  return Error{Error::Kind::kTooManyRequests,
+               "another batch of this device is still being committed; send the next one after "
+               "its answer",
+               1};
+}
+
+}  // namespace
 
 GroupCommitter::GroupCommitter(Store& store, Options options)
     : store_(store), options_(options), writer_([this] { run(); }) {}
@@ -14,24 +25,44 @@ GroupCommitter::~GroupCommitter() { stop(); }
 void GroupCommitter::submit(std::shared_ptr<const Batch> batch, int64_t received_at,
                             Callback done) {
   const size_t size = batch->reports.size();
-  bool stopping = false;
+  enum class Refusal { kStopping, kDeviceBusy, kQueueFull } refusal;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stopping = stopping_;
-    if (!stopping &&
-        (queued_reports_ == 0 || queued_reports_ + size <= options_.max_queued_reports)) {
+    if (stopping_) {
+      refusal = Refusal::kStopping;
+    } else if (in_flight_.count(batch->device_nonce) != 0) {
+      refusal = Refusal::kDeviceBusy;
+      ++stats_.device_busy;
+    } else if (queued_reports_ != 0 && queued_reports_ + size > options_.max_queued_reports) {
+      refusal = Refusal::kQueueFull;
+      ++stats_.queue_full;
+    } else {
+      in_flight_.insert(batch->device_nonce);
       queue_.push_back({std::move(batch), received_at, std::move(done)});
       queued_reports_ += size;
       wake_.notify_one();
       return;
     }
-    if (!stopping) ++stats_.queue_full;
   }
   // Answered outside the lock: `done` may take its time.
-  if (stopping) return done(unavailable("the collector is shutting down; retry later"));
+  switch (refusal) {
+    case Refusal::kStopping:
+      return done(unavailable("the collector is shutting down; retry later"));
+    case Refusal::kDeviceBusy:
+      return done(device_busy());
+    case Refusal::kQueueFull:
+      break;
+  }
   done(unavailable("the commit queue is full (at most " +
                    std::to_string(options_.max_queued_reports) +
                    " reports wait for the database); retry later"));
+}
+
+std::optional<Error> GroupCommitter::busy(uint64_t device_nonce) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (in_flight_.count(device_nonce) == 0) return std::nullopt;
+  ++stats_.device_busy;
+  return device_busy();
 }
 
 void GroupCommitter::stop() {
@@ -47,35 +78,32 @@ GroupCommitter::Stats GroupCommitter::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   Stats stats = stats_;
   stats.queued_reports = queued_reports_;
+  stats.queued_batches = queue_.size();
+  stats.devices_in_flight = in_flight_.size();
   return stats;
 }
 
 void GroupCommitter::run() {
   std::vector<Pending> group;
   std::vector<ReceivedBatch> batches;
-  std::unordered_set<uint64_t> nonces;
   for (;;) {
     group.clear();
     batches.clear();
-    nonces.clear();
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and everything is committed
-      // Everything waiting joins this group, within the limits, one batch
-      // per device nonce; the rest keeps its order for the next group.
+      // Everything waiting joins this group, in order, within the limits
+      // (one batch per nonce in flight: no nonce twice); the rest waits for
+      // the next group.
       size_t reports = 0;
-      for (auto it = queue_.begin(); it != queue_.end() && group.size() < options_.max_batches;) {
-        const size_t size = it->batch->reports.size();
+      while (!queue_.empty() && group.size() < options_.max_batches) {
+        const size_t size = queue_.front().batch->reports.size();
         if (!group.empty() && reports + size > options_.max_reports) break;
-        if (!nonces.insert(it->batch->device_nonce).second) {
-          ++it;
-          continue;
-        }
         reports += size;
         queued_reports_ -= size;
-        group.push_back(std::move(*it));
-        it = queue_.erase(it);
+        group.push_back(std::move(queue_.front()));
+        queue_.pop_front();
       }
     }
     size_t group_reports = 0;
@@ -88,12 +116,19 @@ void GroupCommitter::run() {
     if (options_.on_commit) {
       options_.on_commit(std::chrono::steady_clock::now() - started, group_reports, outcomes.ok());
     }
-    if (outcomes) {
+    {
       std::lock_guard<std::mutex> lock(mutex_);
-      ++stats_.commits;
-      stats_.batches += group.size();
-      stats_.reports += group_reports;
-      for (const BatchOutcome& outcome : outcomes.value()) stats_.over_limit += outcome.over_limit;
+      if (outcomes) {
+        ++stats_.commits;
+        stats_.batches += group.size();
+        stats_.reports += group_reports;
+        for (const BatchOutcome& outcome : outcomes.value()) {
+          stats_.over_limit += outcome.over_limit;
+        }
+      }
+      // Before the answers: a device that sends its next batch as soon as
+      // it has this one's answer finds its slot free.
+      for (const Pending& pending : group) in_flight_.erase(pending.batch->device_nonce);
     }
     for (size_t i = 0; i < group.size(); ++i) {
       if (outcomes) {

@@ -3,9 +3,13 @@
 // commit that holds it (or its failure), on the committer's thread, so the
 // HTTP layer acknowledges nothing that could still be lost.
 //
-// One writer thread per store. A group holds at most one batch per device
-// nonce (a resend of a batch still waiting goes to the next group), so the
-// store never sees the same key twice in one transaction.
+// One writer thread per store. At most one batch per device nonce is in
+// flight (queued or committing): submit() refuses another at once
+// (kTooManyRequests, "device busy") until the first one's callback runs. So
+// one device holds at most one place in the queue, whose FIFO then serves
+// devices in turn, however many connections a device opens; and a group
+// never holds the same nonce twice, so the store never sees the same key
+// twice in one transaction.
 //
 // The queue is bounded (Options::max_queued_reports): a store slower than
 // the clients makes them retry later (503) instead of filling the memory
@@ -20,10 +24,13 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <unordered_set>
 
 #include "ingest/batch.h"
 #include "store/store.h"
+#include "util/keyed_hash.h"
 
 namespace blur::collector {
 
@@ -55,8 +62,18 @@ class GroupCommitter {
 
   // Queues a validated batch; `done` runs once, after its commit or failure.
   // When the queue is full or after stop(), `done` runs at once, on this
-  // thread, with kUnavailable.
+  // thread, with kUnavailable; while another batch of the same device nonce
+  // is in flight, at once with kTooManyRequests (retry_after_seconds 1: a
+  // batch in flight is answered within a commit or two). The nonce's slot is
+  // free again before its batch's `done` runs, so a device that resends
+  // once answered is never refused.
   void submit(std::shared_ptr<const Batch> batch, int64_t received_at, Callback done);
+
+  // The refusal submit() would give a batch of `device_nonce` now
+  // (kTooManyRequests, counted in Stats::device_busy) if another of its
+  // batches is in flight; nullopt otherwise. Lets a caller refuse before
+  // decoding a batch whose device it already knows.
+  std::optional<Error> busy(uint64_t device_nonce);
 
   // Commits everything queued, then ends the writer thread.
   void stop();
@@ -70,8 +87,13 @@ class GroupCommitter {
     uint64_t over_limit = 0;
     // Batches refused because the queue was full.
     uint64_t queue_full = 0;
-    // Reports waiting now (not a total).
+    // Batches refused because another batch of their device was in flight.
+    uint64_t device_busy = 0;
+    // Now (not totals): reports and batches waiting for the writer, and
+    // devices with a batch in flight (waiting or being committed).
     uint64_t queued_reports = 0;
+    uint64_t queued_batches = 0;
+    uint64_t devices_in_flight = 0;
   };
   Stats stats() const;
 
@@ -89,6 +111,9 @@ class GroupCommitter {
   std::condition_variable wake_;
   std::deque<Pending> queue_;
   size_t queued_reports_ = 0;  // in queue_
+  // The device nonces of the batches in queue_ and in the group being
+  // committed: one entry per batch, so at most one batch per nonce.
+  std::unordered_set<uint64_t, KeyedHash> in_flight_;
   bool stopping_ = false;
   Stats stats_;
   std::thread writer_;

@@ -12,21 +12,26 @@
 
 namespace blur::collector::observe {
 
-namespace {
-// A method is a short token; anything longer is cut (and marked).
-constexpr size_t kMaxMethodBytes = 24;
-}  // namespace
+std::string_view logged_method(std::string_view method) {
+  // RFC 9110's methods and PATCH (RFC 5789): a client may send any token,
+  // and none of its other bytes reach the log.
+  static constexpr std::string_view kKnown[] = {"GET",     "HEAD",    "POST",  "PUT",  "DELETE",
+                                                "CONNECT", "OPTIONS", "TRACE", "PATCH"};
+  for (std::string_view known : kKnown) {
+    if (method == known) return known;
+  }
+  return kOtherMethod;
+}
 
 std::string request_log_line(const RequestRecord& record) {
-  std::string method(record.method.substr(0, kMaxMethodBytes));
-  if (record.method.size() > kMaxMethodBytes) method += "...";
+  const std::string_view method = logged_method(record.method);
   // Three decimals: microseconds are noise in a log.
   const double latency_ms = std::round(record.latency_ms * 1000) / 1000;
   JsonWriter out;
   out.begin_object()
       .member("time", format_time_millis(record.unix_millis))
       .member("request_id", record.request_id)
-      .member("method", std::string_view(method))
+      .member("method", method)
       .member("route", record.route)
       .member("status", int64_t{record.status})
       .member("latency_ms", latency_ms);

@@ -6,9 +6,9 @@
 //    "reports":12}
 //
 // "reports" (reports newly stored) and "refusal" (the reason token) appear
-// when they apply. By construction it holds nothing a client chose but the
-// method, and that escaped and cut short: no path or query text, no header
-// (tokens, Authorization), no body, no address.
+// when they apply. By construction it holds nothing a client chose: the
+// method only if it is a known one (logged_method()), no path or query
+// text, no header (tokens, Authorization), no body, no address.
 //
 // Each line is one write(2) on a descriptor: no lock, and lines from
 // several threads do not interleave (O_APPEND for files; pipes take writes
@@ -36,6 +36,12 @@ struct RequestRecord {
   std::optional<uint64_t> reports;
   std::string_view refusal;  // empty: none
 };
+
+// What the log shows for a method as sent: a known HTTP method (GET, HEAD,
+// POST, PUT, DELETE, CONNECT, OPTIONS, TRACE, PATCH) as itself, any other
+// token as kOtherMethod.
+inline constexpr std::string_view kOtherMethod = "OTHER";
+std::string_view logged_method(std::string_view method);
 
 // The record as one JSON line, '\n' included.
 std::string request_log_line(const RequestRecord& record);

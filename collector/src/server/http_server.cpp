@@ -29,10 +29,8 @@ bool has_regex_syntax(const std::string& pattern) {
   return pattern.find_first_of("\\^$.|?*+()[]{}") != std::string::npos;
 }
 
-std::string endpoint_text(const net::ip::tcp::socket& socket) {
+std::string endpoint_text(const net::ip::tcp::endpoint& endpoint) {
   boost::system::error_code ec;
-  const auto endpoint = socket.remote_endpoint(ec);
-  if (ec) return "unknown";
   return endpoint.address().to_string(ec) + ":" + std::to_string(endpoint.port());
 }
 
@@ -78,6 +76,19 @@ boost::system::error_code ask_for_client_certificates(net::ssl::context& tls,
 
 void log_line(const std::string& text) { std::fprintf(stderr, "%s\n", text.c_str()); }
 
+uint64_t source_key(const net::ip::address& address) {
+  if (address.is_v6() && !address.to_v6().is_v4_mapped()) {
+    const auto bytes = address.to_v6().to_bytes();
+    uint64_t prefix = 0;
+    for (int i = 0; i < 8; ++i) prefix = prefix << 8 | bytes[static_cast<std::size_t>(i)];
+    return prefix;
+  }
+  const net::ip::address_v4 v4 = address.is_v4()
+                                     ? address.to_v4()
+                                     : address.to_v6().to_v4();  // v4-mapped
+  return v4.to_uint();
+}
+
 std::optional<std::string> Request::query_value(std::string_view name) const {
   for (const auto& [key, value] : query) {
     if (key == name) return value;
@@ -116,23 +127,44 @@ Server::Impl::RouteMatch Server::Impl::find_route(const std::string& method,
 }
 
 // Called on the control strand only, like add_session(): the counts can
-// only fall between the two calls, so the cap holds.
-Server::Impl::Admission Server::Impl::admit() const {
+// only fall between the two calls, so the caps hold. The global cap first:
+// a full server answers "overloaded" whoever asks.
+Server::Impl::Admission Server::Impl::admit(uint64_t source) const {
   std::lock_guard<std::mutex> lock(mutex);
-  if (sessions.size() - refusing < max_connections) return Admission::kServe;
-  if (refusing < max_connections) return Admission::kRefuse;
-  return Admission::kDrop;
+  Admission refusal = Admission::kRefuseOverloaded;
+  if (sessions.size() - refusing < max_connections) {
+    if (per_source.of(source) < max_per_source) return Admission::kServe;
+    refusal = Admission::kRefuseSource;
+  }
+  return refusing < max_connections ? refusal : Admission::kDrop;
 }
 
-void Server::Impl::add_session(const std::shared_ptr<SessionBase>& session, bool refusal) {
+void Server::Impl::add_session(const std::shared_ptr<SessionBase>& session, Admission admission,
+                               uint64_t source) {
   std::lock_guard<std::mutex> lock(mutex);
   sessions.emplace(session.get(), session);
-  refusing += refusal;
+  if (admission == Admission::kServe) {
+    per_source.try_add(source, SIZE_MAX);  // admit() checked the limit
+  } else {
+    ++refusing;
+  }
 }
 
-void Server::Impl::remove_session(SessionBase* session, bool refusal) {
+void Server::Impl::remove_session(SessionBase* session, bool refusal, uint64_t source,
+                                  std::optional<uint64_t> device) {
   std::lock_guard<std::mutex> lock(mutex);
-  if (sessions.erase(session) != 0) refusing -= refusal;
+  if (sessions.erase(session) == 0) return;
+  if (refusal) {
+    --refusing;
+  } else {
+    per_source.remove(source);
+  }
+  if (device) per_device.remove(*device);
+}
+
+bool Server::Impl::add_device(uint64_t device) {
+  std::lock_guard<std::mutex> lock(mutex);
+  return per_device.try_add(device, options.max_connections_per_device);
 }
 
 std::size_t Server::Impl::session_count() const {
@@ -177,22 +209,24 @@ void Server::Impl::accept() {
 }
 
 void Server::Impl::start_session(net::ip::tcp::socket socket) {
-  const Admission admission = admit();
-  if (admission == Admission::kDrop) return;  // a flood: the socket closes here
-  const bool refusal = admission == Admission::kRefuse;
   boost::system::error_code ec;
+  const net::ip::tcp::endpoint remote = socket.remote_endpoint(ec);
+  if (ec) return;  // gone already (reset before it was accepted)
+  const uint64_t source = source_key(remote.address());
+  const Admission admission = admit(source);
+  if (admission == Admission::kDrop) return;  // a flood: the socket closes here
   socket.set_option(net::ip::tcp::no_delay(true), ec);  // small request/answer pairs
-  std::string peer = endpoint_text(socket);
+  std::string peer = endpoint_text(remote);
   if (tls) {
     using Stream = beast::ssl_stream<net::ip::tcp::socket>;
     auto session = std::make_shared<Session<Stream>>(*this, Stream(std::move(socket), *tls),
-                                                     std::move(peer), refusal);
-    add_session(session, refusal);
+                                                     std::move(peer), admission, source);
+    add_session(session, admission, source);
     session->start();
   } else {
-    auto session = std::make_shared<Session<net::ip::tcp::socket>>(*this, std::move(socket),
-                                                                   std::move(peer), refusal);
-    add_session(session, refusal);
+    auto session = std::make_shared<Session<net::ip::tcp::socket>>(
+        *this, std::move(socket), std::move(peer), admission, source);
+    add_session(session, admission, source);
     session->start();
   }
 }
@@ -298,11 +332,14 @@ bool Server::start(std::string* error) {
     *error = "a TLS certificate needs its key, and a key its certificate";
     return false;
   }
-  if (options.max_connections == 0) {
-    *error = "max_connections must be at least 1";
+  if (options.max_connections == 0 || options.max_connections_per_address == 0 ||
+      options.max_connections_per_device == 0) {
+    *error = "max_connections, max_connections_per_address and max_connections_per_device must "
+             "be at least 1";
     return false;
   }
   impl.max_connections = connection_cap(options.max_connections);
+  impl.max_per_source = std::min(options.max_connections_per_address, impl.max_connections);
   if (impl.max_connections < options.max_connections) {
     log_line("blur-collector: serving at most " + std::to_string(impl.max_connections) +
              " connections at once, not " + std::to_string(options.max_connections) +
@@ -370,6 +407,13 @@ int Server::port() const { return impl_->port; }
 std::size_t Server::open_connections() const { return impl_->session_count(); }
 
 std::size_t Server::max_connections() const { return impl_->max_connections; }
+
+std::size_t Server::max_connections_per_address() const { return impl_->max_per_source; }
+
+std::size_t Server::open_sources() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->per_source.keys();
+}
 
 std::vector<std::string> Server::route_names() const {
   std::vector<std::string> names;

@@ -19,7 +19,11 @@
 // 503 with Retry-After (refusal "overloaded") without its request being
 // read, then closed: a client learns at once that it should come back,
 // instead of timing out in the kernel's backlog. Every 503, a handler's
-// included, carries "Retry-After: Options::retry_after".
+// included, carries "Retry-After: Options::retry_after". Beside that cap,
+// one source address may hold at most Options::max_connections_per_address
+// of them, and one device (client certificate) max_connections_per_device:
+// past those, the same 503, refusal "source_connections", so that one
+// client holding connections cannot keep the others out.
 //
 // Every answer carries an "X-Request-Id" header (a random 64-bit number in
 // hex) and, when Options::on_complete is set, is reported to it: one call
@@ -78,7 +82,8 @@ struct Response {
   // Not sent: facts for Options::on_complete (logs, metrics). Why the request
   // was refused, as a short token (empty: it was not); the server's own
   // refusals use "malformed", "too_large", "bad_content_type", "not_found",
-  // "method_not_allowed", "internal" and "overloaded" (max_connections).
+  // "method_not_allowed", "internal", "overloaded" (max_connections) and
+  // "source_connections" (max_connections_per_address, _per_device).
   std::string refusal;
   // Numbers about the request, e.g. {"reports", 12}.
   std::vector<std::pair<std::string, uint64_t>> counts;
@@ -151,6 +156,21 @@ class Server {
     // (RLIMIT_NOFILE, see max_connections()): out of descriptors, accept()
     // fails and every new client waits unanswered, honest ones included.
     std::size_t max_connections = 4096;
+    // Connections one source may hold at once (at least 1; above the cap in
+    // force it is that cap). A source is an IPv4 address, or an IPv6 /64:
+    // one subscriber's network, whose addresses a client may use at will.
+    // The default, an eighth of the default cap, is far above what a fleet
+    // behind one NAT address holds at once (a device holds a connection for
+    // one request of tens of milliseconds: 512 at once carry thousands of
+    // requests a second), and leaves seven eighths of the cap to the rest.
+    std::size_t max_connections_per_address = 512;
+    // Connections one device may hold at once (at least 1), for HTTPS
+    // clients whose verified certificate names a device nonce: past it the
+    // connection is answered after its handshake, 503 "source_connections".
+    // A device sends one batch at a time (the collector refuses a second in
+    // flight); the rest is room for reconnecting while an abandoned
+    // connection waits out its deadline.
+    std::size_t max_connections_per_device = 8;
     // The Retry-After of every 503: a connection slot or room in a queue
     // frees within a request or a commit, a slow client's within
     // header_timeout.
@@ -177,11 +197,16 @@ class Server {
   bool start(std::string* error);
   int port() const;  // the bound port, after start()
   std::size_t open_connections() const;  // served and being refused
+  // Source addresses (IPv6: /64 networks) with a connection served now;
+  // the per-address accounting holds one entry for each.
+  std::size_t open_sources() const;
   // The connection cap in force, after start(): Options::max_connections,
   // or less to fit the descriptor limit (half of what remains of it after
   // 64 for the rest of the process: the other half is for the refusals in
   // flight; past those too, a new connection is closed unanswered).
   std::size_t max_connections() const;
+  // Options::max_connections_per_address, at most max_connections().
+  std::size_t max_connections_per_address() const;
 
   // Runs the I/O threads (this one included) until stop() has finished.
   void run();

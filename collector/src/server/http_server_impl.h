@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "server/connection_counts.h"
 #include "server/http_server.h"
 
 namespace blur::collector::http {
@@ -67,14 +68,24 @@ struct Server::Impl {
   // the path's methods. May throw std::regex_error (a pathological path).
   RouteMatch find_route(const std::string& method, const std::string& path, const Route** route,
                         std::vector<std::string>* params, std::string* allow) const;
-  // What becomes of a new connection, by the connections open
-  // (Options::max_connections): served, answered 503 and closed, or, past
-  // as many refusals again in flight, closed unanswered.
-  enum class Admission { kServe, kRefuse, kDrop };
-  Admission admit() const;
-  // `refusal`: a connection being answered 503 (not counted in the cap).
-  void add_session(const std::shared_ptr<SessionBase>& session, bool refusal);
-  void remove_session(SessionBase* session, bool refusal);
+  // What becomes of a new connection from `source` (source_key()), by the
+  // connections open (Options::max_connections, then the source's own
+  // max_connections_per_address): served, answered 503 "overloaded" or
+  // "source_connections" and closed, or, past as many refusals again in
+  // flight, closed unanswered.
+  enum class Admission { kServe, kRefuseOverloaded, kRefuseSource, kDrop };
+  Admission admit(uint64_t source) const;
+  // A connection admitted as `admission` (not kDrop); refused ones are not
+  // counted in the caps.
+  void add_session(const std::shared_ptr<SessionBase>& session, Admission admission,
+                   uint64_t source);
+  // `device`: the nonce its connection was counted for (add_device()).
+  void remove_session(SessionBase* session, bool refusal, uint64_t source,
+                      std::optional<uint64_t> device);
+  // A served connection whose certificate names `device`, after its
+  // handshake: counts it, or false if the device holds
+  // max_connections_per_device already.
+  bool add_device(uint64_t device);
   std::size_t session_count() const;
   // A fresh X-Request-Id value.
   static uint64_t next_request_id();
@@ -95,6 +106,9 @@ struct Server::Impl {
   std::unordered_map<SessionBase*, std::weak_ptr<SessionBase>> sessions;
   std::size_t refusing = 0;         // of the sessions, those being refused
   std::size_t max_connections = 1;  // the cap in force, set by start()
+  std::size_t max_per_source = 1;   // Options::max_connections_per_address in force
+  ConnectionCounts per_source;      // served connections by source_key()
+  ConnectionCounts per_device;      // served connections by certificate nonce
   int running_threads = 0;
   std::condition_variable run_finished;
 
@@ -113,6 +127,13 @@ struct Server::Impl {
   bool sweep_stopped = false;  // set by watch_stop() once no connection is left
   int port = 0;
 };
+
+// The key a connection from `address` counts under for the per-address
+// cap: an IPv4 address (also when mapped into IPv6) as its 32 bits, an IPv6
+// address as its /64 prefix. The two cannot collide for a real source: a
+// prefix below 2^32 lies in ::/32, reserved (no source but ::1, whose
+// prefix 0 is 0.0.0.0's key, never a client's address).
+uint64_t source_key(const net::ip::address& address);
 
 // One line to stderr; `text` must already be printable (http_text.h).
 void log_line(const std::string& text);

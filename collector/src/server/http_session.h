@@ -16,8 +16,12 @@
 // after a short "lingering" read so that the client's unread upload does
 // not reset the connection before it has read the answer.
 //
-// A connection past Options::max_connections is a refusal: [TLS handshake]
-// -> 503 "overloaded" at once, nothing of its request read -> linger, close.
+// A connection past Options::max_connections (or its source's
+// max_connections_per_address) is a refusal: [TLS handshake] -> 503
+// "overloaded" ("source_connections") at once, nothing of its request read
+// -> linger, close. A served connection whose client certificate names a
+// device holding max_connections_per_device already gets the same 503
+// "source_connections" right after its handshake.
 #ifndef BLUR_COLLECTOR_SERVER_HTTP_SESSION_H
 #define BLUR_COLLECTOR_SERVER_HTTP_SESSION_H
 
@@ -95,14 +99,21 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   static constexpr bool kTls = !std::is_same_v<Stream, net::ip::tcp::socket>;
 
  public:
-  // `refusal`: past the connection cap, answer 503 and close.
-  Session(Server::Impl& server, Stream stream, std::string peer, bool refusal)
+  // `admission`: kServe, or a refusal (answer 503 and close). `source`:
+  // the key its source address counts under (source_key()).
+  Session(Server::Impl& server, Stream stream, std::string peer,
+          Server::Impl::Admission admission, uint64_t source)
       : server_(server),
         stream_(std::move(stream)),
         buffer_(server.options.max_header_bytes + 2 * kReadSize),
         peer_(std::move(peer)),
-        refusal_(refusal) {}
-  ~Session() override { server_.remove_session(this, refusal_); }
+        admission_(admission),
+        refusal_(admission != Server::Impl::Admission::kServe),
+        source_(source) {}
+  ~Session() override {
+    server_.remove_session(this, refusal_, source_,
+                           device_counted_ ? client_device_nonce_ : std::nullopt);
+  }
 
   // Call once, after add_session().
   void start() {
@@ -158,6 +169,11 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
                                 // cannot change after the handshake.
                                 self->client_device_nonce_ =
                                     verified_device_nonce(self->stream_.native_handle());
+                                if (self->client_device_nonce_ && !self->refusal_) {
+                                  self->device_counted_ =
+                                      self->server_.add_device(*self->client_device_nonce_);
+                                  if (!self->device_counted_) return self->refuse_device();
+                                }
                                 self->begin();
                               });
     } else {
@@ -169,10 +185,27 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (!refusal_) return start_request(false);
     // Whatever the client sends is left unread: close after lingering.
     body_unread_ = true;
+    if (admission_ == Server::Impl::Admission::kRefuseSource) {
+      return refuse(503,
+                    "this address holds the server's limit of " +
+                        std::to_string(server_.max_per_source) +
+                        " connections per address; retry later",
+                    "source_connections");
+    }
     refuse(503,
            "the server is at its limit of " + std::to_string(server_.max_connections) +
                " connections; retry later",
            "overloaded");
+  }
+
+  // The device of the client certificate holds its connections already.
+  void refuse_device() {
+    body_unread_ = true;
+    refuse(503,
+           "this device holds the server's limit of " +
+               std::to_string(options().max_connections_per_device) +
+               " connections per device; retry later",
+           "source_connections");
   }
 
   void on_stop() {
@@ -531,8 +564,11 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   Stream stream_;
   beast::flat_buffer buffer_;
   std::string peer_;
+  const Server::Impl::Admission admission_;
   const bool refusal_;
+  const uint64_t source_;
   std::optional<uint64_t> client_device_nonce_;  // from a verified client certificate
+  bool device_counted_ = false;  // in the server's per-device counts (add_device())
   State state_ = State::kHeader;
   bool stopping_ = false;
   bool keep_alive_ = false;
