@@ -300,14 +300,16 @@ TEST(RequestLog, UnknownMethodsAreLoggedAsAPlaceholder) {
     record.method = known;
     EXPECT_EQ(nlohmann::json::parse(request_log_line(record))["method"], known);
   }
-  for (const char* token : {"eyJhbGciOiJIUzI1NiJ9", "get", "POSTX", "PROPFIND", "M", ""}) {
+  for (const char* token : {"eyJhbGciOiJIUzI1NiJ9", "get", "POSTX", "PROPFIND", "M"}) {
     record.method = token;
     const std::string line = request_log_line(record);
     EXPECT_EQ(nlohmann::json::parse(line)["method"], "OTHER") << token;
-    if (*token != '\0' && std::string(token) != "M") {
+    if (std::string(token) != "M") {
       EXPECT_EQ(line.find(token), std::string::npos) << line;
     }
   }
+  record.method = "";  // refused before a request was read (a connection cap)
+  EXPECT_EQ(nlohmann::json::parse(request_log_line(record))["method"], "");
 }
 
 TEST(RequestLog, ConcurrentWritersGiveWholeLines) {

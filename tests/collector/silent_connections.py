@@ -11,8 +11,11 @@ Writes STATUS_FILE (JSON, replaced every half second): "ready" once every
 connection has been opened and has had a second to be answered; "held"
 (open, nothing received for a second or more), "answered" (connections that
 received bytes: each an HTTP answer), the statuses and first body of those
-answers, "missing_retry_after", "connect_failures". Stops when STOP_FILE
-exists, writes the status a last time and prints it.
+answers, "missing_retry_after", "connect_failures". When STOP_FILE exists
+it opens no more connections, waits two seconds and counts, from the
+kernel's table (/proc/net/tcp), the server's established connections from
+SOURCE ("server_held": those it serves, unanswered; a refused one is shut
+down at once), then closes everything and prints the status.
 """
 import asyncio
 import json
@@ -38,8 +41,24 @@ class Tally:
         return sum(1 for since in self.open_since.values() if now - since >= 1.0)
 
 
-async def one_client(index, port, source, tally, stopping):
-    while not stopping.is_set():
+def server_established(port, source):
+    """The server side's established TCP connections on PORT from SOURCE."""
+    def hex_address(address, port):
+        return "".join(f"{int(b):02X}" for b in reversed(address.split("."))) + f":{port:04X}"
+    local_suffix = f":{port:04X}"
+    remote_prefix = hex_address(source, 0).split(":")[0] + ":"
+    count = 0
+    with open("/proc/net/tcp") as table:
+        for line in table.readlines()[1:]:
+            fields = line.split()
+            local, remote, state = fields[1], fields[2], fields[3]
+            if state == "01" and local.endswith(local_suffix) and remote.startswith(remote_prefix):
+                count += 1
+    return count
+
+
+async def one_client(index, port, source, tally, stopping, frozen):
+    while not stopping.is_set() and not frozen.is_set():
         try:
             reader, writer = await asyncio.open_connection("127.0.0.1", port,
                                                            local_addr=(source, 0))
@@ -78,11 +97,11 @@ async def one_client(index, port, source, tally, stopping):
 async def main():
     port, source, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
     status_file, stop_file = sys.argv[4], sys.argv[5]
-    tally, stopping = Tally(), asyncio.Event()
+    tally, stopping, frozen = Tally(), asyncio.Event(), asyncio.Event()
     started = time.monotonic()
     tasks = []
     for i in range(count):
-        tasks.append(asyncio.ensure_future(one_client(i, port, source, tally, stopping)))
+        tasks.append(asyncio.ensure_future(one_client(i, port, source, tally, stopping, frozen)))
         if i % 100 == 99:
             await asyncio.sleep(0)  # let the first ones connect
     all_opened_at = None
@@ -106,7 +125,10 @@ async def main():
         with open(status_file + ".tmp", "w") as out:
             json.dump(status(ready), out)
         os.replace(status_file + ".tmp", status_file)
+    frozen.set()  # no new connections: what the server holds settles
+    await asyncio.sleep(2.0)
     final = status(True)
+    final["server_held"] = server_established(port, source)
     stopping.set()
     await asyncio.gather(*tasks, return_exceptions=True)
     print(json.dumps(final))

@@ -9,9 +9,10 @@
 # honest client got 503 "overloaded" for as long as the flood went on.
 # Checks, while the flood holds its connections: an honest client from
 # 127.0.0.1 is served (20 GET /healthz, and a 100-device fleet enrolling
-# and posting with no retry: every answer a 200); the flood holds at most
-# the per-address cap, and its other connections are answered 503 with
-# Retry-After naming the per-address limit, counted as source_connections.
+# and posting with no retry: every answer a 200); the server holds at most
+# the per-address cap of the flood's connections (counted in the kernel's
+# connection table), and the others are answered 503 with Retry-After
+# naming the per-address limit, counted as source_connections.
 # Prints the numbers.
 #
 #   source_connections_test.sh COLLECTOR DEVICE_SIM [FLOOD] [MAX_CONNECTIONS]
@@ -85,10 +86,10 @@ PY
 fleet_status=0
 "$device_sim" fleet --collector "$url" --metric 1 --devices 100 --threads 4 --retries 0 \
   --seed 7 > "$work/fleet.json" 2> "$work/fleet.err" || fleet_status=$?
-curl -s "$url/metrics" > "$work/metrics.txt" || true
 touch "$work/stop"
 wait $flood_pid
 flood_pid=""
+curl -s "$url/metrics" > "$work/metrics.txt" || true
 
 /usr/bin/python3 - "$work" "$per_address" "$fleet_status" <<'PY'
 import json, sys
@@ -96,13 +97,13 @@ work, per_address, fleet_status = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]
 metrics = open(f"{work}/metrics.txt").read()
 flood = json.load(open(f"{work}/flood-final.json"))
 honest = json.load(open(f"{work}/honest.json"))
-# None if /metrics could not be read (itself refused).
 sample = lambda name: next((float(l.split(" ")[1]) for l in metrics.splitlines()
                             if l.startswith(name)), None)
 refused_source = sample('blur_collector_requests_refused_total{reason="source_connections"}')
 refused_overloaded = sample('blur_collector_requests_refused_total{reason="overloaded"}')
 print(f"flood: {flood['count']} silent connections from 127.0.0.2 for {flood['seconds']} s: "
-      f"{flood['held']} held at the end (peak {flood['peak_held']}), {flood['answered']} answered "
+      f"{flood['server_held']} held by the server at the end (as the client counted: "
+      f"{flood['held']}, peak {flood['peak_held']}), {flood['answered']} answered "
       f"{flood['statuses']}, {flood['closed_unanswered']} closed unanswered (header deadline), "
       f"{flood['opened']} opened in all")
 print(f"refusals counted: source_connections {refused_source}, overloaded {refused_overloaded}")
@@ -118,12 +119,15 @@ except (ValueError, OSError):
 assert honest["statuses"] == {"200": 20}, f"the honest client was kept out: {honest}"
 assert fleet_status == 0 and fleet and fleet["acknowledged"] == 100, \
     f"the honest fleet failed (exit {fleet_status})"
-assert flood["peak_held"] <= per_address, flood
+# Exact from the kernel's table; at most lower than the cap (connections at
+# their header deadline). The client's own tally lags when it is busy, so
+# it only shows that the flood did hold its share.
+assert flood["server_held"] <= per_address, flood
 assert flood["peak_held"] >= per_address * 0.9, f"the flood did not hold its share: {flood}"
 assert flood["statuses"].get("503", 0) > 0 and set(flood["statuses"]) == {"503"}, flood
 assert flood["missing_retry_after"] == 0, flood
 assert f"limit of {per_address} connections per address" in flood["first_body"]["503"], flood
-assert refused_source is not None, "GET /metrics was refused: " + metrics[:200]
+assert refused_source is not None, "no refusal counts in GET /metrics: " + metrics[:200]
 assert refused_source >= flood["statuses"]["503"], (refused_source, flood)
 assert refused_overloaded == 0, refused_overloaded
 PY

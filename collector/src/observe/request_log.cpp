@@ -20,7 +20,7 @@ std::string_view logged_method(std::string_view method) {
   for (std::string_view known : kKnown) {
     if (method == known) return known;
   }
-  return kOtherMethod;
+  return method.empty() ? std::string_view() : kOtherMethod;
 }
 
 std::string request_log_line(const RequestRecord& record) {

@@ -39,7 +39,8 @@ struct RequestRecord {
 
 // What the log shows for a method as sent: a known HTTP method (GET, HEAD,
 // POST, PUT, DELETE, CONNECT, OPTIONS, TRACE, PATCH) as itself, any other
-// token as kOtherMethod.
+// token as kOtherMethod, none ("": refused before a request was read) as
+// none.
 inline constexpr std::string_view kOtherMethod = "OTHER";
 std::string_view logged_method(std::string_view method);
 

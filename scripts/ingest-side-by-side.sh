@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Two collector binaries side by side on loopback: both serve at once, one
+# load generator each (blur-device-sim load, the same arguments, with device
+# tokens), so whatever else runs on the machine slows both alike. Per round
+# (fresh databases): 64-report batches on 16 connections, then single-report
+# POSTs on 64 connections. Prints each side's rate, latency and the
+# collector's CPU time per POST, and the new/old ratio per round.
+#
+#   scripts/ingest-side-by-side.sh OLD_COLLECTOR NEW_COLLECTOR [seconds] [rounds]
+#
+# Needs a host build (blur-device-sim). E.g. against main's binary: build the
+# older commit in a scratch worktree and pass both blur-collector paths.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+old=$1
+new=$2
+seconds=${3:-8}
+rounds=${4:-3}
+sim=$root/build/host/examples/fleet-sim/blur-device-sim
+[ -x "$old" ] && [ -x "$new" ] && [ -x "$sim" ] || { echo "usage: $0 OLD NEW [seconds] [rounds] (after a host build)" >&2; exit 2; }
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+. "$root/scripts/lib/collector.sh"
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # utime + stime, clock ticks
+declare -A pid port secret
+for run in $(seq "$rounds"); do
+  for side in old new; do
+    binary=$old
+    [ $side = new ] && binary=$new
+    mkdir -p "$work/$side-$run"
+    start_collector "$binary" "$work/$side-$run/log" --db "$work/$side-$run/blur.db" \
+      --metric 1:rr:1:max_reports_per_bucket=64 --metric 2:rr:1 --log-requests false \
+      --enrollments-per-secret 100000000
+    pid[$side]=$collector_pid port[$side]=$collector_port
+    secret[$side]=$collector_auth_dir/enrollment-secret
+    pids+=("$collector_pid")
+  done
+  for size in 64 1; do
+    metric=1 connections=16
+    [ $size = 1 ] && metric=2 connections=64
+    loads=()
+    for side in old new; do
+      "$sim" load --collector "http://127.0.0.1:${port[$side]}" --metric $metric \
+        --duration "$seconds" --batch $size --connections $connections --devices 60000 \
+        --seed $((run * 10 + size)) --enrollment-secret-file "${secret[$side]}" --json \
+        > "$work/$side-$run-b$size.json" 2> "$work/$side-$run-b$size.err" &
+      loads+=($!)
+    done
+    # The collector's CPU from the end of enrollment (not measured) on.
+    for side in old new; do
+      for _ in $(seq 1200); do
+        grep -q "load http" "$work/$side-$run-b$size.err" && break
+        sleep 0.05
+      done
+      ticks "${pid[$side]}" > "$work/$side-$run-b$size.t0"
+    done
+    wait "${loads[@]}" || true
+    for side in old new; do
+      echo $(($(ticks "${pid[$side]}") - $(cat "$work/$side-$run-b$size.t0"))) \
+        > "$work/$side-$run-b$size.ticks"
+    done
+  done
+  kill "${pid[old]}" "${pid[new]}"
+  wait "${pid[old]}" "${pid[new]}" || true
+  pids=()
+done
+/usr/bin/python3 - "$work" "$rounds" "$(getconf CLK_TCK)" <<'PY'
+import json, statistics, sys
+work, rounds, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for size, what in (("b64", "64-report batches, 16 connections"), ("b1", "single-report POSTs, 64 connections")):
+    print(what + ":")
+    rate, cpu = [], []
+    for run in range(1, rounds + 1):
+        seen = {}
+        for side in ("old", "new"):
+            r = json.load(open(f"{work}/{side}-{run}-{size}.json"))
+            ticks = int(open(f"{work}/{side}-{run}-{size}.ticks").read())
+            seen[side] = (r, 1e6 * ticks / hz / max(1, r["requests_answered"]))
+        rate.append(seen["new"][0]["reports_per_s"] / seen["old"][0]["reports_per_s"])
+        cpu.append(seen["new"][1] / seen["old"][1])
+        for side in ("old", "new"):
+            r, us = seen[side]
+            print(f"  round {run} {side}: {r['reports_per_s']:,.0f} reports/s ({r['requests_per_s']:,.0f} POSTs/s), "
+                  f"p50 {r['latency_ms']['p50']:.1f} ms, p99 {r['latency_ms']['p99']:.1f} ms, "
+                  f"{us:.0f} us collector CPU per POST, statuses {r['status']}")
+    print(f"  new/old rate per round: {', '.join(f'{100 * x:.1f}%' for x in rate)} "
+          f"(mean {100 * statistics.mean(rate):.1f}%); CPU per POST new/old: mean {100 * statistics.mean(cpu):.1f}%")
+PY
