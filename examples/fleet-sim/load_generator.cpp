@@ -20,6 +20,7 @@
 #include "auth/device_token.h"
 #include "enrollment.h"
 #include "http_load.h"
+#include "ingest/batch_decoder.h"
 #include "simulated_device.h"
 
 namespace blur::sim {
@@ -118,7 +119,8 @@ bool build_pool(const Options& o, const collector::MetricConfig& metric, const U
       return false;
     }
     // The device's own nonce where we expect it: the offset is right.
-    const size_t offset = device_nonce_offset(body);
+    const size_t offset =
+        collector::device_nonce_offset(reinterpret_cast<const uint8_t*>(body.data()), body.size());
     uint64_t nonce = 0;
     for (int i = 7; offset != 0 && i >= 0; --i) {
       nonce = nonce << 8 | static_cast<uint8_t>(body[offset + i]);
@@ -179,15 +181,6 @@ double percentile_ms(std::vector<uint32_t>& latency_us, double q) {
 }
 
 }  // namespace
-
-size_t device_nonce_offset(const std::string& batch) {
-  size_t i = 0;
-  if (batch.size() < 11 || static_cast<uint8_t>(batch[i++]) != 0x08) return 0;  // 1: varint
-  while (i < batch.size() && (static_cast<uint8_t>(batch[i]) & 0x80) != 0) ++i;
-  ++i;  // the varint's last byte
-  if (i >= batch.size() || static_cast<uint8_t>(batch[i]) != 0x11) return 0;  // 2: fixed64
-  return i + 9 <= batch.size() ? i + 1 : 0;
-}
 
 int load(Options o) {
   std::string error;

@@ -14,11 +14,6 @@
 
 namespace blur::sim {
 
-// The offset of the 8 device-nonce bytes in an encoded blur.ReportBatch
-// (field 2, fixed64, after field 1's varint), or 0 if `batch` does not
-// start that way.
-size_t device_nonce_offset(const std::string& batch);
-
 // Exit status: 0 if every request was answered 200, 1 otherwise, 2 for a
 // set-up error.
 int load(Options o);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,29 @@ TEST(BatchDecoder, DecodesKnownAnswers) {
 // Every proper prefix of a valid batch is either refused or (when it ends
 // exactly between top-level fields) decodes to fewer fields; none crashes,
 // and a prefix that cuts a report is always refused.
+// The look before decoding finds the nonce where every known-answer
+// encoding has it, and nothing in bytes that do not start that way.
+TEST(BatchDecoder, LeadingDeviceNonceOfEncodedBatches) {
+  using blur::collector::device_nonce_offset;
+  using blur::collector::leading_device_nonce;
+  blur_test::for_each_kat(kKatReportBatch, [](const blur_test::KatBatch& v) {
+    EXPECT_EQ(leading_device_nonce(v.encoding, v.encoding_size), v.device_nonce) << v.name;
+    const size_t offset = device_nonce_offset(v.encoding, v.encoding_size);
+    for (size_t cut = 0; cut < offset + 8; ++cut) {  // truncated before its last byte
+      EXPECT_EQ(leading_device_nonce(v.encoding, cut), std::nullopt) << v.name << " " << cut;
+    }
+  });
+  // Without field 1 (sdk_version 0 is not encoded): field 2 first.
+  const uint8_t bare[] = {0x11, 1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(leading_device_nonce(bare, sizeof bare), 0x0807060504030201ull);
+  const uint8_t other_first[] = {0x1a, 0x00, 0x11, 1, 2, 3, 4, 5, 6, 7, 8};  // field 3 first
+  EXPECT_EQ(leading_device_nonce(other_first, sizeof other_first), std::nullopt);
+  uint8_t long_varint[30] = {0x08};  // a field 1 "varint" of 11 bytes
+  for (int i = 1; i <= 11; ++i) long_varint[i] = 0x80;
+  long_varint[12] = 0x11;
+  EXPECT_EQ(device_nonce_offset(long_varint, sizeof long_varint), 0u);
+}
+
 TEST(BatchDecoder, TruncatedInputIsRefusedWithAMessage) {
   const std::vector<uint8_t> bytes = first_vector();
   ASSERT_FALSE(bytes.empty());

@@ -9,6 +9,26 @@ namespace blur::collector {
 
 size_t max_encoded_batch_size() { return blur_ReportBatch_size; }
 
+size_t device_nonce_offset(const uint8_t* data, size_t size) {
+  size_t i = 0;
+  if (size > 0 && data[0] == 0x08) {  // field 1, a varint: bytes 1..10 at most
+    i = 1;
+    while (i < size && i < 11 && (data[i] & 0x80) != 0) ++i;
+    if (i >= size || i >= 11) return 0;  // truncated, or longer than a varint
+    ++i;  // past its last byte
+  }
+  if (i >= size || data[i] != 0x11) return 0;  // field 2, fixed64
+  return i + 9 <= size ? i + 1 : 0;
+}
+
+std::optional<uint64_t> leading_device_nonce(const uint8_t* data, size_t size) {
+  const size_t offset = device_nonce_offset(data, size);
+  if (offset == 0) return std::nullopt;
+  uint64_t nonce = 0;
+  for (int i = 7; i >= 0; --i) nonce = nonce << 8 | data[offset + static_cast<size_t>(i)];
+  return nonce;
+}
+
 bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* error) {
   if (size > max_encoded_batch_size()) {
     *error = "body of " + std::to_string(size) + " bytes exceeds the largest valid batch (" +

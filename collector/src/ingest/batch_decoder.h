@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ingest/batch.h"
@@ -19,6 +20,16 @@ size_t max_encoded_batch_size();
 // Returns true and fills *batch, or returns false with a message in *error
 // ("truncated or malformed protobuf: ..."). Never touches *batch on error.
 bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* error);
+
+// The offset of the 8 little-endian device-nonce bytes in a batch encoded
+// as the SDK writes it (field 1, sdk_version, a varint if not zero; then
+// field 2, device_nonce, fixed64), or 0 if `data` does not start that way.
+// Not a decoding: a later field 2 would win in decode_batch(). For looking
+// before decoding (refusing a busy device early) and for tools that write
+// a nonce into an encoded batch.
+size_t device_nonce_offset(const uint8_t* data, size_t size);
+// The nonce at device_nonce_offset(), if there is one.
+std::optional<uint64_t> leading_device_nonce(const uint8_t* data, size_t size);
 
 }  // namespace blur::collector
 
