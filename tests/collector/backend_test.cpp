@@ -289,6 +289,34 @@ TEST_P(BackendTest, PingAnswersOnceTheSchemaExists) {
   EXPECT_OK(c->ping());
 }
 
+TEST_P(BackendTest, ProbeWriteCommitsAndChangesNothing) {
+  auto c = connect_with_schema();
+  ASSERT_OK(c->begin());
+  ASSERT_OK(c->probe_write());
+  ASSERT_OK(c->commit());
+  EXPECT_EQ(VALUE(c->count_reports(std::nullopt)), 0u);
+  EXPECT_TRUE(VALUE(c->load_metrics()).empty());
+}
+
+// Every operation on one session, each twice: on PostgreSQL each statement
+// is prepared once per session under its id, so two statements sharing an
+// id would run one's text for the other (ping's for the count upsert, the
+// store size's for a device's count).
+TEST_P(BackendTest, OneSessionRunsEveryStatementAsItself) {
+  auto c = connect_with_schema();
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_OK(c->ping());
+    EXPECT_GT(VALUE(c->size_bytes()), 0u);
+    ASSERT_OK(c->begin());
+    ASSERT_OK(c->probe_write());
+    const auto totals = VALUE(c->add_device_counts({{7, 3600, 42, 2}}));
+    ASSERT_EQ(totals.size(), 1u);
+    EXPECT_EQ(totals[0], 2u * (round + 1));
+    ASSERT_OK(c->commit());
+    EXPECT_EQ(VALUE(c->device_count(7, 3600, 42)), 2u * (round + 1));
+  }
+}
+
 TEST_P(BackendTest, SizeGrowsWithCommittedReports) {
   auto c = connect_with_schema();
   const uint64_t before = VALUE(c->size_bytes());

@@ -223,6 +223,7 @@ class BackendTest : public testing::TestWithParam<std::string> {
     }
     Fallible delete_aggregates(uint32_t) override { return no(); }
     Fallible ping() override { return no(); }
+    Fallible probe_write() override { return no(); }
     Outcome<uint64_t> size_bytes() override { return no(); }
     Outcome<std::vector<uint64_t>> add_device_counts(
         const std::vector<blur::collector::store::DeviceCountChange>&) override {

@@ -171,9 +171,13 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
   committer_->submit(
       batch, unix_now(), [metrics = metrics_, reply](const Outcome<BatchOutcome>& outcome) {
         if (!outcome) {
+          // The store's words (a path, the database's message) are for the
+          // operator's log (observe/write_health.h), not for devices.
           const bool invalid = outcome.error().kind == Error::Kind::kInvalid;
           return reply(error_response(
-              invalid ? 400 : 503, "storage failure, retry later: " + outcome.error().message,
+              invalid ? 400 : 503,
+              invalid ? outcome.error().message
+                      : "the collector could not store the batch; retry later",
               invalid ? observe::Reason::kMalformed : observe::Reason::kUnavailable));
         }
         if (outcome->conflict) {

@@ -172,6 +172,7 @@ int serve(const ServeOptions& o) {
   commit_options.max_queued_reports = o.max_queued_reports;
   (*observability)->attach(&commit_options);
   GroupCommitter committer(**store, commit_options);
+  (*observability)->watch(committer);
   CollectorApi api(**store, &committer, &(*observability)->metrics());
   http::Server::Options http_options = o.http;
   (*observability)->attach(&http_options);

@@ -1,5 +1,7 @@
 #include "observe/collector_metrics.h"
 
+#include "observe/process_metrics.h"
+
 namespace blur::collector::observe {
 
 namespace {
@@ -31,7 +33,9 @@ CollectorMetrics::CollectorMetrics(Registry& r)
                                "Bytes the database takes (SQLite: file and WAL; PostgreSQL: "
                                "pg_database_size), sampled periodically")),
       refusals(r),
-      requests(r) {}
+      requests(r) {
+  register_process_metrics(r);
+}
 
 void CollectorMetrics::record_commit(std::chrono::nanoseconds duration, size_t reports,
                                      bool committed) {

@@ -139,6 +139,9 @@ class Connection {
   // For the operator (readiness, metrics): a trivial query that reads the
   // database, and the space the database takes on disk, in bytes.
   virtual Fallible ping() = 0;
+  // Inside a write transaction: a write that changes nothing, to learn
+  // whether the database takes writes again after commits failed.
+  virtual Fallible probe_write() = 0;
   virtual Outcome<uint64_t> size_bytes() = 0;
 };
 

@@ -476,6 +476,21 @@ Fallible Store::ping() const {
   return read([](Connection& c) { return c.ping(); });
 }
 
+Fallible Store::probe_write() {
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  if (!writer_) return invalid("the store was opened read-only");
+  if (auto status = writer_->begin(); !status) return status;
+  if (auto status = writer_->probe_write(); !status) {
+    writer_->rollback();
+    return status;
+  }
+  if (auto status = writer_->commit(); !status) {
+    writer_->rollback();
+    return status;
+  }
+  return done();
+}
+
 Outcome<uint64_t> Store::size_bytes() const {
   return read([](Connection& c) { return c.size_bytes(); });
 }

@@ -141,6 +141,10 @@ class Store {
 
   // For readiness: a trivial query on a reader connection.
   Fallible ping() const;
+  // For readiness while commits fail: a write transaction that changes
+  // nothing, committed on the writer connection (it waits for a commit in
+  // progress).
+  Fallible probe_write();
   // The database's size on disk in bytes (SQLite: the file and its WAL;
   // PostgreSQL: pg_database_size of the whole database).
   Outcome<uint64_t> size_bytes() const;

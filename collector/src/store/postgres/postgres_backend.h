@@ -69,6 +69,7 @@ class PostgresConnection : public Connection {
                                                      int64_t to) override;
   Fallible delete_aggregates(uint32_t metric_id) override;
   Fallible ping() override;
+  Fallible probe_write() override;
   Outcome<uint64_t> size_bytes() override;
 
  private:

@@ -142,6 +142,9 @@ const Statement kDeleteAggregates{
     12, "delete aggregates", "DELETE FROM aggregates WHERE metric_id = $1", {kInt8}};
 // Reads a table of ours (not just SELECT 1): the search_path's schema must be there.
 const Statement kPing{13, "ping", "SELECT count(*) FROM blur_schema", {}};
+// A write that changes nothing, for readiness while commits fail: it needs
+// what a commit needs (a writable database, room for its log).
+const Statement kProbeWrite{19, "probe a write", "UPDATE blur_schema SET version = version", {}};
 // The collector's own tables (with their indexes and TOAST) in its schema, not
 // the whole database: other schemas on the same server are not ours to count.
 const Statement kStoreSize{
@@ -154,7 +157,7 @@ const Statement kStoreSize{
 // The upsert locks each count row until the transaction ends: a concurrent
 // writer of the same key waits, then adds to the committed count.
 const Statement kAddDeviceCounts{
-    13,
+    17,
     "count reports per device",
     "INSERT INTO report_counts AS c (metric_id, bucket_start, device_nonce, reports) "
     "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) "
@@ -162,7 +165,7 @@ const Statement kAddDeviceCounts{
     "DO UPDATE SET reports = c.reports + EXCLUDED.reports "
     "RETURNING metric_id, bucket_start, device_nonce, reports",
     {kInt8s, kInt8s, kInt8s, kInt8s}};
-const Statement kDeviceCount{14,
+const Statement kDeviceCount{18,
                              "read a device's count",
                              "SELECT reports FROM report_counts "
                              "WHERE metric_id = $1 AND bucket_start = $2 AND device_nonce = $3",
@@ -185,5 +188,15 @@ const Statement kDeleteDeviceCountsBefore{
     "prune report counts",
     "DELETE FROM report_counts WHERE metric_id = $1 AND bucket_start < $2",
     {kInt8, kInt8}};
+
+const std::vector<const Statement*>& all_statements() {
+  static const std::vector<const Statement*> all = {
+      &kLoadMetrics,   &kInsertMetric,    &kRegisterNode,      &kInsertReports,
+      &kFindReports,   &kDeleteReports,   &kDeleteReportsBefore, &kCountReports,
+      &kCountMetricReports, &kLoadAggregate, &kUpsertAggregate, &kLoadAggregates,
+      &kDeleteAggregates, &kPing,        &kProbeWrite,        &kStoreSize,
+      &kAddDeviceCounts, &kDeviceCount,  &kDeviceCountSums,   &kDeleteDeviceCountsBefore};
+  return all;
+}
 
 }  // namespace blur::collector::store::pg::sql

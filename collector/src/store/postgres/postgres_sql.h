@@ -2,6 +2,8 @@
 #ifndef BLUR_COLLECTOR_STORE_POSTGRES_POSTGRES_SQL_H
 #define BLUR_COLLECTOR_STORE_POSTGRES_POSTGRES_SQL_H
 
+#include <vector>
+
 #include "store/postgres/pg_session.h"
 
 namespace blur::collector::store::pg::sql {
@@ -33,11 +35,16 @@ extern const Statement kUpsertAggregate;
 extern const Statement kLoadAggregates;
 extern const Statement kDeleteAggregates;
 extern const Statement kPing;
+extern const Statement kProbeWrite;
 extern const Statement kStoreSize;
 extern const Statement kAddDeviceCounts;
 extern const Statement kDeviceCount;
 extern const Statement kDeviceCountSums;
 extern const Statement kDeleteDeviceCountsBefore;
+
+// Every statement above: their ids must be distinct (a test checks it), or
+// a session would run one statement's prepared text for another.
+const std::vector<const Statement*>& all_statements();
 
 }  // namespace blur::collector::store::pg::sql
 
