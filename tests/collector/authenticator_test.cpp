@@ -542,6 +542,7 @@ TEST(Credentials, TextRoundTripsAndBadFilesNameTheProblem) {
         "[[revoked_device]]\nnonce = \"00000000000000a1\"\n[[revoked_device]]\nnonce = "
         "\"00000000000000a1\"",
         "[revoked_device]\nnonce = \"00000000000000a1\"",
+        "[[revoked_device]]\nnonce = \"00000000000000a1\"\nrevoked_at = 1e21",
         "[[token]]\nrole = \"reader\"\nsha256 = \"" 
         "0000000000000000000000000000000000000000000000000000000000000000\"\nrevoked_at = 0"}) {
     EXPECT_FALSE(parse_credentials(key + bad_revocation, "mem")) << bad_revocation;

@@ -94,7 +94,7 @@ Outcome<Credentials> parse_credentials(std::string_view text, const std::string&
     if (array == nullptr) return invalid(source + ": device_token_key must be [[tables]]");
     for (const toml::node& node : *array) {
       const toml::table* table = node.as_table();
-      const auto id = table ? (*table)["id"].value<int64_t>() : std::nullopt;
+      const auto id = table ? (*table)["id"].value_exact<int64_t>() : std::nullopt;
       const auto secret = table ? (*table)["secret"].value<std::string>() : std::nullopt;
       if (!id || *id < 1 || *id > UINT32_MAX || !secret) {
         return invalid(source + ": each [[device_token_key]] needs an id (1 to 2^32-1) and a "
@@ -131,7 +131,7 @@ Outcome<Credentials> parse_credentials(std::string_view text, const std::string&
       token.sha256 = *bytes;
       token.name = (*table)["name"].value_or(std::string());
       if (const toml::node* revoked = table->get("revoked_at")) {
-        const auto at = revoked->value<int64_t>();
+        const auto at = revoked->value_exact<int64_t>();
         if (!at || *at < 1) return invalid(source + ": a token's revoked_at is Unix seconds (> 0)");
         token.revoked_at = *at;
       }
@@ -146,7 +146,7 @@ Outcome<Credentials> parse_credentials(std::string_view text, const std::string&
       const toml::table* table = node.as_table();
       const auto nonce = table ? (*table)["nonce"].value<std::string>() : std::nullopt;
       const toml::node* revoked = table ? table->get("revoked_at") : nullptr;
-      const auto at = revoked ? revoked->value<int64_t>() : std::optional<int64_t>(0);
+      const auto at = revoked ? revoked->value_exact<int64_t>() : std::optional<int64_t>(0);
       RevokedDevice device;
       if (!nonce || nonce->size() != 16 || !read_hex(*nonce, &device.device_nonce) || !at ||
           *at < 0) {
@@ -161,7 +161,7 @@ Outcome<Credentials> parse_credentials(std::string_view text, const std::string&
   }
   if (const toml::node* settings = root.get("device_tokens")) {
     const toml::table* table = settings->as_table();
-    const auto days = table ? (*table)["lifetime_days"].value<int64_t>() : std::nullopt;
+    const auto days = table ? (*table)["lifetime_days"].value_exact<int64_t>() : std::nullopt;
     if (!days || *days < 1 || *days > 3650)
       return invalid(source + ": [device_tokens] lifetime_days is 1 to 3650");
     out.device_token_lifetime_days = static_cast<uint32_t>(*days);
