@@ -377,16 +377,17 @@ TEST_F(SharedCredentialsTest, WhatOneRevokesTheOtherRefusesWithinTheInterval) {
   ASSERT_GE(token_ms, 0) << "B never refused the revoked reader token";
   ASSERT_GE(device_ms, 0) << "B never refused the revoked device";
   EXPECT_EQ(kind_of(b_->enroll(bearer("enrollment-secret"), "10.0.0.2", 77, kNow)), "403");
-  std::printf("B refused the revoked token after %.0f ms and the device after %.0f ms more "
-              "(reload interval 50 ms)\n",
-              token_ms, device_ms);
+  std::printf(
+      "B refused the revoked token after %.0f ms and the device after %.0f ms more "
+      "(reload interval 50 ms)\n",
+      token_ms, device_ms);
   EXPECT_GE(log_lines_with("B: reloaded the credentials"), 1u);
   EXPECT_EQ(log_lines_with("A: reloaded"), 0u);  // A wrote the file itself
 
   // Restored on B: A takes it in too.
   ASSERT_TRUE(b_->restore_device(77));
-  EXPECT_GE(wait_for([&] { return a_->device("Bearer " + device->token, std::nullopt, kNow).ok(); }),
-            0);
+  EXPECT_GE(
+      wait_for([&] { return a_->device("Bearer " + device->token, std::nullopt, kNow).ok(); }), 0);
 }
 
 TEST_F(SharedCredentialsTest, ChangesMadeOnBothAreBothKept) {
@@ -543,7 +544,7 @@ TEST(Credentials, TextRoundTripsAndBadFilesNameTheProblem) {
         "\"00000000000000a1\"",
         "[revoked_device]\nnonce = \"00000000000000a1\"",
         "[[revoked_device]]\nnonce = \"00000000000000a1\"\nrevoked_at = 1e21",
-        "[[token]]\nrole = \"reader\"\nsha256 = \"" 
+        "[[token]]\nrole = \"reader\"\nsha256 = \""
         "0000000000000000000000000000000000000000000000000000000000000000\"\nrevoked_at = 0"}) {
     EXPECT_FALSE(parse_credentials(key + bad_revocation, "mem")) << bad_revocation;
   }

@@ -58,8 +58,9 @@ TEST_F(SqliteFileModes, FilesAnEarlierVersionLeftReadableAreTightened) {
   // mode, with a connection holding -wal and -shm open.
   sqlite3* earlier = nullptr;
   ASSERT_EQ(sqlite3_open(path_.c_str(), &earlier), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(earlier, "PRAGMA journal_mode=WAL; CREATE TABLE t (x); INSERT INTO t "
-                                  "VALUES (1);",
+  ASSERT_EQ(sqlite3_exec(earlier,
+                         "PRAGMA journal_mode=WAL; CREATE TABLE t (x); INSERT INTO t "
+                         "VALUES (1);",
                          nullptr, nullptr, nullptr),
             SQLITE_OK);
   for (const std::string& file : {path_, path_ + "-wal", path_ + "-shm"}) {

@@ -146,11 +146,11 @@ inline Crl make_crl(const Credential& issuer, const std::vector<const X509*>& re
   if (!crl) return {};
   ASN1_TIME* last = X509_gmtime_adj(nullptr, next_update_seconds - 86400);
   ASN1_TIME* next = X509_gmtime_adj(nullptr, next_update_seconds);
-  bool ok = last != nullptr && next != nullptr && X509_CRL_set_version(crl.get(), 1) == 1 &&
-            X509_CRL_set_issuer_name(crl.get(), X509_get_subject_name(issuer.certificate.get())) ==
-                1 &&
-            X509_CRL_set1_lastUpdate(crl.get(), last) == 1 &&
-            X509_CRL_set1_nextUpdate(crl.get(), next) == 1;
+  bool ok =
+      last != nullptr && next != nullptr && X509_CRL_set_version(crl.get(), 1) == 1 &&
+      X509_CRL_set_issuer_name(crl.get(), X509_get_subject_name(issuer.certificate.get())) == 1 &&
+      X509_CRL_set1_lastUpdate(crl.get(), last) == 1 &&
+      X509_CRL_set1_nextUpdate(crl.get(), next) == 1;
   for (const X509* certificate : revoked) {
     X509_REVOKED* entry = X509_REVOKED_new();
     ok = ok && entry != nullptr &&

@@ -79,15 +79,16 @@ void Authenticator::watch(std::chrono::steady_clock::duration interval,
 std::string Authenticator::install(Credentials credentials) {
   KeyRing ring = ring_of(credentials);
   std::unordered_set<uint64_t> revoked;
-  for (const RevokedDevice& device : credentials.revoked_devices) revoked.insert(device.device_nonce);
-  const size_t revoked_tokens = static_cast<size_t>(
-      std::count_if(credentials.tokens.begin(), credentials.tokens.end(),
-                    [](const StoredToken& t) { return t.revoked_at != 0; }));
-  const std::string summary =
-      std::to_string(credentials.device_token_keys.size()) + " device-token keys, " +
-      std::to_string(credentials.tokens.size() - revoked_tokens) + " tokens in force, " +
-      std::to_string(revoked_tokens) + " revoked, " + std::to_string(revoked.size()) +
-      " revoked devices";
+  for (const RevokedDevice& device : credentials.revoked_devices)
+    revoked.insert(device.device_nonce);
+  const size_t revoked_tokens =
+      static_cast<size_t>(std::count_if(credentials.tokens.begin(), credentials.tokens.end(),
+                                        [](const StoredToken& t) { return t.revoked_at != 0; }));
+  const std::string summary = std::to_string(credentials.device_token_keys.size()) +
+                              " device-token keys, " +
+                              std::to_string(credentials.tokens.size() - revoked_tokens) +
+                              " tokens in force, " + std::to_string(revoked_tokens) + " revoked, " +
+                              std::to_string(revoked.size()) + " revoked devices";
   std::unique_lock lock(mutex_);
   ring_ = std::move(ring);
   revoked_ = std::move(revoked);
@@ -139,7 +140,8 @@ Outcome<uint64_t> Authenticator::device(std::string_view authorization,
     }
     if (!is_device_token(token)) {
       if (const auto stored = find(authorization)) {
-        return forbidden(a_token(stored->role) + " cannot post reports; devices use a device token");
+        return forbidden(a_token(stored->role) +
+                         " cannot post reports; devices use a device token");
       }
       return unauthenticated("unknown token; devices use a device token from POST /v1/enroll");
     }
@@ -149,8 +151,8 @@ Outcome<uint64_t> Authenticator::device(std::string_view authorization,
     nonce = claims->device_nonce;
   }
   if (device_revoked(nonce)) {
-    return unauthenticated("this device is revoked: an admin must restore it before it reports "
-                           "or enrolls again");
+    return unauthenticated(
+        "this device is revoked: an admin must restore it before it reports or enrolls again");
   }
   return nonce;
 }

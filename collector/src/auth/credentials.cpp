@@ -150,7 +150,7 @@ Outcome<Credentials> parse_credentials(std::string_view text, const std::string&
       RevokedDevice device;
       if (!nonce || nonce->size() != 16 || !read_hex(*nonce, &device.device_nonce) || !at ||
           *at < 0) {
-        return invalid(source + ": each [[revoked_device]] needs a nonce (16 lower-case hex "
+        return invalid(source + ": each [[revoked_device]] needs a nonce (16 lower-case hex " +
                        "digits) and may have a revoked_at (Unix seconds)");
       }
       if (!nonces.insert(device.device_nonce).second)
@@ -196,7 +196,8 @@ std::string credentials_text(const Credentials& credentials) {
   }
   for (const RevokedDevice& device : credentials.revoked_devices) {
     uint8_t nonce[8];
-    for (int i = 0; i < 8; ++i) nonce[i] = static_cast<uint8_t>(device.device_nonce >> (56 - 8 * i));
+    for (int i = 0; i < 8; ++i)
+      nonce[i] = static_cast<uint8_t>(device.device_nonce >> (56 - 8 * i));
     out << "\n[[revoked_device]]\nnonce = \"" << to_hex(nonce, sizeof nonce)
         << "\"\nrevoked_at = " << device.revoked_at << "\n";
   }

@@ -88,7 +88,8 @@ Fallible Server::Impl::load_client_crl() {
   const FileStamp stamp = stamp_of(file);  // before reading: a change after it is seen
   auto lists = load(file);
   if (!lists) return lists.error();
-  log_line("blur-collector: client CRL " + printable(file) + ": " + printable(lists->summary(), 1000));
+  log_line("blur-collector: client CRL " + printable(file) + ": " +
+           printable(lists->summary(), 1000));
   crl = std::make_shared<const RevocationLists>(std::move(lists).value());
   crl_reloader = std::make_unique<FileReloader<RevocationLists>>(
       file, "client CRL", stamp, load, [this](RevocationLists loaded) {

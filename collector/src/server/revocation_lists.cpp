@@ -78,8 +78,8 @@ Outcome<RevocationLists> RevocationLists::load(const std::string& crl_file,
   for (size_t i = 0; i < crls.size(); ++i) {
     X509_CRL* crl = crls[i].get();
     const X509_NAME* issuer = X509_CRL_get_issuer(crl);
-    const std::string which = "CRL " + std::to_string(i + 1) + " of " + crl_file + " (issuer " +
-                              name_text(issuer) + ")";
+    const std::string which =
+        "CRL " + std::to_string(i + 1) + " of " + crl_file + " (issuer " + name_text(issuer) + ")";
     const X509* signer = nullptr;
     bool issuer_known = false;
     for (const auto& ca : cas) {
@@ -94,12 +94,11 @@ Outcome<RevocationLists> RevocationLists::load(const std::string& crl_file,
     ERR_clear_error();
     if (!issuer_known) return invalid(which + ": no certificate of " + ca_file + " is its issuer");
     if (signer == nullptr) {
-      return invalid(which + ": its signature does not verify with its issuer's key in " +
-                     ca_file);
+      return invalid(which + ": its signature does not verify with its issuer's key in " + ca_file);
     }
     const ASN1_TIME* next_update = X509_CRL_get0_nextUpdate(crl);
     if (next_update != nullptr && X509_cmp_time(next_update, &at) < 0) {
-      stale += "; " + which + " is past its nextUpdate: publish a new one (it still revokes "
+      stale += "; " + which + " is past its nextUpdate: publish a new one (it still revokes " +
                "what it lists)";
     }
     const std::string issuer_der = name_der(issuer);
