@@ -2,7 +2,11 @@
 // (made at first start, 0600, only token digests; a group- or
 // world-readable file refused), bearer tokens by role, device identity
 // (token or certificate), enrollment and its rate limits, key rotation that
-// keeps earlier device tokens valid, and the enrollment request parser.
+// keeps earlier device tokens valid, the enrollment request parser, and
+// revocation: tokens by id or name (never the last admin), devices by nonce
+// (token, certificate and enrollment refused until restored), changes that
+// collectors sharing the directory take in while running, a bad new file
+// that leaves the last good credentials in force, and the directory's mode.
 #include "auth/authenticator.h"
 
 #include <gtest/gtest.h>
@@ -10,9 +14,12 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "auth/enrollment_request.h"
 
@@ -196,6 +203,278 @@ TEST_F(AuthenticatorTest, EnrollmentIsRateLimitedPerAddressAndPerSecret) {
             Error::Kind::kForbidden);
 }
 
+std::string kind_of(const Fallible& outcome) {
+  if (outcome) return "ok";
+  switch (outcome.error().kind) {
+    case Error::Kind::kUnauthenticated:
+      return "401";
+    case Error::Kind::kForbidden:
+      return "403";
+    case Error::Kind::kNotFound:
+      return "404";
+    case Error::Kind::kConflict:
+      return "409";
+    default:
+      return "other: " + outcome.error().message;
+  }
+}
+template <typename T>
+std::string kind_of(const Outcome<T>& outcome) {
+  return outcome ? std::string("ok") : kind_of(Fallible(outcome.error()));
+}
+
+TEST_F(AuthenticatorTest, TokensAreRevokedByIdOrNameAndStayRevoked) {
+  auto auth = open();
+  auto grafana = auth->create_token(Role::kReader, "grafana");
+  auto twin_a = auth->create_token(Role::kReader, "twin");
+  auto twin_b = auth->create_token(Role::kReader, "twin");
+  ASSERT_TRUE(grafana && twin_a && twin_b);
+  // The id is the digest's first 16 hex digits, as in the file; never the token.
+  const std::string id = token_id(sha256(grafana.value()));
+  EXPECT_EQ(id.size(), 16u);
+  EXPECT_EQ(grafana->find(id), std::string::npos);
+  bool listed = false;
+  for (const StoredToken& t : auth->tokens()) listed = listed || token_id(t.sha256) == id;
+  EXPECT_TRUE(listed);
+
+  auto revoked = auth->revoke_token({TokenChoice::By::kId, id}, kNow);
+  ASSERT_TRUE(revoked) << revoked.error().message;
+  EXPECT_EQ(revoked->name, "grafana");
+  EXPECT_EQ(revoked->revoked_at, kNow);
+  auto refused = auth->allow("Bearer " + grafana.value(), Role::kReader);
+  EXPECT_EQ(kind_of(refused), "401");
+  EXPECT_EQ(refused.error().message, "this token is revoked");
+  // Again by id: nothing changes (the first time is kept); by name: none in force.
+  EXPECT_EQ(auth->revoke_token({TokenChoice::By::kId, id}, kNow + 5)->revoked_at, kNow);
+  EXPECT_EQ(kind_of(auth->revoke_token({TokenChoice::By::kName, "grafana"}, kNow)), "404");
+  EXPECT_EQ(kind_of(auth->revoke_token({TokenChoice::By::kId, "0000000000000000"}, kNow)), "404");
+  // A name two tokens share: revoke by id.
+  EXPECT_EQ(kind_of(auth->revoke_token({TokenChoice::By::kName, "twin"}, kNow)), "409");
+  EXPECT_TRUE(auth->allow("Bearer " + twin_a.value(), Role::kReader));
+  // The enrollment secret by its name: no enrollment from then on.
+  ASSERT_TRUE(auth->revoke_token({TokenChoice::By::kName, "enrollment (first start)"}, kNow));
+  EXPECT_EQ(kind_of(auth->enroll(bearer("enrollment-secret"), "10.0.0.1", 1, kNow)), "401");
+  // Saved before it took effect: a restart refuses them too.
+  auth.reset();
+  auto restarted = open();
+  EXPECT_EQ(kind_of(restarted->allow("Bearer " + grafana.value(), Role::kReader)), "401");
+  EXPECT_EQ(kind_of(restarted->allow(bearer("enrollment-secret"), Role::kEnrollment)), "401");
+  EXPECT_TRUE(restarted->allow("Bearer " + twin_b.value(), Role::kReader));
+  EXPECT_NE(read(credentials_path(auth_dir_)).find("revoked_at = " + std::to_string(kNow)),
+            std::string::npos);
+}
+
+TEST_F(AuthenticatorTest, TheLastAdminTokenCannotBeRevoked) {
+  auto auth = open();
+  const std::string first = bearer("admin-token");
+  auto refused = auth->revoke_token({TokenChoice::By::kName, "admin (first start)"}, kNow);
+  EXPECT_EQ(kind_of(refused), "409");
+  EXPECT_NE(refused.error().message.find("last admin token"), std::string::npos);
+  EXPECT_TRUE(auth->allow(first, Role::kAdmin));
+  // With a second admin the first goes; then the second is the last.
+  auto second = auth->create_token(Role::kAdmin, "second admin");
+  ASSERT_TRUE(second);
+  EXPECT_TRUE(auth->revoke_token({TokenChoice::By::kName, "admin (first start)"}, kNow));
+  EXPECT_EQ(kind_of(auth->allow(first, Role::kAdmin)), "401");
+  EXPECT_EQ(kind_of(auth->revoke_token({TokenChoice::By::kName, "second admin"}, kNow)), "409");
+  EXPECT_TRUE(auth->allow("Bearer " + second.value(), Role::kAdmin));
+}
+
+TEST_F(AuthenticatorTest, ARevokedDeviceIsRefusedByTokenCertificateAndEnrollmentUntilRestored) {
+  auto auth = open();
+  const std::string secret = bearer("enrollment-secret");
+  auto old_key = auth->enroll(secret, "10.0.0.1", 0xabc, kNow);
+  ASSERT_TRUE(auth->rotate_device_key());
+  auto new_key = auth->enroll(secret, "10.0.0.1", 0xabc, kNow);
+  auto other = auth->enroll(secret, "10.0.0.1", 0xdef, kNow);
+  ASSERT_TRUE(old_key && new_key && other);
+  auto revoked = auth->revoke_device(0xabc, kNow);
+  ASSERT_TRUE(revoked);
+  EXPECT_EQ(revoked->revoked_at, kNow);
+  // Every token for the nonce, whichever key signed it, and its certificate.
+  for (const auto& token : {old_key->token, new_key->token}) {
+    auto refused = auth->device("Bearer " + token, std::nullopt, kNow + 1);
+    EXPECT_EQ(kind_of(refused), "401");
+  }
+  EXPECT_EQ(kind_of(auth->device("", 0xabc, kNow)), "401");
+  EXPECT_EQ(kind_of(auth->enroll(secret, "10.0.0.2", 0xabc, kNow)), "403");
+  EXPECT_EQ(auth->device("Bearer " + other->token, std::nullopt, kNow).value(), 0xdefu);
+  // Revoking again keeps the first time; a restart still refuses.
+  EXPECT_EQ(auth->revoke_device(0xabc, kNow + 9)->revoked_at, kNow);
+  auth.reset();
+  auth = open();
+  ASSERT_EQ(auth->revoked_devices().size(), 1u);
+  EXPECT_EQ(kind_of(auth->device("Bearer " + new_key->token, std::nullopt, kNow)), "401");
+  // Restored: its unexpired tokens work again and it may enroll.
+  EXPECT_TRUE(auth->restore_device(0xabc));
+  EXPECT_EQ(kind_of(auth->restore_device(0xabc)), "404");
+  EXPECT_TRUE(auth->device("Bearer " + old_key->token, std::nullopt, kNow));
+  EXPECT_TRUE(auth->enroll(secret, "10.0.0.2", 0xabc, kNow));
+  // A certificate on the CRL is refused whatever token comes with it.
+  auto crl = auth->device("Bearer " + other->token, 0xdef, kNow, /*certificate_revoked=*/true);
+  EXPECT_EQ(kind_of(crl), "401");
+  EXPECT_NE(crl.error().message.find("CRL"), std::string::npos);
+}
+
+// Two collectors sharing the credentials directory (two Authenticators on
+// one directory, as two processes would be): what one changes, the other
+// takes in within its reload interval, and neither loses the other's change.
+class SharedCredentialsTest : public AuthenticatorTest {
+ protected:
+  void SetUp() override {
+    AuthenticatorTest::SetUp();
+    a_ = open();
+    b_ = open();
+    for (const char* name : {"A: ", "B: "}) {
+      Authenticator* auth = name[0] == 'A' ? a_.get() : b_.get();
+      auth->watch(std::chrono::milliseconds(50), [this, name](const std::string& line) {
+        std::lock_guard<std::mutex> lock(log_mutex_);
+        log_.push_back(name + line);
+      });
+    }
+  }
+  // Both look at the file if their interval has passed (as a request would
+  // make them: they have no thread of their own).
+  void poke() {
+    (void)a_->tokens();
+    (void)b_->tokens();
+  }
+  // Polls `condition` every 10 ms for up to 30 s; the milliseconds it took.
+  template <typename Condition>
+  double wait_for(Condition condition) {
+    const auto start = std::chrono::steady_clock::now();
+    while (!condition()) {
+      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) return -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  }
+  size_t log_lines_with(const std::string& text) {
+    std::lock_guard<std::mutex> lock(log_mutex_);
+    size_t n = 0;
+    for (const std::string& line : log_) n += line.find(text) != std::string::npos;
+    return n;
+  }
+  std::unique_ptr<Authenticator> a_, b_;
+  std::mutex log_mutex_;
+  std::vector<std::string> log_;
+};
+
+TEST_F(SharedCredentialsTest, WhatOneRevokesTheOtherRefusesWithinTheInterval) {
+  const std::string reader = bearer("reader-token");
+  auto device = a_->enroll(bearer("enrollment-secret"), "10.0.0.1", 77, kNow);
+  ASSERT_TRUE(device);
+  ASSERT_TRUE(b_->allow(reader, Role::kReader));
+  ASSERT_TRUE(b_->device("Bearer " + device->token, std::nullopt, kNow));
+
+  ASSERT_TRUE(a_->revoke_token({TokenChoice::By::kName, "reader (first start)"}, kNow));
+  ASSERT_TRUE(a_->revoke_device(77, kNow));
+  EXPECT_EQ(kind_of(a_->allow(reader, Role::kReader)), "401");  // at once where it was made
+  const double token_ms = wait_for([&] { return !b_->allow(reader, Role::kReader); });
+  const double device_ms =
+      wait_for([&] { return !b_->device("Bearer " + device->token, std::nullopt, kNow); });
+  ASSERT_GE(token_ms, 0) << "B never refused the revoked reader token";
+  ASSERT_GE(device_ms, 0) << "B never refused the revoked device";
+  EXPECT_EQ(kind_of(b_->enroll(bearer("enrollment-secret"), "10.0.0.2", 77, kNow)), "403");
+  std::printf(
+      "B refused the revoked token after %.0f ms and the device after %.0f ms more "
+      "(reload interval 50 ms)\n",
+      token_ms, device_ms);
+  EXPECT_GE(log_lines_with("B: reloaded the credentials"), 1u);
+  EXPECT_EQ(log_lines_with("A: reloaded"), 0u);  // A wrote the file itself
+
+  // Restored on B: A takes it in too.
+  ASSERT_TRUE(b_->restore_device(77));
+  EXPECT_GE(
+      wait_for([&] { return a_->device("Bearer " + device->token, std::nullopt, kNow).ok(); }), 0);
+}
+
+TEST_F(SharedCredentialsTest, ChangesMadeOnBothAreBothKept) {
+  // B has not looked at the file since A changed it: B's change is made to
+  // the file as it is on disk, so A's token survives it.
+  auto made_on_a = a_->create_token(Role::kReader, "made on A");
+  ASSERT_TRUE(made_on_a);
+  ASSERT_TRUE(b_->revoke_device(5, kNow));
+  EXPECT_TRUE(b_->allow("Bearer " + made_on_a.value(), Role::kReader));  // B re-read the file
+  const std::string file = read(credentials_path(auth_dir_));
+  EXPECT_NE(file.find(to_hex(sha256(made_on_a.value()))), std::string::npos);
+  EXPECT_NE(file.find("nonce = \"0000000000000005\""), std::string::npos);
+  EXPECT_GE(wait_for([&] { return a_->revoked_devices().size() == 1; }), 0);
+  EXPECT_TRUE(a_->allow("Bearer " + made_on_a.value(), Role::kReader));
+}
+
+TEST_F(SharedCredentialsTest, AnUnusableNewFileKeepsTheLastGoodCredentialsAndIsLoggedOnce) {
+  const std::string path = credentials_path(auth_dir_);
+  const std::string reader = bearer("reader-token");
+  const std::string good = read(path) + "\n";
+  auto replace = [&](const std::string& text, mode_t mode) {
+    const std::string next = path + ".test";
+    std::ofstream(next) << text;
+    ASSERT_EQ(chmod(next.c_str(), mode), 0);
+    ASSERT_EQ(std::rename(next.c_str(), path.c_str()), 0);
+  };
+  // Garbage: logged once, the reader still reads.
+  replace("this is not TOML [[[", 0600);
+  EXPECT_GE(wait_for([&] {
+              poke();
+              return log_lines_with("keeping the credentials") >= 2;
+            }),
+            0);
+  for (int i = 0; i < 10; ++i) {  // 6 more intervals, looked at
+    poke();
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  }
+  EXPECT_EQ(log_lines_with("A: keeping the credentials"), 1u);
+  EXPECT_EQ(log_lines_with("B: keeping the credentials"), 1u);
+  EXPECT_TRUE(a_->allow(reader, Role::kReader));
+  EXPECT_TRUE(b_->allow(reader, Role::kReader));
+  // An admin change is refused while the file on disk is unusable.
+  EXPECT_EQ(a_->create_token(Role::kReader, "x").error().kind, Error::Kind::kUnavailable);
+  // A valid file others may read (one without the reader token): refused
+  // like at start, fail closed; the reader still reads.
+  Credentials without_reader = parse_credentials(good, "mem").value();
+  without_reader.tokens.erase(without_reader.tokens.begin() + 1);  // admin, reader, enrollment
+  replace(credentials_text(without_reader), 0644);
+  EXPECT_GE(wait_for([&] {
+              poke();
+              return log_lines_with("mode 0644") >= 2;
+            }),
+            0);
+  EXPECT_TRUE(b_->allow(reader, Role::kReader));
+  // The same file, private: taken in.
+  ASSERT_EQ(chmod(path.c_str(), 0600), 0);
+  EXPECT_GE(wait_for([&] { return !b_->allow(reader, Role::kReader); }), 0);
+  // A missing file: logged, the last good kept.
+  ASSERT_EQ(std::remove(path.c_str()), 0);
+  EXPECT_GE(wait_for([&] {
+              poke();
+              return log_lines_with("cannot be read") >= 2;
+            }),
+            0);
+  EXPECT_TRUE(b_->allow(bearer("admin-token"), Role::kAdmin));
+}
+
+TEST_F(AuthenticatorTest, APreCreatedDirectoryIsTightenedOrRefused) {
+  // Readable by others (mkdir under umask 022): made 0700, nothing in it
+  // could have been changed by them.
+  ASSERT_EQ(mkdir(auth_dir_.c_str(), 0755), 0);
+  ASSERT_EQ(chmod(auth_dir_.c_str(), 0755), 0);
+  ASSERT_TRUE(open());
+  struct stat info {};
+  ASSERT_EQ(stat(auth_dir_.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700u);
+  // Writable by the group: someone else may have replaced a file in it.
+  ASSERT_EQ(chmod(auth_dir_.c_str(), 0770), 0);
+  FirstStart first;
+  auto refused = Authenticator::open(auth_dir_, {}, &first);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("mode 0770"), std::string::npos)
+      << refused.error().message;
+  ASSERT_EQ(stat(auth_dir_.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0770u);  // left for the operator to check
+}
+
 TEST(RateLimiter, RefillsAtTheHourlyRate) {
   RateLimiter limiter(3600);  // one per second, bursts of 3600
   const auto t0 = RateLimiter::Clock::now();
@@ -248,6 +527,27 @@ TEST(Credentials, TextRoundTripsAndBadFilesNameTheProblem) {
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(credentials_text(parsed.value()), credentials_text(c));
   EXPECT_EQ(parsed->tokens[0].name, c.tokens[0].name);
+  c.tokens[0].revoked_at = 1795000000;
+  c.revoked_devices.push_back({0x00000000000000a1, 1795000001});
+  c.revoked_devices.push_back({UINT64_MAX, 0});
+  auto with_revocations = parse_credentials(credentials_text(c), "mem");
+  ASSERT_TRUE(with_revocations) << with_revocations.error().message;
+  EXPECT_EQ(credentials_text(with_revocations.value()), credentials_text(c));
+  EXPECT_EQ(with_revocations->revoked_devices[1].device_nonce, UINT64_MAX);
+  const std::string key =
+      "[[device_token_key]]\nid = 1\nsecret = \"" + std::string(64, '0') + "\"\n";
+  for (const char* bad_revocation :
+       {"[[revoked_device]]\nnonce = \"00a1\"", "[[revoked_device]]\nnonce = \"00000000000000A1\"",
+        "[[revoked_device]]\nrevoked_at = 1",
+        "[[revoked_device]]\nnonce = \"00000000000000a1\"\nrevoked_at = \"now\"",
+        "[[revoked_device]]\nnonce = \"00000000000000a1\"\n[[revoked_device]]\nnonce = "
+        "\"00000000000000a1\"",
+        "[revoked_device]\nnonce = \"00000000000000a1\"",
+        "[[revoked_device]]\nnonce = \"00000000000000a1\"\nrevoked_at = 1e21",
+        "[[token]]\nrole = \"reader\"\nsha256 = \""
+        "0000000000000000000000000000000000000000000000000000000000000000\"\nrevoked_at = 0"}) {
+    EXPECT_FALSE(parse_credentials(key + bad_revocation, "mem")) << bad_revocation;
+  }
   for (const char* bad : {"", "[[device_token_key]]\nid = 0\nsecret = \"00\"",
                           "x = 1\n[[device_token_key]]\nid = 1\nsecret = \"" 
                           "0000000000000000000000000000000000000000000000000000000000000000\"",

@@ -56,7 +56,8 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
                  std::optional<uint64_t> device;
                  if (authenticator != nullptr) {
                    auto nonce = authenticator->device(request.header("Authorization"),
-                                                      request.client_device_nonce, unix_now());
+                                                      request.client_device_nonce, unix_now(),
+                                                      request.client_certificate_revoked);
                    if (!nonce) return reply(to_http(error_response(nonce.error())));
                    device = nonce.value();
                  }

@@ -9,20 +9,33 @@
 //   reader      GET  /v1/metrics...  estimates, series, the metric list
 //   admin       /v1/admin/...      and everything a reader may
 //
-// Missing or unknown credentials: kUnauthenticated (401); credentials that
-// are valid but not for this: kForbidden (403); over an enrollment rate:
-// kTooManyRequests (429). Messages never echo a credential.
+// Missing, unknown or revoked credentials: kUnauthenticated (401);
+// credentials that are valid but not for this: kForbidden (403); over an
+// enrollment rate: kTooManyRequests (429). Messages never echo a credential.
+//
+// Revocation (admin API): a bearer token is marked revoked in the
+// credentials file; a device nonce is listed there, and then every device
+// token for it, a certificate naming it and its enrollment are refused
+// until an admin restores it. Device tokens stay stateless (a MAC, no
+// database lookup): the revoked nonces are a set in memory. Collectors
+// sharing the credentials directory take in each other's changes within
+// the reload interval (watch()).
 #ifndef BLUR_COLLECTOR_AUTH_AUTHENTICATOR_H
 #define BLUR_COLLECTOR_AUTH_AUTHENTICATOR_H
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <unordered_set>
+#include <vector>
 
 #include "auth/credentials.h"
 #include "auth/rate_limiter.h"
+#include "util/file_reloader.h"
 
 namespace blur::collector::auth {
 
@@ -40,6 +53,13 @@ struct Enrollment {
 // The token of an "Authorization: Bearer <token>" header value, or "".
 std::string_view bearer_credential(std::string_view authorization);
 
+// Which stored token an admin means: its id (token_id()) or its name.
+struct TokenChoice {
+  enum class By { kId, kName };
+  By by = By::kId;
+  std::string value;
+};
+
 class Authenticator {
  public:
   // Loads `directory`'s credentials, creating them at first start (then
@@ -47,12 +67,22 @@ class Authenticator {
   static Outcome<std::unique_ptr<Authenticator>> open(const std::string& directory,
                                                       EnrollmentLimits limits,
                                                       FirstStart* first_start);
-  Authenticator(std::string path, Credentials credentials, EnrollmentLimits limits);
+  // `stamp`: the version of the file at `path` that `credentials` are.
+  Authenticator(std::string path, Credentials credentials, FileStamp stamp,
+                EnrollmentLimits limits);
+
+  // From now on, takes in the credentials file again when it changes,
+  // looking at most every `interval` (FileReloader), and tells `log`.
+  void watch(std::chrono::steady_clock::duration interval,
+             std::function<void(const std::string&)> log);
 
   // The device nonce this request may report for: the certificate's if the
-  // connection presented one, else the device token's.
+  // connection presented one, else the device token's; never a revoked
+  // device's. `certificate_revoked`: the connection's certificate is on the
+  // CRL (then 401, whatever token comes with it).
   Outcome<uint64_t> device(std::string_view authorization,
-                           std::optional<uint64_t> certificate_nonce, int64_t now) const;
+                           std::optional<uint64_t> certificate_nonce, int64_t now,
+                           bool certificate_revoked = false) const;
 
   // Whether the bearer token may act as `role` (an admin may read).
   Fallible allow(std::string_view authorization, Role role) const;
@@ -66,19 +96,42 @@ class Authenticator {
   // Adds a device-token key with the next id: new tokens are signed with it,
   // those of the older keys stay valid until they expire.
   Outcome<uint32_t> rotate_device_key();
+  // Every stored token, revoked ones included (with their revoked_at).
+  std::vector<StoredToken> tokens() const;
+  // Marks the token revoked: refused (401) from now on. A name that several
+  // tokens in force share is a kConflict (revoke by id); the last admin
+  // token in force is a kConflict (create another first), so the admin API
+  // cannot lock itself out. Revoking a revoked token by id changes nothing.
+  Outcome<StoredToken> revoke_token(const TokenChoice& choice, int64_t now);
+  // Revokes a device nonce (again: changes nothing, keeps the first time).
+  Outcome<RevokedDevice> revoke_device(uint64_t device_nonce, int64_t now);
+  // Restores a revoked device nonce (kNotFound if it is not revoked): its
+  // unexpired tokens work again, and it may enroll.
+  Fallible restore_device(uint64_t device_nonce);
+  std::vector<RevokedDevice> revoked_devices() const;
 
   uint32_t device_token_lifetime_days() const;
 
  private:
-  // The stored token matching `authorization`'s bearer token, if any.
-  std::optional<StoredToken> find(std::string_view authorization) const;
+  // Takes in newly loaded credentials (a reload or an admin change).
+  std::string install(Credentials credentials);
+  // The stored token in force matching `authorization`'s bearer token, if
+  // any; `revoked` says whether a revoked one matched instead.
+  std::optional<StoredToken> find(std::string_view authorization, bool* revoked = nullptr) const;
+  bool device_revoked(uint64_t device_nonce) const;
+  // An admin change: applied to the file as it is on disk now, saved, then
+  // in force.
+  Fallible change(const std::function<Fallible(Credentials&)>& apply);
 
   const std::string path_;
-  mutable std::shared_mutex mutex_;  // guards credentials_ and ring_
+  mutable std::shared_mutex mutex_;  // guards credentials_, ring_ and revoked_
   Credentials credentials_;
   KeyRing ring_;
+  std::unordered_set<uint64_t> revoked_;  // credentials_.revoked_devices' nonces
   RateLimiter per_address_;
   RateLimiter per_secret_;
+  // Reloads the file when it changes; calls install().
+  std::unique_ptr<FileReloader<Credentials>> reloader_;
 };
 
 }  // namespace blur::collector::auth

@@ -1,7 +1,9 @@
 #include "store/sqlite/sqlite_backend.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <map>
 
@@ -548,10 +550,31 @@ class SqliteDatabase final : public Database {
   std::string path_;
 };
 
+// The database holds every report with its device nonce: readable by the
+// collector's user only, like the credentials. SQLite gives the -wal and
+// -shm files it creates the database file's mode, so making that one 0600
+// before SQLite does (it would use 0644 less the umask) covers all three.
+// Files of an earlier version are tightened the same way, best effort: if
+// this user does not own them (a group member reading them) or the mount
+// is read-only, they stay as they are until their owner's collector opens
+// them.
+void make_database_files_private(const std::string& path) {
+  if (path == ":memory:") return;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);  // an empty file: SQLite makes it a new database
+  for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
+    struct stat info {};
+    if (::stat(file.c_str(), &info) == 0 && (info.st_mode & 077) != 0) {
+      (void)::chmod(file.c_str(), info.st_mode & 0700);
+    }
+  }
+}
+
 }  // namespace
 
 Outcome<std::unique_ptr<Database>> open_sqlite_database(const std::string& path) {
   if (path.empty()) return invalid("empty SQLite database path");
+  make_database_files_private(path);
   return std::unique_ptr<Database>(std::make_unique<SqliteDatabase>(path));
 }
 
