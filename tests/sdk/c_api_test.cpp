@@ -270,19 +270,20 @@ TEST(CApi, EnrollmentBodyCarriesTheNonceAndAStableDeviceKey) {
            static_cast<unsigned long long>(nonce));
   EXPECT_EQ(strncmp(body, head, strlen(head)), 0) << body;
   EXPECT_EQ(strspn(body + strlen(head), "0123456789abcdef"), 64u) << body;
-  EXPECT_STREQ(body + strlen(head) + 64, "\"}");
+  EXPECT_EQ(strcmp(body + strlen(head) + 64, "\"}"), 0) << body;
 
   client = start(port, &status);  // a reboot: the same key
   ASSERT_EQ(status, BLUR_OK);
   char again[BLUR_ENROLLMENT_BODY_SIZE];
   ASSERT_EQ(blur_enrollment_body(client, again, sizeof again), BLUR_OK);
-  EXPECT_STREQ(body, again);
+  EXPECT_EQ(strcmp(body, again), 0) << body;
 
   char with_token[BLUR_ENROLLMENT_BODY_WITH_TOKEN_SIZE];
   ASSERT_EQ(blur_enrollment_body_with_token(client, "bt1-x", with_token, sizeof with_token),
             BLUR_OK);
   EXPECT_EQ(strncmp(with_token, body, strlen(body) - 1), 0);
-  EXPECT_STREQ(with_token + strlen(body) - 1, ",\"device_token\":\"bt1-x\"}");
+  EXPECT_EQ(strcmp(with_token + strlen(body) - 1, ",\"device_token\":\"bt1-x\"}"), 0)
+      << with_token;
   EXPECT_EQ(blur_enrollment_body_with_token(client, nullptr, with_token, sizeof with_token),
             BLUR_INVALID_ARGUMENT);
   EXPECT_EQ(blur_enrollment_body_with_token(client, "a\"b", with_token, sizeof with_token),

@@ -38,7 +38,7 @@ TEST(Enrollment, DeviceKeyIsHmacOfTheLabelAndTheNonce) {
     hex[2 * i + 1] = kHex[key[i] & 15];
   }
   hex[2 * blur::kDeviceKeySize] = '\0';
-  EXPECT_STREQ(hex, kKnownKey);
+  EXPECT_EQ(strcmp(hex, kKnownKey), 0) << hex;
   EXPECT_EQ(blur::derive_device_key(nullptr, kNonce, key), Status::kInvalidArgument);
 }
 
@@ -52,7 +52,7 @@ TEST(Enrollment, BodyHasTheExactShapeWithAndWithoutAToken) {
   strcpy(expected, "{\"device_nonce\":\"0123456789abcdef\",\"device_key\":\"");
   strcat(expected, kKnownKey);
   strcat(expected, "\"}");
-  EXPECT_STREQ(body, expected);
+  EXPECT_EQ(strcmp(body, expected), 0) << body;
   EXPECT_EQ(strlen(body) + 1, blur::kEnrollmentBodySize);
   EXPECT_EQ(blur::write_enrollment_body(kNonce, secret, nullptr, body,
                                         blur::kEnrollmentBodySize - 1),
@@ -64,7 +64,7 @@ TEST(Enrollment, BodyHasTheExactShapeWithAndWithoutAToken) {
   strcat(expected, ",\"device_token\":\"");
   strcat(expected, token);
   strcat(expected, "\"}");
-  EXPECT_STREQ(body, expected);
+  EXPECT_EQ(strcmp(body, expected), 0) << body;
   // Exactly as large as it needs: the fixed part, 18 bytes and the token.
   EXPECT_EQ(blur::write_enrollment_body(kNonce, secret, token, body,
                                         blur::kEnrollmentBodySize + 18 + strlen(token) - 1),
@@ -112,19 +112,19 @@ TEST(Enrollment, ClientBodyIsStableAcrossRebootsAndPerDevice) {
   ASSERT_EQ(blur::write_enrollment_body(client.ledger().device_nonce(), client.ledger().secret(),
                                         nullptr, expected, sizeof expected),
             Status::kOk);
-  EXPECT_STREQ(first, expected);
+  EXPECT_EQ(strcmp(first, expected), 0) << first;
 
   new (&client) blur::Client();  // a reboot on the same storage
   ASSERT_EQ(client.open(port.port()), Status::kOk);
   ASSERT_EQ(client.enrollment_body(again, sizeof again), Status::kOk);
-  EXPECT_STREQ(first, again);
+  EXPECT_EQ(strcmp(first, again), 0) << first;
 
   static blur::sim::SimPort other_port(82);
   new (&client) blur::Client();
   ASSERT_EQ(client.open(other_port.port()), Status::kNotProvisioned);
   ASSERT_EQ(client.provision(policy()), Status::kOk);
   ASSERT_EQ(client.enrollment_body(other, sizeof other), Status::kOk);
-  EXPECT_STRNE(first, other);
+  EXPECT_NE(strcmp(first, other), 0) << first;
   EXPECT_NE(strncmp(first + 49, other + 49, 64), 0) << "the keys differ";
 
   // A ledger provisioned without a device secret has no key to derive.
