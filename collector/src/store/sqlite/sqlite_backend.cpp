@@ -93,7 +93,14 @@ class SqliteConnection final : public Connection {
     return commit();
   }
 
-  Fallible begin() override { return exec("BEGIN IMMEDIATE"); }
+  Fallible begin() override {
+    // Never an ordinary transaction at NORMAL (a lazy one could not restore FULL).
+    if (lazy_) {
+      end_lazy();
+      if (lazy_) return unavailable("database " + path_ + ": cannot restore synchronous=FULL");
+    }
+    return exec("BEGIN IMMEDIATE");
+  }
   // NORMAL for this transaction only: in WAL mode its commit is not synced,
   // the next FULL commit's sync of the log covers it.
   Fallible begin_lazy() override {
@@ -607,16 +614,16 @@ class SqliteConnection final : public Connection {
                        sqlite3_errmsg(db_));
   }
 
-  // After a lazy transaction: commits are synced again.
+  // After a lazy transaction: commits are synced again (lazy_ stays set
+  // if that fails, and begin() tries again).
   void end_lazy() {
-    if (lazy_) (void)exec("PRAGMA synchronous=FULL");
-    lazy_ = false;
+    if (lazy_ && exec("PRAGMA synchronous=FULL")) lazy_ = false;
   }
 
   sqlite3* db_;
   std::string path_;
   std::map<std::string, sqlite3_stmt*> statements_;
-  bool lazy_ = false;  // inside begin_lazy()'s transaction
+  bool lazy_ = false;  // synchronous=NORMAL: inside begin_lazy()'s transaction
 };
 
 class SqliteDatabase final : public Database {
