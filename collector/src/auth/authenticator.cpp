@@ -189,11 +189,11 @@ Outcome<Enrollment> Authenticator::enroll(std::string_view authorization,
   } else {
     // The secret's bucket is keyed by its digest: the secret itself is not kept.
     const Digest secret = sha256(bearer_credential(authorization));
-    if (auto taken_one = new_devices_.take(
+    if (auto admitted = new_devices_.take(
             std::string_view(reinterpret_cast<const char*>(secret.data()), secret.size()),
             source_address, clock);
-        !taken_one) {
-      return taken_one.error();
+        !admitted) {
+      return admitted.error();
     }
   }
   auto stored = devices.bind(nonce, key, now);
