@@ -59,7 +59,8 @@ def call(method, path, body=None, headers={}):
     return r.status, r.getheader("X-Request-Id")
 def enroll():
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    c.request("POST", "/v1/enroll", body=b'{"device_nonce": "0123456789abcdef"}',
+    c.request("POST", "/v1/enroll",
+              body=b'{"device_nonce": "0123456789abcdef", "device_key": "' + b"ab" * 32 + b'"}',
               headers={"Content-Type": "application/json",
                        "Authorization": "Bearer " + os.environ["BLUR_ENROLLMENT_SECRET"]})
     r = c.getresponse()
@@ -161,7 +162,7 @@ for (name, labels), value in samples.items():
 # --- the request log.
 log_text = open(log_path).read()
 for marker in ("secret-token-123", "Bearer", "Authorization", "QUERY-MARKER-3", "query-marker",
-               "bt1-", "blur-reader-", "blur-enrollment-", "0123456789abcdef",
+               "bt1-", "blur-reader-", "blur-enrollment-", "0123456789abcdef", "abababab",
                "PAYLOAD-MARKER", "PATH-MARKER-4", "127.0.0.1", "not a protobuf"):
     assert marker not in log_text, "the log holds " + marker
 FIELDS = {"time", "request_id", "method", "route", "status", "latency_ms"}

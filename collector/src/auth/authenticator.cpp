@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <mutex>
 
 namespace blur::collector::auth {
@@ -12,6 +13,22 @@ Error unauthenticated(std::string message) {
   return {Error::Kind::kUnauthenticated, std::move(message)};
 }
 Error forbidden(std::string message) { return {Error::Kind::kForbidden, std::move(message)}; }
+
+std::string hex_nonce(uint64_t nonce) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(nonce));
+  return text;
+}
+
+// A nonce that is another device's: refused, nothing changed (409: the
+// request is authorized but conflicts with what the store holds, like a
+// report id reused with other content).
+Error taken(uint64_t nonce) {
+  return {Error::Kind::kConflict,
+          "device nonce " + hex_nonce(nonce) +
+              " is enrolled with another device key: a device enrolls with the key its own "
+              "secret derives (the SDK's enrollment body); nothing was changed"};
+}
 
 bool is_device_token(std::string_view token) { return token.substr(0, 4) == "bt1-"; }
 
@@ -63,8 +80,8 @@ Authenticator::Authenticator(std::string path, Credentials credentials, FileStam
                              EnrollmentLimits limits)
     : path_(std::move(path)),
       ring_(ring_of(credentials)),
-      per_address_(limits.per_address_per_hour),
-      per_secret_(limits.per_secret_per_hour) {
+      new_devices_(limits),
+      renewals_(limits.renewals_per_device_per_hour) {
   install(std::move(credentials));
   reloader_ = std::make_unique<FileReloader<Credentials>>(
       path_, "credentials", stamp, load_credentials,
@@ -178,26 +195,7 @@ Fallible Authenticator::allow(std::string_view authorization, Role role) const {
   return done();
 }
 
-Outcome<Enrollment> Authenticator::enroll(std::string_view authorization,
-                                          std::string_view source_address, uint64_t device_nonce,
-                                          int64_t now) {
-  if (auto allowed = allow(authorization, Role::kEnrollment); !allowed) return allowed.error();
-  if (device_revoked(device_nonce)) {
-    return forbidden("this device is revoked: it cannot enroll until an admin restores it");
-  }
-  const auto clock = RateLimiter::Clock::now();
-  uint32_t retry_after = 0;
-  // The secret's bucket is keyed by its digest: the secret itself is not kept.
-  const Digest secret = sha256(bearer_credential(authorization));
-  if (!per_address_.allow(source_address, clock, &retry_after)) {
-    return Error{Error::Kind::kTooManyRequests,
-                 "too many enrollments from this address; retry later", retry_after};
-  }
-  if (!per_secret_.allow(std::string_view(reinterpret_cast<const char*>(secret.data()), secret.size()),
-                         clock, &retry_after)) {
-    return Error{Error::Kind::kTooManyRequests,
-                 "too many enrollments with this enrollment secret; retry later", retry_after};
-  }
+Enrollment Authenticator::issue(uint64_t device_nonce, int64_t now) const {
   Enrollment out;
   out.device_nonce = device_nonce;
   std::shared_lock lock(mutex_);
@@ -214,6 +212,75 @@ Fallible Authenticator::change(const std::function<Fallible(Credentials&)>& appl
     if (auto saved = save_credentials(path_, next); !saved) return saved.error();
     return next;
   });
+}
+
+Outcome<Enrollment> Authenticator::enroll(std::string_view authorization,
+                                          std::string_view source_address,
+                                          const EnrollmentRequest& request,
+                                          DeviceRegistry& devices, int64_t now) {
+  if (auto allowed = allow(authorization, Role::kEnrollment); !allowed) return allowed.error();
+  const uint64_t nonce = request.device_nonce;
+  if (device_revoked(nonce)) {
+    return forbidden("this device is revoked: it cannot enroll until an admin restores it");
+  }
+  // Only the key's digest is compared and stored: a copy of the database
+  // does not let anyone renew as the device.
+  const Digest key = sha256(std::string_view(
+      reinterpret_cast<const char*>(request.device_key.data()), request.device_key.size()));
+  const auto clock = RateLimiter::Clock::now();
+  const std::string renewal_key(reinterpret_cast<const char*>(&nonce), sizeof nonce);
+  auto renewal_allowed = [&]() -> Fallible {
+    uint32_t retry_after = 0;
+    if (renewals_.allow(renewal_key, clock, &retry_after)) return done();
+    return Error{Error::Kind::kTooManyRequests, "too many enrollments of this device; retry later",
+                 retry_after};
+  };
+
+  auto bound = devices.binding(nonce);
+  if (!bound) return bound.error();
+  if (bound.value()) {
+    if (!equal_in_constant_time(bound.value()->key_sha256, key)) return taken(nonce);
+    if (auto allowed = renewal_allowed(); !allowed) return allowed.error();
+    if (now - bound.value()->last_renewed_at >= kRenewalRecordSeconds) {
+      if (auto recorded = devices.renewed(nonce, now); !recorded) return recorded.error();
+    }
+    return issue(nonce, now);
+  }
+  auto reported = devices.has_reports(nonce);
+  if (!reported) return reported.error();
+  if (reported.value()) {
+    // Reports but no key: a device from before keys, or a certificate
+    // device. Only a token this ring signed for the nonce proves the
+    // requester is it (the nonce alone is public: it is in every token).
+    bool proven = false;
+    if (!request.device_token.empty()) {
+      std::shared_lock lock(mutex_);
+      const auto claims = ring_.verify_signature(request.device_token);
+      proven = claims && claims->device_nonce == nonce;
+    }
+    if (!proven) {
+      return Error{Error::Kind::kConflict,
+                   "device nonce " + hex_nonce(nonce) +
+                       " has reports but no device key yet (it enrolled before device keys): "
+                       "send the device token this collector issued it as \"device_token\" to "
+                       "bind the key; nothing was changed"};
+    }
+    if (auto allowed = renewal_allowed(); !allowed) return allowed.error();
+  } else {
+    // The secret's bucket is keyed by its digest: the secret itself is not kept.
+    const Digest secret = sha256(bearer_credential(authorization));
+    if (auto admitted = new_devices_.take(
+            std::string_view(reinterpret_cast<const char*>(secret.data()), secret.size()),
+            source_address, clock);
+        !admitted) {
+      return admitted.error();
+    }
+  }
+  auto stored = devices.bind(nonce, key, now);
+  if (!stored) return stored.error();
+  // Another collector may have bound it since we looked: its binding stands.
+  if (!equal_in_constant_time(stored->key_sha256, key)) return taken(nonce);
+  return issue(nonce, now);
 }
 
 Outcome<std::string> Authenticator::create_token(Role role, std::string name) {

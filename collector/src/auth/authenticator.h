@@ -4,14 +4,19 @@
 //                                  or a client certificate from the fleet's CA;
 //                                  either binds one device nonce
 //   enrollment  POST /v1/enroll    the app's enrollment secret: a device token
-//                                  for the nonce the device names, rate-limited
-//                                  per secret and per source address
+//                                  for the nonce the device names, bound at its
+//                                  first enrollment to the device's key (a
+//                                  renewal needs the same key); new devices
+//                                  limited per source and per secret
+//                                  (auth/enrollment_allowance.h), renewals
+//                                  per device
 //   reader      GET  /v1/metrics...  estimates, series, the metric list
 //   admin       /v1/admin/...      and everything a reader may
 //
 // Missing, unknown or revoked credentials: kUnauthenticated (401);
 // credentials that are valid but not for this: kForbidden (403); over an
-// enrollment rate: kTooManyRequests (429). Messages never echo a credential.
+// enrollment rate: kTooManyRequests (429); a nonce that belongs to another
+// device: kConflict (409). Messages never echo a credential.
 //
 // Revocation (admin API): a bearer token is marked revoked in the
 // credentials file; a device nonce is listed there, and then every device
@@ -34,21 +39,17 @@
 #include <vector>
 
 #include "auth/credentials.h"
+#include "auth/device_registry.h"
+#include "auth/enrollment_allowance.h"
+#include "auth/enrollment_request.h"
 #include "auth/rate_limiter.h"
 #include "util/file_reloader.h"
 
 namespace blur::collector::auth {
 
-struct EnrollmentLimits {
-  uint32_t per_address_per_hour = 1000;
-  uint32_t per_secret_per_hour = 100000;
-};
-
-struct Enrollment {
-  std::string token;
-  uint64_t device_nonce = 0;
-  int64_t expires_at = 0;
-};
+// A bound device's renewal sets last_renewed_at at most this often (a
+// write per renewal would let a renewal loop make one per request).
+inline constexpr int64_t kRenewalRecordSeconds = 3600;
 
 // The token of an "Authorization: Bearer <token>" header value, or "".
 std::string_view bearer_credential(std::string_view authorization);
@@ -87,8 +88,18 @@ class Authenticator {
   // Whether the bearer token may act as `role` (an admin may read).
   Fallible allow(std::string_view authorization, Role role) const;
 
+  // A device token for the request's nonce, by what `devices` knows of it:
+  //   bound to this key         a renewal (renewals_per_device_per_hour)
+  //   bound to another key      kConflict: it is another device's; nothing changes
+  //   unbound, with reports     it reported before device keys (or is a
+  //                             certificate device): bound only with a device
+  //                             token this ring signed for it (expired or not),
+  //                             else kConflict; then limited as a renewal
+  //   unbound, no reports       a new device: EnrollmentAllowance, then bound
+  // Two collectors binding one nonce at once: the first binding stands.
   Outcome<Enrollment> enroll(std::string_view authorization, std::string_view source_address,
-                             uint64_t device_nonce, int64_t now);
+                             const EnrollmentRequest& request, DeviceRegistry& devices,
+                             int64_t now);
 
   // Admin actions, saved to the credentials file before they take effect.
   // A new bearer token (returned once; only its digest is kept).
@@ -122,14 +133,15 @@ class Authenticator {
   // An admin change: applied to the file as it is on disk now, saved, then
   // in force.
   Fallible change(const std::function<Fallible(Credentials&)>& apply);
+  Enrollment issue(uint64_t device_nonce, int64_t now) const;
 
   const std::string path_;
   mutable std::shared_mutex mutex_;  // guards credentials_, ring_ and revoked_
   Credentials credentials_;
   KeyRing ring_;
   std::unordered_set<uint64_t> revoked_;  // credentials_.revoked_devices' nonces
-  RateLimiter per_address_;
-  RateLimiter per_secret_;
+  EnrollmentAllowance new_devices_;
+  RateLimiter renewals_;  // per device nonce
   // Reloads the file when it changes; calls install().
   std::unique_ptr<FileReloader<Credentials>> reloader_;
 };

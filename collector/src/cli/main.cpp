@@ -421,11 +421,15 @@ int main(int argc, char** argv) {
                         "an SQLite store; required with PostgreSQL)");
   serve_cmd
       ->add_option("--enrollments-per-address", serve_options.enrollment.per_address_per_hour,
-                   "POST /v1/enroll: enrollments allowed per source address and hour")
+                   "POST /v1/enroll: new devices per source address (an IPv6 /64 counts as one) "
+                   "and hour; renewals of enrolled devices do not count. The default admits a "
+                   "fleet behind one NAT address")
       ->capture_default_str();
   serve_cmd
       ->add_option("--enrollments-per-secret", serve_options.enrollment.per_secret_per_hour,
-                   "POST /v1/enroll: enrollments allowed per enrollment secret and hour")
+                   "POST /v1/enroll: new devices per enrollment secret and hour; its lower half "
+                   "is a reserve of which each source address gets at most 10 an hour, so that "
+                   "a few addresses cannot spend it for everyone")
       ->capture_default_str();
   serve_cmd
       ->add_option("--credentials-reload-seconds", serve_options.credentials_reload_seconds,

@@ -17,6 +17,7 @@ extern const char* const kSchemaTableExists;  // one row: 't' or 'f'
 extern const char* const kSelectSchemaVersion;  // one row: the version or NULL
 extern const char* const kCreateSchema;       // the tables at kSchemaVersion; version row
 extern const char* const kUpgradeToVersion2;  // from version 1: report_counts, filled
+extern const char* const kUpgradeToVersion3;  // from version 2: devices, empty
 
 // Columns of a report, in ReportRow's order, as read by find and scan.
 extern const char* const kReportColumns;
@@ -41,6 +42,11 @@ extern const Statement kAddDeviceCounts;
 extern const Statement kDeviceCount;
 extern const Statement kDeviceCountSums;
 extern const Statement kDeleteDeviceCountsBefore;
+extern const Statement kFindDevice;
+extern const Statement kInsertDevice;
+extern const Statement kSetDeviceRenewed;
+extern const Statement kHasReports;
+extern const Statement kCountDevicesSince;
 
 // Every statement above: their ids must be distinct (a test checks it), or
 // a session would run one statement's prepared text for another.
