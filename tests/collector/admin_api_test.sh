@@ -114,7 +114,8 @@ expect_status "revoke a device" 200 \
 expect_status "the revoked device's token" 401 \
   "$(call POST /v1/reports "$old_token" "not a batch" application/x-protobuf)"
 expect_status "the revoked device enrolling" 403 \
-  "$(call POST /v1/enroll "$BLUR_ENROLLMENT_SECRET" '{"device_nonce": "00000000000000a1"}' application/json)"
+  "$(call POST /v1/enroll "$BLUR_ENROLLMENT_SECRET" \
+    "{\"device_nonce\": \"00000000000000a1\", \"device_key\": \"$(printf %s 00000000000000a1 | sha256sum | cut -c1-64)\"}" application/json)"
 expect_status "a nonce of another shape" 400 \
   "$(call POST /v1/admin/devices/revoke "$BLUR_ADMIN_TOKEN" '{"device_nonce": "A1"}' application/json)"
 expect_status "restore the device" 200 \

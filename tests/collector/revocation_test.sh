@@ -119,7 +119,10 @@ echo "$token_took"
 
 # A device revoked on A by its nonce.
 enroll() {  # PORT NONCE -> "STATUS BODY"
-  call "$1" POST /v1/enroll "$BLUR_ENROLLMENT_SECRET" "{\"device_nonce\": \"$2\"}" application/json
+  local key  # any device key will do for a test nonce: the nonce's SHA-256
+  key=$(printf %s "$2" | sha256sum | cut -c1-64)
+  call "$1" POST /v1/enroll "$BLUR_ENROLLMENT_SECRET" \
+    "{\"device_nonce\": \"$2\", \"device_key\": \"$key\"}" application/json
 }
 answer=$(enroll "$port_a" 00000000000000d1)
 expect_status "enroll d1" 200 "$answer"
