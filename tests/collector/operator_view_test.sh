@@ -136,6 +136,12 @@ def get(name, **labels):
 
 assert get("blur_collector_reports_accepted_total") == stored, (samples, stored)
 assert get("blur_collector_reports_duplicate_total") == duplicates == stored
+# Every valid report, by its device's age: all 400 devices enrolled just now.
+assert get("blur_collector_reports_received_total", metric="1",
+           device_age="enrolled_last_day") == stored + duplicates
+assert get("blur_collector_enrollments_total", kind="new_device") >= 400  # and the hand-made ones
+assert get("blur_collector_enrollments_total", kind="renewal") == 400    # the rerun fleet
+assert get("process_open_fds") > 0 and get("process_cpu_seconds_total") > 0
 assert get("blur_collector_commit_reports_sum") == stored + duplicates
 assert get("blur_collector_commit_reports_count") == get("blur_collector_commit_duration_seconds_count") > 0
 assert get("blur_collector_batches_conflicting_total") == 0

@@ -168,8 +168,23 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
   if (committer_ == nullptr) {
     return reply(error_response(503, "this collector is read-only", observe::Reason::kUnavailable));
   }
+  const int64_t now = unix_now();
+  if (device) {
+    auto enrolled = enrollment_times_.of(*device);
+    if (!enrolled) {
+      return reply(error_response(503, "the collector could not look up the device; retry later",
+                                  observe::Reason::kUnavailable));
+    }
+    batch->enrolled_at = enrolled.value();
+  }
+  if (metrics_ != nullptr) {
+    const auto age = observe::CollectorMetrics::device_age(batch->enrolled_at, now);
+    std::map<uint32_t, uint64_t> per_metric;
+    for (const IncomingReport& report : batch->reports) ++per_metric[report.metric_id];
+    for (const auto& [metric_id, count] : per_metric) metrics_->count_received(metric_id, age, count);
+  }
   committer_->submit(
-      batch, unix_now(), [metrics = metrics_, reply](const Outcome<BatchOutcome>& outcome) {
+      batch, now, [metrics = metrics_, reply](const Outcome<BatchOutcome>& outcome) {
         if (!outcome) {
           // The store's words (a path, the database's message) are for the
           // operator's log (observe/write_health.h), not for devices.
@@ -305,6 +320,11 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
   flush();
   out.end_array().end_object();
   return {200, out.take()};
+}
+
+void CollectorApi::enrolled(bool renewal) {
+  if (metrics_ == nullptr) return;
+  (renewal ? metrics_->enrollments_renewed : metrics_->enrollments_new).add();
 }
 
 ApiResponse CollectorApi::health() const { return json_answer(200, {{"status", "ok"}}); }

@@ -73,7 +73,7 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
     enroll_limits.content_types = {"application/json"};
     enroll_limits.body_limit_name = "the enrollment request limit";
     server.route("POST", "/v1/enroll", enroll_limits,
-                 [authenticator, &store](const http::Request& request, http::Reply reply) {
+                 [authenticator, &store, &api](const http::Request& request, http::Reply reply) {
                    // Credentials first: a stranger learns nothing of the body's rules.
                    const std::string authorization = request.header("Authorization");
                    if (auto allowed = authenticator->allow(authorization, auth::Role::kEnrollment);
@@ -87,6 +87,7 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
                        authorization, address_of(request.peer), enroll.value(), devices,
                        unix_now());
                    if (!enrollment) return reply(to_http(error_response(enrollment.error())));
+                   api.enrolled(enrollment->renewal);
                    reply(to_http(ApiResponse(200, auth::enrollment_answer(enrollment.value()))));
                  });
   }

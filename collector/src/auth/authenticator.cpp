@@ -244,7 +244,9 @@ Outcome<Enrollment> Authenticator::enroll(std::string_view authorization,
     if (now - bound.value()->last_renewed_at >= kRenewalRecordSeconds) {
       if (auto recorded = devices.renewed(nonce, now); !recorded) return recorded.error();
     }
-    return issue(nonce, now);
+    Enrollment renewed = issue(nonce, now);
+    renewed.renewal = true;
+    return renewed;
   }
   auto reported = devices.has_reports(nonce);
   if (!reported) return reported.error();
@@ -280,7 +282,9 @@ Outcome<Enrollment> Authenticator::enroll(std::string_view authorization,
   if (!stored) return stored.error();
   // Another collector may have bound it since we looked: its binding stands.
   if (!equal_in_constant_time(stored->key_sha256, key)) return taken(nonce);
-  return issue(nonce, now);
+  Enrollment enrolled = issue(nonce, now);
+  enrolled.renewal = reported.value();
+  return enrolled;
 }
 
 Outcome<std::string> Authenticator::create_token(Role role, std::string name) {

@@ -39,6 +39,9 @@ struct Enrollment {
   std::string token;
   uint64_t device_nonce = 0;
   int64_t expires_at = 0;
+  // Not sent: a device known before (a renewal, or a device from before
+  // device keys binding its key), not a new one. For /metrics.
+  bool renewal = false;
 };
 
 Outcome<EnrollmentRequest> parse_enrollment_request(std::string_view body);

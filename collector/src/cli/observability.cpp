@@ -76,7 +76,7 @@ Observability::Observability(const ObservabilityOptions& options, Store& store,
           store, &metrics_.store_size_bytes,
           {std::chrono::milliseconds(static_cast<long long>(options.ready_timeout_seconds * 1000)),
            std::chrono::milliseconds(15000)},
-          &writes_) {}
+          &writes_, &metrics_.devices_enrolled_last_day) {}
 
 Observability::~Observability() { stop(); }
 

@@ -4,8 +4,9 @@
 
 namespace blur::collector::observe {
 
-StoreMonitor::StoreMonitor(Store& store, Gauge* size, Options options, WriteHealth* writes)
-    : store_(store), size_(size), writes_(writes), options_(options) {
+StoreMonitor::StoreMonitor(Store& store, Gauge* size, Options options, WriteHealth* writes,
+                           Gauge* new_devices)
+    : store_(store), size_(size), writes_(writes), new_devices_(new_devices), options_(options) {
   query_thread_ = std::thread([this] { run_queries(); });
   deadline_thread_ = std::thread([this] { answer_late_checks(); });
 }
@@ -81,6 +82,14 @@ void StoreMonitor::run_queries() {
       lock.unlock();
       const auto size = store_.size_bytes();
       if (size) size_->set(static_cast<int64_t>(size.value()));  // else: the last value stays
+      if (new_devices_ != nullptr) {
+        const auto since = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count() -
+                           86400;
+        const auto enrolled = store_.devices_enrolled_since(since);
+        if (enrolled) new_devices_->set(static_cast<int64_t>(enrolled.value()));
+      }
       lock.lock();
       next_sample = Clock::now() + options_.size_period;
     }

@@ -36,8 +36,11 @@ class StoreMonitor {
     std::chrono::milliseconds ready_timeout{2000};
     std::chrono::milliseconds size_period{15000};  // the first sample at start
   };
-  // `size` may be null (no sampling); `writes` too (readiness is a read).
-  StoreMonitor(Store& store, Gauge* size, Options options, WriteHealth* writes = nullptr);
+  // `size` may be null (no sampling); `writes` too (readiness is a read);
+  // `new_devices`, if given, is sampled with the size: the devices that
+  // first enrolled in the last 24 hours.
+  StoreMonitor(Store& store, Gauge* size, Options options, WriteHealth* writes = nullptr,
+               Gauge* new_devices = nullptr);
   ~StoreMonitor();  // stop()
   StoreMonitor(const StoreMonitor&) = delete;
   StoreMonitor& operator=(const StoreMonitor&) = delete;
@@ -70,6 +73,7 @@ class StoreMonitor {
   Store& store_;
   Gauge* const size_;
   WriteHealth* const writes_;
+  Gauge* const new_devices_;
   const Options options_;
   std::mutex mutex_;
   std::condition_variable wake_queries_;
