@@ -25,7 +25,7 @@ PY
 post_batch() { post /v1/reports "$1" application/x-protobuf "$device_token"; }
 
 "$app" --storage "$work/device.bin" --batch "$work/batch1.bin" --enrollment-body "$work/enroll.json" 3 7 > "$work/run1.txt"
-grep -qx '{"device_nonce":"[0-9a-f]\{16\}"}' "$work/enroll.json"
+grep -qx '{"device_nonce":"[0-9a-f]\{16\}","device_key":"[0-9a-f]\{64\}"}' "$work/enroll.json"
 device_token=$(post /v1/enroll "$work/enroll.json" application/json "$BLUR_ENROLLMENT_SECRET" |
   /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 cat "$work/run1.txt"
@@ -43,8 +43,11 @@ grep -q '"accepted":6' "$work/answer1.json"
 # Second boot: acknowledge, record one more value. The daily allowance
 # (10 nats) refuses oue's 2 nats before spending anything; rr and laplace
 # fit exactly. Only the two new reports are pending.
-"$app" --storage "$work/device.bin" --ack "$token" --batch "$work/batch2.bin" 12 \
-  > "$work/run2.txt" 2> "$work/run2.err"
+"$app" --storage "$work/device.bin" --ack "$token" --batch "$work/batch2.bin" \
+  --enrollment-body "$work/enroll2.json" 12 > "$work/run2.txt" 2> "$work/run2.err"
+# The same device key after a reboot: enrolling again is a renewal.
+cmp "$work/enroll.json" "$work/enroll2.json"
+post /v1/enroll "$work/enroll2.json" application/json "$BLUR_ENROLLMENT_SECRET" | grep '"token"' > /dev/null
 cat "$work/run2.txt" "$work/run2.err"
 if grep -q "provisioned" "$work/run2.txt"; then echo "the second boot provisioned again"; exit 1; fi
 grep -q "metric 2: window budget exhausted" "$work/run2.err"

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <thread>
 
+#include "blur/enrollment.h"
+
 namespace blur::sim {
 
 namespace {
@@ -47,11 +49,24 @@ httplib::Headers bearer(const std::string& token) {
   return {{"Authorization", "Bearer " + token}};
 }
 
+std::string simulated_enrollment_body(uint64_t device_nonce) {
+  static constexpr char kLabel[] = "blur-device-sim";
+  uint8_t nonce[8];
+  for (int i = 0; i < 8; ++i) nonce[i] = static_cast<uint8_t>(device_nonce >> (8 * i));
+  uint8_t secret[blur::kEnrollmentSecretSize];
+  char body[blur::kEnrollmentBodySize];
+  if (blur::hmac_sha256(reinterpret_cast<const uint8_t*>(kLabel), sizeof kLabel - 1, nonce,
+                        sizeof nonce, nullptr, 0, secret) != blur::Status::kOk ||
+      blur::write_enrollment_body(device_nonce, secret, nullptr, body, sizeof body) !=
+          blur::Status::kOk) {
+    return "";  // SHA-256 failed: the collector answers 400
+  }
+  return body;
+}
+
 EnrollResult enroll(httplib::Client& client, const std::string& enrollment_secret,
                     uint64_t device_nonce, int retries) {
-  char body[64];
-  std::snprintf(body, sizeof body, "{\"device_nonce\":\"%016llx\"}",
-                static_cast<unsigned long long>(device_nonce));
+  const std::string body = simulated_enrollment_body(device_nonce);
   EnrollResult result;
   std::string last;
   for (int attempt = 0; attempt <= retries; ++attempt) {

@@ -1,7 +1,13 @@
 // How simulated devices and readers prove who they are to a collector that
 // requires it (the default): each device enrolls its nonce with the app's
-// enrollment secret (POST /v1/enroll) and sends the device token it gets on
-// every POST; reads send a reader token.
+// enrollment secret and its device key (POST /v1/enroll, the SDK's body:
+// blur/enrollment.h) and sends the device token it gets on every POST;
+// reads send a reader token.
+//
+// A simulated device's secret, from which its key derives, is
+// HMAC-SHA256("blur-device-sim", nonce): the simulator's nonces have no
+// ledger behind them. Anyone can compute it; it is for simulation only (a
+// real device's secret is 32 random bytes in its ledger).
 //
 // Secrets come from files or the environment, never the command line
 // (which other users of the machine can read in /proc):
@@ -33,6 +39,9 @@ struct EnrollResult {
   std::string token;
   std::string error;
 };
+
+// The enrollment body of the simulated device `device_nonce`.
+std::string simulated_enrollment_body(uint64_t device_nonce);
 
 // POST /v1/enroll for `device_nonce`. Network failures, 5xx and 429 are
 // retried (429 after its Retry-After, at most 5 s); other answers are final.

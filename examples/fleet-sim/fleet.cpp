@@ -141,6 +141,16 @@ Delivery post_batch(httplib::Client& client, const std::string& batch, const std
       }
       delivery.over_limit = body["over_limit"].get<uint64_t>();
     }
+    // Held back by the metric's quarantine of new devices: refused for good
+    // as well (counted with the bound's refusals).
+    if (body.contains("quarantined")) {
+      if (!body["quarantined"].is_number_unsigned()) {
+        delivery.error = "collector answered 200 with a malformed quarantined: " + answer;
+        delivery.kind = Delivery::Kind::kRefused;
+        return delivery;
+      }
+      delivery.over_limit += body["quarantined"].get<uint64_t>();
+    }
     return delivery;
   }
   return {Delivery::Kind::kUnreachable,

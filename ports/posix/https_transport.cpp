@@ -164,19 +164,23 @@ Status HttpsTransport::post_batch(const uint8_t* body, size_t length, int* http_
                       http_status);
 }
 
-Status HttpsTransport::enroll(const char* enrollment_secret, uint64_t device_nonce, char* token,
+Status HttpsTransport::enroll(const char* enrollment_secret, const Client& client, char* token,
                               size_t capacity, int* http_status) {
   if (!ready_ || enrollment_secret == nullptr || token == nullptr || http_status == nullptr ||
       capacity < kDeviceTokenCapacity) {
     return Status::kInvalidArgument;
   }
-  char body[48];
-  const int length = snprintf(body, sizeof body, "{\"device_nonce\":\"%016llx\"}",
-                              static_cast<unsigned long long>(device_nonce));
+  // The token we have, if any, goes along: a nonce with reports but no key
+  // bound needs it once. One the body cannot carry is left out.
+  char body[kEnrollmentBodyWithTokenSize];
+  if (config_.device_token == nullptr ||
+      client.enrollment_body(body, sizeof body, config_.device_token) != Status::kOk) {
+    BLUR_TRY(client.enrollment_body(body, sizeof body));
+  }
   char answer[1024];
   BLUR_TRY(with_retries({"/v1/enroll", "application/json", enrollment_secret,
-                         reinterpret_cast<const uint8_t*>(body), static_cast<size_t>(length),
-                         answer, sizeof answer},
+                         reinterpret_cast<const uint8_t*>(body), strlen(body), answer,
+                         sizeof answer},
                         http_status));
   // {"token":"bt1-...", ...}: the token is [0-9a-z-], so no JSON escapes.
   const char* body_start = strstr(answer, "\r\n\r\n");
@@ -191,6 +195,27 @@ Status HttpsTransport::enroll(const char* enrollment_secret, uint64_t device_non
   memcpy(token, value + 1, token_length);
   token[token_length] = '\0';
   return Status::kOk;
+}
+
+Status HttpsTransport::enroll_with_config_secret(const Client& client, int* http_status) {
+  // The body is written (with the old token) before token_ is overwritten.
+  BLUR_TRY(enroll(config_.enrollment_secret, client, token_, sizeof token_, http_status));
+  config_.device_token = token_;
+  return Status::kOk;
+}
+
+Status HttpsTransport::post_batch_enrolled(const Client& client, const uint8_t* body,
+                                           size_t length, int* http_status) {
+  if (http_status == nullptr) return Status::kInvalidArgument;
+  if (config_.enrollment_secret != nullptr && config_.device_token == nullptr) {
+    BLUR_TRY(enroll_with_config_secret(client, http_status));
+  }
+  const Status posted = post_batch(body, length, http_status);
+  if (posted == Status::kOk || *http_status != 401 || config_.enrollment_secret == nullptr) {
+    return posted;
+  }
+  BLUR_TRY(enroll_with_config_secret(client, http_status));
+  return post_batch(body, length, http_status);
 }
 
 Status HttpsTransport::with_retries(const Exchange& exchange, int* http_status) {
@@ -219,7 +244,7 @@ Status send_pending(Client& client, HttpsTransport& transport, size_t* sent) {
     BLUR_TRY(client.pending_batch(batch, sizeof batch, &written, &count, &token));
     if (count == 0) return Status::kOk;
     int http_status = 0;
-    BLUR_TRY(transport.post_batch(batch, written, &http_status));
+    BLUR_TRY(transport.post_batch_enrolled(client, batch, written, &http_status));
     BLUR_TRY(client.acknowledge(token));
     *sent += count;
   }

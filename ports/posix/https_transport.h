@@ -31,9 +31,13 @@ struct HttpsConfig {
   const char* ca_file = nullptr;           // PEM: the CA that signed the collector's certificate
   const char* client_cert_file = nullptr;  // optional PEM client certificate...
   const char* client_key_file = nullptr;   // ...and its key
-  // The device token (from enroll(); the app keeps it, e.g. in a file, and
-  // enrolls again when the collector answers 401). nullptr: none sent.
+  // The device token (from enroll(); the app keeps it, e.g. in a file).
+  // nullptr: none sent, until an enrollment.
   const char* device_token = nullptr;
+  // The app's enrollment secret. With it, send_pending() enrolls the device
+  // when it has no token, and again when the collector answers 401, then
+  // sends the batch once more; device_token() is then the new token.
+  const char* enrollment_secret = nullptr;
   int max_attempts = 5;
   uint32_t initial_backoff_ms = 100;  // doubled after each failed attempt
 };
@@ -53,14 +57,26 @@ class HttpsTransport {
   // kTransportFailure otherwise (*http_status: the last answer, 0 if none).
   Status post_batch(const uint8_t* body, size_t length, int* http_status);
 
-  // POST /v1/enroll with the app's enrollment secret for `device_nonce`
-  // (Client::ledger().device_nonce()): the device token, NUL-terminated,
-  // into `token` (kDeviceTokenCapacity bytes). Retried like post_batch.
+  // POST /v1/enroll with the app's enrollment secret and `client`'s body
+  // (Client::enrollment_body: its nonce and device key, and the token sent
+  // now, if any: the proof a device that reported before device keys
+  // needs): the device token, NUL-terminated, into `token`
+  // (kDeviceTokenCapacity bytes). Retried like post_batch; a 409 (the nonce
+  // is another device's) is final.
   static constexpr size_t kDeviceTokenCapacity = 80;
-  Status enroll(const char* enrollment_secret, uint64_t device_nonce, char* token,
+  Status enroll(const char* enrollment_secret, const Client& client, char* token,
                 size_t capacity, int* http_status);
   // Sends `token` (owned by the caller, kept alive) on every later POST.
   void set_device_token(const char* token) { config_.device_token = token; }
+  // The token sent now (the app's, or the one send_pending() enrolled for:
+  // keep it for the next run). nullptr: none.
+  const char* device_token() const { return config_.device_token; }
+
+  // post_batch() with the enrollments HttpsConfig::enrollment_secret asks
+  // for: one first when there is no token, one after a 401 (then the batch
+  // is posted once more).
+  Status post_batch_enrolled(const Client& client, const uint8_t* body, size_t length,
+                             int* http_status);
 
   // Why the last attempt failed (mbedTLS's error text, or the status line).
   const char* last_error() const { return last_error_; }
@@ -79,6 +95,7 @@ class HttpsTransport {
   };
   Status attempt(const Exchange& exchange, int* http_status);
   Status with_retries(const Exchange& exchange, int* http_status);
+  Status enroll_with_config_secret(const Client& client, int* http_status);
   static int random(void* rng, unsigned char* out, size_t length);
 
   HttpsConfig config_{};
@@ -91,11 +108,13 @@ class HttpsTransport {
   char last_error_[160] = {};
   int attempts_ = 0;
   bool final_ = false;  // the last failure cannot be cured by retrying
+  char token_[kDeviceTokenCapacity] = {};  // post_batch_enrolled()'s enrollments
 };
 
-// Sends every pending batch of `client` and acknowledges each one the
-// collector stored. *sent: reports acknowledged. Stops at the first batch
-// that fails (its reports stay queued for the next call).
+// Sends every pending batch of `client` (post_batch_enrolled: enrolling as
+// the configuration asks) and acknowledges each one the collector stored.
+// *sent: reports acknowledged. Stops at the first batch that fails (its
+// reports stay queued for the next call).
 Status send_pending(Client& client, HttpsTransport& transport, size_t* sent);
 
 }  // namespace posix

@@ -8,12 +8,20 @@
 # collector's credentials directory is $collector_auth_dir, and the tokens
 # it made at first start are exported for blur-device-sim and curl:
 # BLUR_ENROLLMENT_SECRET, BLUR_READER_TOKEN, BLUR_ADMIN_TOKEN. A test fleet
-# enrolls every device from 127.0.0.1, so the per-address enrollment limit
-# is lifted here (set --enrollments-per-address again to test it).
+# enrolls every device from 127.0.0.1, so the new-device limits per address
+# and per secret are lifted here, unless the arguments set them (to test
+# them: an option may be given once).
 start_collector() {
   local binary=$1 log=$2
   shift 2
-  "$binary" serve --address 127.0.0.1 --port 0 --enrollments-per-address 100000000 "$@" \
+  local lifted=() arg
+  local address=(--enrollments-per-address 100000000) secret=(--enrollments-per-secret 100000000)
+  for arg in "$@"; do
+    [ "$arg" = --enrollments-per-address ] && address=()
+    [ "$arg" = --enrollments-per-secret ] && secret=()
+  done
+  lifted=("${address[@]}" "${secret[@]}")
+  "$binary" serve --address 127.0.0.1 --port 0 "${lifted[@]}" "$@" \
     > "$log" 2>&1 &
   collector_pid=$!
   collector_port=""

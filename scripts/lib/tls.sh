@@ -40,3 +40,28 @@ make_device_certificate() {
   openssl x509 -req -in "$dir/$name.csr" -CA "$dir/fleet-ca.pem" -CAkey "$dir/fleet-ca.key" \
     -CAcreateserial -days 2 -extfile "$dir/$name.ext" -out "$dir/$name.pem" 2>/dev/null
 }
+
+# A CRL of the fleet CA (made by make_device_certificate) revoking the
+# device certificates NAME... (none: an empty CRL), written to DIR/fleet.crl
+# atomically, a new file renamed over it (serve with --tls-client-crl).
+#
+#   make_fleet_crl DIR [NAME...]
+make_fleet_crl() {
+  local dir=$1
+  shift
+  local ca="$dir/fleet-crl-ca"
+  rm -rf "$ca"
+  mkdir -p "$ca"
+  : > "$ca/index.txt"
+  echo 01 > "$ca/crlnumber"
+  printf '[ca]\ndefault_ca = fleet\n[fleet]\ndatabase = %s\ncrlnumber = %s\ndefault_md = sha256\ndefault_crl_days = 2\n' \
+    "$ca/index.txt" "$ca/crlnumber" > "$ca/openssl.cnf"
+  local name
+  for name in "$@"; do
+    openssl ca -config "$ca/openssl.cnf" -keyfile "$dir/fleet-ca.key" -cert "$dir/fleet-ca.pem" \
+      -revoke "$dir/$name.pem" 2>/dev/null
+  done
+  openssl ca -config "$ca/openssl.cnf" -keyfile "$dir/fleet-ca.key" -cert "$dir/fleet-ca.pem" \
+    -gencrl -out "$dir/fleet.crl.new" 2>/dev/null
+  mv "$dir/fleet.crl.new" "$dir/fleet.crl"
+}

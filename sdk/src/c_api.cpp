@@ -213,21 +213,20 @@ blur_status blur_device_nonce(const blur_client* client, uint64_t* nonce) {
   return BLUR_OK;
 }
 
+static_assert(BLUR_ENROLLMENT_BODY_SIZE == blur::kEnrollmentBodySize, "blur/enrollment.h");
+static_assert(BLUR_ENROLLMENT_BODY_WITH_TOKEN_SIZE == blur::kEnrollmentBodyWithTokenSize &&
+                  BLUR_MAX_DEVICE_TOKEN_LENGTH == blur::kMaxDeviceTokenLength,
+              "blur/enrollment.h");
+
 blur_status blur_enrollment_body(const blur_client* client, char* buffer, size_t capacity) {
-  uint64_t nonce = 0;
-  if (buffer == nullptr || capacity < BLUR_ENROLLMENT_BODY_SIZE) return BLUR_INVALID_ARGUMENT;
-  const blur_status status = blur_device_nonce(client, &nonce);
-  if (status != BLUR_OK) return status;
-  static constexpr char kHead[] = "{\"device_nonce\":\"";
-  static constexpr char kHex[] = "0123456789abcdef";
-  size_t at = 0;
-  for (size_t i = 0; i + 1 < sizeof kHead; ++i) buffer[at++] = kHead[i];
-  for (int shift = 60; shift >= 0; shift -= 4) buffer[at++] = kHex[(nonce >> shift) & 15];
-  buffer[at++] = '"';
-  buffer[at++] = '}';
-  buffer[at] = '\0';
-  static_assert(sizeof kHead - 1 + 16 + 2 + 1 == BLUR_ENROLLMENT_BODY_SIZE, "body size");
-  return BLUR_OK;
+  if (client == nullptr) return BLUR_INVALID_ARGUMENT;
+  return to_c(client->client.enrollment_body(buffer, capacity));
+}
+
+blur_status blur_enrollment_body_with_token(const blur_client* client, const char* device_token,
+                                            char* buffer, size_t capacity) {
+  if (client == nullptr || device_token == nullptr) return BLUR_INVALID_ARGUMENT;
+  return to_c(client->client.enrollment_body(buffer, capacity, device_token));
 }
 
 const char* blur_status_name(blur_status status) {

@@ -171,6 +171,15 @@ Status Client::provision(const LedgerPolicy& policy) {
   return provisioned;
 }
 
+static_assert(kEnrollmentSecretSize == kLedgerSecretSize, "the device key derives from the ledger's secret");
+
+Status Client::enrollment_body(char* buffer, size_t capacity, const char* device_token) const {
+  if (!ledger_.is_open()) return Status::kLedgerClosed;
+  if (ledger_.secret() == nullptr) return Status::kInvalidArgument;
+  return write_enrollment_body(ledger_.device_nonce(), ledger_.secret(), device_token, buffer,
+                               capacity);
+}
+
 Status Client::add_metric(uint32_t metric_id, MechanismId mechanism, EpsilonMicros epsilon_micros,
                           uint32_t domain_size, EpsilonMicros longitudinal_epsilon,
                           uint32_t rounding_buckets) {

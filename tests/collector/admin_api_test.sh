@@ -6,6 +6,9 @@
 #    is signed by key 2, and both keep working after a restart;
 #  - a metric registered over the API (TOML body) is listed and takes reports;
 #  - prune answers per metric; nothing without a token (401);
+#  - a reader token revoked by its id gets 401, the last admin token 409, a
+#    revoked device's token 401 and its enrollment 403 until restored;
+#    the database is 0600 and the credentials directory 0700;
 #  - serve --no-auth warns on stderr.
 #   admin_api_test.sh BLUR_COLLECTOR BLUR_DEVICE_SIM
 set -euo pipefail
@@ -50,8 +53,11 @@ if grep -q "$reader" "$work/blur.db.auth/credentials.toml"; then
 fi
 
 # Rotation: a token from key 1, then key 2.
-enroll() {
-  call POST /v1/enroll "$BLUR_ENROLLMENT_SECRET" "{\"device_nonce\": \"$1\"}" application/json | field token
+enroll() {  # NONCE: any device key will do for a new nonce (here the nonce's SHA-256)
+  local key
+  key=$(printf %s "$1" | sha256sum | cut -c1-64)
+  call POST /v1/enroll "$BLUR_ENROLLMENT_SECRET" \
+    "{\"device_nonce\": \"$1\", \"device_key\": \"$key\"}" application/json | field token
 }
 old_token=$(enroll 00000000000000a1)
 case $old_token in bt1-00000001-*) ;; *) echo "FAIL: first key: $old_token" >&2; exit 1 ;; esac
@@ -85,7 +91,40 @@ last=${old_token: -1}
 forged=${old_token%?}$([ "$last" = 0 ] && echo 1 || echo 0)
 expect_status "a forged token" 401 \
   "$(call POST /v1/reports "$forged" "not a batch" application/x-protobuf)"
+
+# Revocation (two collectors sharing the credentials: revocation_test.sh).
+answer=$(call GET /v1/admin/tokens "$BLUR_ADMIN_TOKEN")
+expect_status "list the tokens" 200 "$answer"
+case $answer in *blur-reader-*|*blur-admin-*) echo "FAIL: a token in the listing" >&2; exit 1 ;; esac
+reader_id=$(/usr/bin/python3 -c '
+import json, sys
+tokens = json.loads(sys.argv[1].split(" ", 1)[1])["tokens"]
+print(next(t["id"] for t in tokens if t["name"] == "grafana"))' "$answer")
+expect_status "a revoke body of another shape" 400 \
+  "$(call POST /v1/admin/tokens/revoke "$BLUR_ADMIN_TOKEN" '{"id": "x", "name": "y"}' application/json)"
+expect_status "a reader cannot revoke" 403 \
+  "$(call POST /v1/admin/tokens/revoke "$reader" "{\"id\": \"$reader_id\"}" application/json)"
+expect_status "revoke the reader by id" 200 \
+  "$(call POST /v1/admin/tokens/revoke "$BLUR_ADMIN_TOKEN" "{\"id\": \"$reader_id\"}" application/json)"
+expect_status "the revoked reader" 401 "$(call GET /v1/metrics "$reader")"
+expect_status "the last admin token" 409 \
+  "$(call POST /v1/admin/tokens/revoke "$BLUR_ADMIN_TOKEN" '{"name": "admin (first start)"}' application/json)"
+expect_status "revoke a device" 200 \
+  "$(call POST /v1/admin/devices/revoke "$BLUR_ADMIN_TOKEN" '{"device_nonce": "00000000000000a1"}' application/json)"
+expect_status "the revoked device's token" 401 \
+  "$(call POST /v1/reports "$old_token" "not a batch" application/x-protobuf)"
+expect_status "the revoked device enrolling" 403 \
+  "$(call POST /v1/enroll "$BLUR_ENROLLMENT_SECRET" \
+    "{\"device_nonce\": \"00000000000000a1\", \"device_key\": \"$(printf %s 00000000000000a1 | sha256sum | cut -c1-64)\"}" application/json)"
+expect_status "a nonce of another shape" 400 \
+  "$(call POST /v1/admin/devices/revoke "$BLUR_ADMIN_TOKEN" '{"device_nonce": "A1"}' application/json)"
+expect_status "restore the device" 200 \
+  "$(call POST /v1/admin/devices/restore "$BLUR_ADMIN_TOKEN" '{"device_nonce": "00000000000000a1"}' application/json)"
+expect_status "the restored device's token" 400 \
+  "$(call POST /v1/reports "$old_token" "not a batch" application/x-protobuf)"
 kill "$collector_pid"; wait "$collector_pid" || true; collector_pid=""
+[ "$(stat -c %a "$work/blur.db")" = 600 ] || { echo "FAIL: blur.db is $(stat -c %a "$work/blur.db")" >&2; exit 1; }
+[ "$(stat -c %a "$work/blur.db.auth")" = 700 ] || { echo "FAIL: the credentials directory" >&2; exit 1; }
 
 # --no-auth says what it means on every start.
 start_collector "$collector" "$work/noauth.log" --db "$work/other.db" --metric 1:rr:1 --no-auth

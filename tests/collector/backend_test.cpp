@@ -50,8 +50,10 @@ TEST_P(BackendTest, RefusesANewerSchemaVersion) {
   ASSERT_FALSE(checked);
   EXPECT_EQ(checked.error().kind, Error::Kind::kInvalid);
   // Both versions named, and what to do.
-  for (const char* part :
-       {"version 3", "newer than this collector's (2)", "upgrade the collector"}) {
+  for (const std::string& part :
+       {"version " + std::to_string(kSchemaVersion + 1),
+        "newer than this collector's (" + std::to_string(kSchemaVersion) + ")",
+        std::string("upgrade the collector")}) {
     EXPECT_NE(checked.error().message.find(part), std::string::npos) << checked.error().message;
   }
 }
@@ -270,6 +272,48 @@ TEST_P(BackendTest, RollbackLeavesNothingAndCommitIsSeenByOthers) {
   EXPECT_EQ(VALUE(other->count_reports(std::nullopt)), 1u);
 }
 
+// Devices: a nonce inserts once (with every field, and nonces above 2^63);
+// a lazy transaction rolls back like any other and its commit is seen by
+// other sessions; has_reports probes the reports' key.
+TEST_P(BackendTest, DevicesInsertOnceAndLazyTransactionsCommitOrRollBack) {
+  auto c = connect_with_schema();
+  auto other = connect();
+  DeviceRow row;
+  row.device_nonce = kHigh + 5;
+  row.enrolled_at = 1795000000;
+  row.key_sha256.fill(0xa5);
+  row.key_sha256[31] = 0;
+  row.last_renewed_at = 1795000000;
+  ASSERT_OK(c->begin_lazy());
+  EXPECT_TRUE(VALUE(c->insert_device(row)));
+  c->rollback();
+  EXPECT_FALSE(VALUE(other->find_device(row.device_nonce)));
+
+  ASSERT_OK(c->begin_lazy());
+  EXPECT_TRUE(VALUE(c->insert_device(row)));
+  DeviceRow again = row;
+  again.key_sha256.fill(1);
+  EXPECT_FALSE(VALUE(c->insert_device(again)));  // the nonce is taken: nothing written
+  ASSERT_OK(c->commit());
+  const auto found = VALUE(other->find_device(row.device_nonce));
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->device_nonce, row.device_nonce);
+  EXPECT_EQ(found->enrolled_at, row.enrolled_at);
+  EXPECT_EQ(found->key_sha256, row.key_sha256);
+  EXPECT_EQ(found->last_renewed_at, row.last_renewed_at);
+  ASSERT_OK(c->set_device_renewed(row.device_nonce, row.enrolled_at + 7));
+  EXPECT_EQ(VALUE(other->find_device(row.device_nonce))->last_renewed_at, row.enrolled_at + 7);
+  EXPECT_EQ(VALUE(other->count_devices_enrolled_since(row.enrolled_at)), 1u);
+  EXPECT_EQ(VALUE(other->count_devices_enrolled_since(row.enrolled_at + 1)), 0u);
+
+  // Ordinary transactions go on after a lazy one.
+  ASSERT_OK(c->begin());
+  ASSERT_OK(c->insert_reports({report(kHigh + 5, 1, 1, 0, "r")}));
+  ASSERT_OK(c->commit());
+  EXPECT_TRUE(VALUE(other->has_reports(kHigh + 5)));
+  EXPECT_FALSE(VALUE(other->has_reports(kHigh + 6)));
+}
+
 TEST_P(BackendTest, RegisterNodeGivesDistinctIds) {
   auto c = connect_with_schema();
   auto other = connect();
@@ -287,6 +331,34 @@ TEST_P(BackendTest, PingAnswersOnceTheSchemaExists) {
   EXPECT_FALSE(c->ping());  // reads a table of ours, not just the engine
   ASSERT_OK(c->ensure_schema());
   EXPECT_OK(c->ping());
+}
+
+TEST_P(BackendTest, ProbeWriteCommitsAndChangesNothing) {
+  auto c = connect_with_schema();
+  ASSERT_OK(c->begin());
+  ASSERT_OK(c->probe_write());
+  ASSERT_OK(c->commit());
+  EXPECT_EQ(VALUE(c->count_reports(std::nullopt)), 0u);
+  EXPECT_TRUE(VALUE(c->load_metrics()).empty());
+}
+
+// Every operation on one session, each twice: on PostgreSQL each statement
+// is prepared once per session under its id, so two statements sharing an
+// id would run one's text for the other (ping's for the count upsert, the
+// store size's for a device's count).
+TEST_P(BackendTest, OneSessionRunsEveryStatementAsItself) {
+  auto c = connect_with_schema();
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_OK(c->ping());
+    EXPECT_GT(VALUE(c->size_bytes()), 0u);
+    ASSERT_OK(c->begin());
+    ASSERT_OK(c->probe_write());
+    const auto totals = VALUE(c->add_device_counts({{7, 3600, 42, 2}}));
+    ASSERT_EQ(totals.size(), 1u);
+    EXPECT_EQ(totals[0], 2u * (round + 1));
+    ASSERT_OK(c->commit());
+    EXPECT_EQ(VALUE(c->device_count(7, 3600, 42)), 2u * (round + 1));
+  }
 }
 
 TEST_P(BackendTest, SizeGrowsWithCommittedReports) {

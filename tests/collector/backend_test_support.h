@@ -187,6 +187,7 @@ class BackendTest : public testing::TestWithParam<std::string> {
     static Error no() { return blur::collector::unavailable("no connection"); }
     Fallible ensure_schema() override { return no(); }
     Fallible begin() override { return no(); }
+    Fallible begin_lazy() override { return no(); }
     Fallible commit() override { return no(); }
     void rollback() override {}
     Outcome<std::vector<std::pair<uint32_t, std::string>>> load_metrics() override {
@@ -223,6 +224,7 @@ class BackendTest : public testing::TestWithParam<std::string> {
     }
     Fallible delete_aggregates(uint32_t) override { return no(); }
     Fallible ping() override { return no(); }
+    Fallible probe_write() override { return no(); }
     Outcome<uint64_t> size_bytes() override { return no(); }
     Outcome<std::vector<uint64_t>> add_device_counts(
         const std::vector<blur::collector::store::DeviceCountChange>&) override {
@@ -235,6 +237,13 @@ class BackendTest : public testing::TestWithParam<std::string> {
       return no();
     }
     Fallible delete_device_counts_before(uint32_t, int64_t) override { return no(); }
+    Outcome<std::optional<blur::collector::store::DeviceRow>> find_device(uint64_t) override {
+      return no();
+    }
+    Outcome<bool> insert_device(const blur::collector::store::DeviceRow&) override { return no(); }
+    Fallible set_device_renewed(uint64_t, int64_t) override { return no(); }
+    Outcome<bool> has_reports(uint64_t) override { return no(); }
+    Outcome<uint64_t> count_devices_enrolled_since(int64_t) override { return no(); }
   };
 
   std::unique_ptr<Backend> backend_;

@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <optional>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -147,6 +151,21 @@ TEST(BatchDecoder, OversizedBodiesAreRefusedBeforeDecoding) {
   std::string error;
   EXPECT_FALSE(decode_batch(bytes.data(), bytes.size(), &batch, &error));
   EXPECT_NE(error.find("exceeds the largest valid batch"), std::string::npos) << error;
+}
+
+// The operator's documentation states the batch limit the server enforces
+// (docs/collector.md, the POST /v1/reports row): it drifted once.
+TEST(BatchDecoder, TheDocumentedBatchLimitIsTheEnforcedOne) {
+  std::ifstream file(std::string(BLUR_SOURCE_DIR) + "/docs/collector.md");
+  ASSERT_TRUE(file) << "docs/collector.md";
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string docs = text.str();
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(docs, match, std::regex(R"(POST /v1/reports` \(`application/x-protobuf`, ≤ ([0-9,]+) bytes)")));
+  std::string digits = match[1].str();
+  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+  EXPECT_EQ(std::stoul(digits), blur::collector::max_encoded_batch_size());
 }
 
 }  // namespace

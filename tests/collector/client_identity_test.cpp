@@ -8,9 +8,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <future>
 #include <mutex>
 #include <string>
@@ -191,7 +194,8 @@ class MutualTls : public ::testing::TestWithParam<int> {
       ++handled_;
       Response response;
       response.content_type = "text/plain";
-      response.body = request.client_device_nonce
+      response.body = request.client_certificate_revoked ? "revoked"
+                      : request.client_device_nonce
                           ? device_uri(*request.client_device_nonce).substr(kDeviceUriPrefix.size())
                           : "none";
       reply(std::move(response));
@@ -424,6 +428,104 @@ TEST_P(MutualTls, StartRefusesAClientCaItCannotUse) {
   error.clear();
   EXPECT_FALSE(unreadable.start(&error));
   EXPECT_NE(error.find("cannot load the client CA"), std::string::npos) << error;
+}
+
+// Revocation (Options::tls_client_crl_file): the handshake completes and
+// the request says the certificate is revoked, with no nonce.
+TEST_P(MutualTls, ACertificateOnTheCrlIsMarkedRevokedAndOthersAreNot) {
+  const Credential revoked = device(fleet_ca_, {device_uri(1)});
+  const Credential kept = device(fleet_ca_, {device_uri(2)});
+  ASSERT_TRUE(revoked && kept);
+  const auto crl = blur_test::make_crl(fleet_ca_, {revoked.certificate.get()});
+  ASSERT_TRUE(crl);
+  ASSERT_TRUE(blur_test::write_crls(dir_ + "/fleet.crl", {crl.get()}));
+  Server::Options o = options(true);
+  o.tls_client_crl_file = dir_ + "/fleet.crl";
+  serve(o);
+  const auto refused = whoami(&revoked, nullptr, 2);
+  ASSERT_TRUE(refused.handshake) << refused.error;
+  EXPECT_EQ(bodies(refused), std::vector<std::string>(2, "revoked"));
+  EXPECT_EQ(bodies(whoami(&kept)), std::vector<std::string>{"0000000000000002"});
+  EXPECT_EQ(bodies(whoami(nullptr)), std::vector<std::string>{"none"});
+}
+
+TEST_P(MutualTls, TheCrlIsReadAgainWhenItChangesAndABadOneLeavesTheLastInForce) {
+  const Credential client = device(fleet_ca_, {kUri});
+  ASSERT_TRUE(client);
+  const auto empty = blur_test::make_crl(fleet_ca_, {});
+  const auto revoking = blur_test::make_crl(fleet_ca_, {client.certificate.get()});
+  ASSERT_TRUE(empty && revoking);
+  const std::string path = dir_ + "/fleet.crl";
+  ASSERT_TRUE(blur_test::write_crls(path, {empty.get()}));
+  Server::Options o = options(true);
+  o.tls_client_crl_file = path;
+  o.tls_client_crl_reload_interval = std::chrono::milliseconds(50);
+  serve(o);
+  EXPECT_EQ(bodies(whoami(&client)), std::vector<std::string>{"0123456789abcdef"});
+  // Each look needs a request (no thread of its own): poll with requests.
+  auto wait_for = [&](const std::string& body) {
+    const auto start = std::chrono::steady_clock::now();
+    while (bodies(whoami(&client)) != std::vector<std::string>{body}) {
+      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) return -1.0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  ASSERT_TRUE(blur_test::write_crls(path, {revoking.get()}));
+  const double took = wait_for("revoked");
+  ASSERT_GE(took, 0) << "the new CRL was never taken in";
+  std::printf("revoked %.0f ms after the CRL was replaced (reload interval 50 ms)\n", took);
+  // Garbage, or a CRL of another CA with the fleet CA's name (a forged
+  // signature): refused, the revoking CRL stays in force.
+  const Credential impostor = make_ca("Blur test fleet CA");
+  ASSERT_TRUE(impostor);
+  const auto forged = blur_test::make_crl(impostor, {});
+  ASSERT_TRUE(forged);
+  ASSERT_TRUE(blur_test::write_crls(path, {forged.get()}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(bodies(whoami(&client)), std::vector<std::string>{"revoked"});
+  std::ofstream(path + ".new") << "not a CRL\n";
+  ASSERT_EQ(std::rename((path + ".new").c_str(), path.c_str()), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(bodies(whoami(&client)), std::vector<std::string>{"revoked"});
+  // A stale CRL (past its nextUpdate) that no longer lists it: taken in.
+  const auto stale = blur_test::make_crl(fleet_ca_, {}, -60);
+  ASSERT_TRUE(stale);
+  ASSERT_TRUE(blur_test::write_crls(path, {stale.get()}));
+  EXPECT_GE(wait_for("0123456789abcdef"), 0);
+}
+
+TEST_P(MutualTls, StartRefusesACrlItCannotUse) {
+  const auto crl = blur_test::make_crl(fleet_ca_, {});
+  const Credential other_ca = make_ca("Someone else");
+  const Credential impostor = make_ca("Blur test fleet CA");
+  ASSERT_TRUE(crl && other_ca && impostor);
+  const auto other = blur_test::make_crl(other_ca, {});
+  const auto forged = blur_test::make_crl(impostor, {});
+  ASSERT_TRUE(other && forged);
+  struct Case {
+    std::string name;
+    std::vector<const X509_CRL*> crls;
+    bool client_ca;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"no client CA", {crl.get()}, false, "a client CRL needs a client CA"},
+      {"another CA's", {crl.get(), other.get()}, true, "is its issuer"},
+      {"forged", {forged.get()}, true, "signature does not verify"},
+      {"empty file", {}, true, "holds no CRL"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = dir_ + "/" + c.name + ".crl";
+    ASSERT_TRUE(blur_test::write_crls(path, c.crls));
+    Server::Options o = options(c.client_ca);
+    o.tls_client_crl_file = path;
+    Server server(o);
+    std::string error;
+    EXPECT_FALSE(server.start(&error)) << c.name;
+    EXPECT_NE(error.find(c.error), std::string::npos) << c.name << ": " << error;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Tls, MutualTls, ::testing::Values(TLS1_2_VERSION, TLS1_3_VERSION),

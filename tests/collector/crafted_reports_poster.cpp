@@ -6,10 +6,15 @@
 //   crafted_reports_poster URL METRIC EPSILON_MICROS FIRST_NONCE NONCES REPORTS MINUTE THREADS
 //                          [impersonate]
 //
-// Each nonce is enrolled first (POST /v1/enroll with $BLUR_ENROLLMENT_SECRET,
-// as a fake device with the app's secret can) and posts with its own device
-// token; `impersonate` posts every nonce's batches with the first nonce's
-// token instead (the collector must refuse them: 403).
+// Each nonce is enrolled first (POST /v1/enroll with $BLUR_ENROLLMENT_SECRET
+// and a device key of the poster's making, as a fake device with the app's
+// secret can) and posts with its own device token; `impersonate` posts
+// every nonce's batches with the first nonce's token instead (the collector
+// must refuse them: 403). With $BLUR_DEVICE_TOKEN the nonces are not
+// enrolled: every batch carries that token (a device's own, for FIRST_NONCE
+// and NONCES 1). Report ids start at $BLUR_FIRST_REPORT_ID (default 1).
+// Without either variable (a collector run with --no-auth) nothing is
+// enrolled and batches go without credentials.
 //
 // Prints one JSON line: what the collector answered in total (accepted,
 // duplicates, over_limit, the first limit message, failed batches).
@@ -24,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "blur/enrollment.h"
 #include "blur/report/report_encoding.h"
 #include "device_reports.h"
 
@@ -39,16 +45,27 @@ struct Totals {
 // The one place a batch goes to the collector.
 httplib::Result post_batch(httplib::Client& client, const std::string& body,
                            const std::string& token) {
-  return client.Post("/v1/reports", {{"Authorization", "Bearer " + token}}, body,
-                     "application/x-protobuf");
+  httplib::Headers headers;
+  if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+  return client.Post("/v1/reports", headers, body, "application/x-protobuf");
 }
 
-// A device token for `nonce`, or "" (with the reason on stderr).
+// A device token for `nonce`, or "" (with the reason on stderr). The fake
+// device's secret: HMAC-SHA256("crafted", nonce).
 std::string enroll(httplib::Client& client, uint64_t nonce) {
+  if (const char* given = std::getenv("BLUR_DEVICE_TOKEN")) return given;
   const char* secret = std::getenv("BLUR_ENROLLMENT_SECRET");
-  char body[64];
-  std::snprintf(body, sizeof body, "{\"device_nonce\":\"%016llx\"}",
-                static_cast<unsigned long long>(nonce));
+  static constexpr char kLabel[] = "crafted";
+  uint8_t device_secret[blur::kEnrollmentSecretSize];
+  char body[blur::kEnrollmentBodySize] = "";
+  if (blur::hmac_sha256(reinterpret_cast<const uint8_t*>(kLabel), sizeof kLabel - 1,
+                        reinterpret_cast<const uint8_t*>(&nonce), sizeof nonce, nullptr, 0,
+                        device_secret) != blur::Status::kOk ||
+      blur::write_enrollment_body(nonce, device_secret, nullptr, body, sizeof body) !=
+          blur::Status::kOk) {
+    std::fprintf(stderr, "cannot write the enrollment body\n");
+    return "";
+  }
   auto answer = client.Post("/v1/enroll",
                             {{"Authorization", std::string("Bearer ") + (secret ? secret : "")}},
                             body, "application/json");
@@ -123,6 +140,16 @@ int main(int argc, char** argv) {
   const uint64_t reports = std::strtoull(argv[6], nullptr, 10);
   const auto minute = static_cast<uint32_t>(std::strtoul(argv[7], nullptr, 10));
   const int threads = std::atoi(argv[8]);
+  const char* first_id = std::getenv("BLUR_FIRST_REPORT_ID");
+  const uint64_t first_report_id = first_id != nullptr ? std::strtoull(first_id, nullptr, 10) : 1;
+  // Impersonation: the first nonce's token, enrolled once (a renewal per
+  // batch would meet the per-device renewal limit first).
+  std::string first_token;
+  if (impersonate) {
+    httplib::Client client(url);
+    first_token = enroll(client, first_nonce);
+    if (first_token.empty()) return 2;
+  }
 
   Totals totals;
   std::atomic<uint64_t> next{0};  // the next nonce to post; a nonce's batches go in order
@@ -133,13 +160,18 @@ int main(int argc, char** argv) {
       client.set_keep_alive(true);
       client.set_tcp_nodelay(true);
       for (uint64_t k = next++; k < nonces; k = next++) {
-        const std::string token = enroll(client, impersonate ? first_nonce : first_nonce + k);
-        if (token.empty()) std::exit(2);
+        // No credentials at all for a collector run with --no-auth.
+        const bool anonymous = std::getenv("BLUR_ENROLLMENT_SECRET") == nullptr &&
+                               std::getenv("BLUR_DEVICE_TOKEN") == nullptr;
+        const std::string token = anonymous     ? std::string()
+                                  : impersonate ? first_token
+                                                : enroll(client, first_nonce + k);
+        if (!anonymous && token.empty()) std::exit(2);
         for (uint64_t sent = 0; sent < reports;) {
           const size_t count =
               static_cast<size_t>(std::min<uint64_t>(blur::kMaxReportsPerBatch, reports - sent));
           const std::string body =
-              crafted_batch(first_nonce + k, sent + 1, count, metric, epsilon, minute);
+              crafted_batch(first_nonce + k, first_report_id + sent, count, metric, epsilon, minute);
           record(totals, post_batch(client, body, token));
           sent += count;
         }

@@ -52,7 +52,8 @@ while batch[i] & 0x80:
 assert batch[0] == 0x08 and batch[i + 1] == 0x11, batch[:16]
 nonce = struct.unpack("<Q", batch[i + 2:i + 10])[0]
 request = urllib.request.Request(
-    url + "/v1/enroll", data=json.dumps({"device_nonce": f"{nonce:016x}"}).encode(),
+    url + "/v1/enroll",
+    data=json.dumps({"device_nonce": f"{nonce:016x}", "device_key": "ab" * 32}).encode(),
     headers={"Authorization": "Bearer " + os.environ["BLUR_ENROLLMENT_SECRET"],
              "Content-Type": "application/json"})
 print(json.load(urllib.request.urlopen(request))["token"])

@@ -568,7 +568,9 @@ TEST(GroupCommitQueue, FullQueueAnswersUnavailableAtOnce) {
   auto gate = std::make_shared<CommitGate>();
   GroupCommitter::Options options;
   options.max_queued_reports = 3;
-  options.on_commit = [gate](std::chrono::nanoseconds, size_t, bool) { gate->on_commit(); };
+  options.on_commit = [gate](std::chrono::nanoseconds, size_t, const Fallible&) {
+    gate->on_commit();
+  };
   {
     GroupCommitter committer(*store, options);
     struct Opener {  // declared after the committer: opens the gate before it joins
@@ -647,7 +649,7 @@ class FullQueueFixture : public CollectorFixture {
  protected:
   void SetUp() override {
     commit_options_.max_queued_reports = 1;
-    commit_options_.on_commit = [gate = gate_](std::chrono::nanoseconds, size_t, bool) {
+    commit_options_.on_commit = [gate = gate_](std::chrono::nanoseconds, size_t, const Fallible&) {
       gate->on_commit();
     };
     CollectorFixture::SetUp();
@@ -714,7 +716,9 @@ TEST(GroupCommitQueue, OneBatchPerDeviceInFlight) {
   ASSERT_TRUE(store->register_metric({1, MechanismId::kBinaryRandomizedResponse, 1000000}));
   auto gate = std::make_shared<CommitGate>();
   GroupCommitter::Options options;
-  options.on_commit = [gate](std::chrono::nanoseconds, size_t, bool) { gate->on_commit(); };
+  options.on_commit = [gate](std::chrono::nanoseconds, size_t, const Fallible&) {
+    gate->on_commit();
+  };
   {
     GroupCommitter committer(*store, options);
     struct Opener {  // declared after the committer: opens the gate before it joins
@@ -780,7 +784,7 @@ TEST(GroupCommitQueue, OneBatchPerDeviceInFlight) {
 class DeviceBusyFixture : public CollectorFixture {
  protected:
   void SetUp() override {
-    commit_options_.on_commit = [gate = gate_](std::chrono::nanoseconds, size_t, bool) {
+    commit_options_.on_commit = [gate = gate_](std::chrono::nanoseconds, size_t, const Fallible&) {
       gate->on_commit();
     };
     CollectorFixture::SetUp();

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <future>
 #include <map>
@@ -19,10 +20,12 @@
 #include <vector>
 
 #include "observe/exposition_text.h"
+#include "observe/process_metrics.h"
 #include "observe/refusals.h"
 #include "observe/registry.h"
 #include "observe/request_log.h"
 #include "observe/store_monitor.h"
+#include "observe/write_health.h"
 #include "util/time_text.h"
 
 namespace {
@@ -380,6 +383,72 @@ TEST(StoreMonitor, ReadyWhenTheStoreAnswersSizeSampledAtStartStoppingAfterStop) 
   ASSERT_FALSE(stopped);
   EXPECT_NE(stopped.error().message.find("stopping"), std::string::npos);
   std::system(("rm -rf " + dir).c_str());
+}
+
+// ---- write health and process metrics ------------------------------------------
+
+TEST(WriteHealth, OneLogLinePerStateChangeNotPerFailure) {
+  std::vector<std::string> lines;
+  WriteHealth health([&lines](const std::string& line) { lines.push_back(line); });
+  health.record_commit(done());
+  EXPECT_FALSE(health.failing());
+  EXPECT_TRUE(lines.empty());
+  for (int i = 0; i < 50; ++i) health.record_commit(unavailable("disk I/O error: /var/lib/blur.db"));
+  EXPECT_TRUE(health.failing());
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("failing"), std::string::npos);
+  EXPECT_NE(lines[0].find("disk I/O error: /var/lib/blur.db"), std::string::npos);  // for the operator
+  health.record_commit(done());
+  health.record_commit(done());
+  EXPECT_FALSE(health.failing());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[1].find("after 50 failed"), std::string::npos) << lines[1];
+}
+
+// A probe is trusted only once commits have stopped: a full disk can take
+// the probe's small write while every real commit fails.
+TEST(WriteHealth, AProbeIsDueOnlyAfterCommitsWentQuiet) {
+  WriteHealth health(nullptr);
+  const auto t0 = WriteHealth::Clock::now();
+  EXPECT_FALSE(health.probe_due(t0 + std::chrono::hours(1)));  // not failing
+  health.record_commit(unavailable("full"), t0);
+  EXPECT_FALSE(health.probe_due(t0));
+  EXPECT_FALSE(health.probe_due(t0 + WriteHealth::kProbeAfterIdle - std::chrono::milliseconds(1)));
+  EXPECT_TRUE(health.probe_due(t0 + WriteHealth::kProbeAfterIdle));
+  health.record_probe(done());
+  EXPECT_FALSE(health.failing());
+  EXPECT_FALSE(health.probe_due(t0 + std::chrono::hours(1)));
+}
+
+TEST(ProcessMetrics, StandardNamesWithLiveValues) {
+  Registry registry;
+  register_process_metrics(registry);
+  Exposition e;
+  ASSERT_TRUE(parse(registry.render(), &e));
+  EXPECT_EQ(e.type["process_cpu_seconds_total"], "counter");
+  for (const char* gauge : {"process_resident_memory_bytes", "process_open_fds", "process_max_fds",
+                            "process_start_time_seconds", "blur_collector_build_info"}) {
+    EXPECT_EQ(e.type[gauge], "gauge") << gauge;
+  }
+  auto value = [&e](const char* name) {
+    const auto found = named(e, name);
+    return found.size() == 1 ? found[0].value : -1.0;
+  };
+  EXPECT_GE(value("process_cpu_seconds_total"), 0);
+  EXPECT_GT(value("process_resident_memory_bytes"), 1 << 20);  // a running test holds MBs
+  const double fds = value("process_open_fds");
+  std::ifstream a("/proc/self/stat"), b("/proc/self/stat"), c("/proc/self/stat");
+  ASSERT_TRUE(parse(registry.render(), &(e = Exposition())));
+  EXPECT_EQ(value("process_open_fds"), fds + 3);  // the three streams above
+  EXPECT_GE(value("process_max_fds"), value("process_open_fds"));
+  const double now = static_cast<double>(std::time(nullptr));
+  EXPECT_LE(value("process_start_time_seconds"), now + 1);
+  EXPECT_GT(value("process_start_time_seconds"), now - 86400);  // this test started today
+  const auto info = named(e, "blur_collector_build_info");
+  ASSERT_EQ(info.size(), 1u);
+  EXPECT_EQ(info[0].value, 1);
+  ASSERT_EQ(info[0].labels.size(), 1u);
+  EXPECT_EQ(info[0].labels[0].first, "version");
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ def call(method, path, body=None, headers={}):
     return r.status, r.getheader("X-Request-Id")
 def enroll():
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    c.request("POST", "/v1/enroll", body=b'{"device_nonce": "0123456789abcdef"}',
+    c.request("POST", "/v1/enroll",
+              body=b'{"device_nonce": "0123456789abcdef", "device_key": "' + b"ab" * 32 + b'"}',
               headers={"Content-Type": "application/json",
                        "Authorization": "Bearer " + os.environ["BLUR_ENROLLMENT_SECRET"]})
     r = c.getresponse()
@@ -135,6 +136,12 @@ def get(name, **labels):
 
 assert get("blur_collector_reports_accepted_total") == stored, (samples, stored)
 assert get("blur_collector_reports_duplicate_total") == duplicates == stored
+# Every valid report, by its device's age: all 400 devices enrolled just now.
+assert get("blur_collector_reports_received_total", metric="1",
+           device_age="enrolled_last_day") == stored + duplicates
+assert get("blur_collector_enrollments_total", kind="new_device") >= 400  # and the hand-made ones
+assert get("blur_collector_enrollments_total", kind="renewal") == 400    # the rerun fleet
+assert get("process_open_fds") > 0 and get("process_cpu_seconds_total") > 0
 assert get("blur_collector_commit_reports_sum") == stored + duplicates
 assert get("blur_collector_commit_reports_count") == get("blur_collector_commit_duration_seconds_count") > 0
 assert get("blur_collector_batches_conflicting_total") == 0
@@ -161,7 +168,7 @@ for (name, labels), value in samples.items():
 # --- the request log.
 log_text = open(log_path).read()
 for marker in ("secret-token-123", "Bearer", "Authorization", "QUERY-MARKER-3", "query-marker",
-               "bt1-", "blur-reader-", "blur-enrollment-", "0123456789abcdef",
+               "bt1-", "blur-reader-", "blur-enrollment-", "0123456789abcdef", "abababab",
                "PAYLOAD-MARKER", "PATH-MARKER-4", "127.0.0.1", "not a protobuf"):
     assert marker not in log_text, "the log holds " + marker
 FIELDS = {"time", "request_id", "method", "route", "status", "latency_ms"}

@@ -13,6 +13,7 @@
 #include "backend_test_support.h"
 #include "postgres_test_db.h"
 #include "store/postgres/postgres_backend.h"
+#include "store/postgres/postgres_sql.h"
 
 namespace {
 
@@ -54,6 +55,18 @@ TEST(PostgresBackend, AMalformedUrlIsInvalidWithoutThePassword) {
   EXPECT_EQ(database.error().kind, Error::Kind::kInvalid);
   EXPECT_TRUE(contains(database.error().message, "no_such_option")) << database.error().message;
   EXPECT_FALSE(contains(database.error().message, "pw-secret")) << database.error().message;
+}
+
+// A session prepares each statement once under its id: ids must be
+// distinct and within the session's table.
+TEST(PostgresBackend, StatementIdsAreDistinct) {
+  std::set<int> ids;
+  for (const blur::collector::store::pg::Statement* statement :
+       blur::collector::store::pg::sql::all_statements()) {
+    EXPECT_GE(statement->id, 0) << statement->name;
+    EXPECT_LT(statement->id, blur::collector::store::pg::kMaxStatements) << statement->name;
+    EXPECT_TRUE(ids.insert(statement->id).second) << statement->name << " reuses id " << statement->id;
+  }
 }
 
 TEST(OpenDatabase, DispatchesOnTheSchemeAndNeverEchoesCredentials) {

@@ -1,7 +1,8 @@
 // Certificates for TLS tests, made in the process with OpenSSL's API (P-256
 // keys, SHA-256 signatures): CAs, and certificates they sign with the
 // subjectAltNames a test wants, malformed ones included (a URI may hold any
-// bytes). Each function returns empty pointers on failure.
+// bytes), and CRLs revoking some of them. Each function returns empty
+// pointers on failure.
 #ifndef BLUR_TESTS_COLLECTOR_TEST_CERTIFICATES_H
 #define BLUR_TESTS_COLLECTOR_TEST_CERTIFICATES_H
 
@@ -130,6 +131,54 @@ inline Credential make_certificate(const CertificateSpec& spec,
        X509_sign(certificate, signer_key, EVP_sha256()) > 0;
   if (!ok) return {};
   return made;
+}
+
+struct CrlFree {
+  void operator()(X509_CRL* crl) const { X509_CRL_free(crl); }
+};
+using Crl = std::unique_ptr<X509_CRL, CrlFree>;
+
+// A v2 CRL signed by `issuer`'s key in its name, listing `revoked`'s serial
+// numbers; its nextUpdate `next_update_seconds` from now (negative: stale).
+inline Crl make_crl(const Credential& issuer, const std::vector<const X509*>& revoked,
+                    long next_update_seconds = 86400) {
+  Crl crl(X509_CRL_new());
+  if (!crl) return {};
+  ASN1_TIME* last = X509_gmtime_adj(nullptr, next_update_seconds - 86400);
+  ASN1_TIME* next = X509_gmtime_adj(nullptr, next_update_seconds);
+  bool ok =
+      last != nullptr && next != nullptr && X509_CRL_set_version(crl.get(), 1) == 1 &&
+      X509_CRL_set_issuer_name(crl.get(), X509_get_subject_name(issuer.certificate.get())) == 1 &&
+      X509_CRL_set1_lastUpdate(crl.get(), last) == 1 &&
+      X509_CRL_set1_nextUpdate(crl.get(), next) == 1;
+  for (const X509* certificate : revoked) {
+    X509_REVOKED* entry = X509_REVOKED_new();
+    ok = ok && entry != nullptr &&
+         X509_REVOKED_set_serialNumber(
+             entry, const_cast<ASN1_INTEGER*>(X509_get0_serialNumber(certificate))) == 1 &&
+         X509_REVOKED_set_revocationDate(entry, last) == 1 &&
+         X509_CRL_add0_revoked(crl.get(), entry) == 1;
+    if (!ok) X509_REVOKED_free(entry);
+  }
+  ASN1_TIME_free(last);
+  ASN1_TIME_free(next);
+  ok = ok && X509_CRL_sort(crl.get()) == 1 &&
+       X509_CRL_sign(crl.get(), issuer.key.get(), EVP_sha256()) > 0;
+  if (!ok) return {};
+  return crl;
+}
+
+// Writes the CRLs to `path` as PEM, atomically (a new file renamed over it,
+// as an operator publishing a CRL should).
+inline bool write_crls(const std::string& path, const std::vector<const X509_CRL*>& crls) {
+  const std::string next = path + ".new";
+  FILE* file = std::fopen(next.c_str(), "w");
+  if (file == nullptr) return false;
+  bool ok = true;
+  for (const X509_CRL* crl : crls) {
+    ok = ok && PEM_write_X509_CRL(file, const_cast<X509_CRL*>(crl)) == 1;
+  }
+  return std::fclose(file) == 0 && ok && std::rename(next.c_str(), path.c_str()) == 0;
 }
 
 inline bool write_certificate(const std::string& path, const X509* certificate) {

@@ -4,8 +4,10 @@
 //
 //   https_send STORAGE HOST PORT CA_FILE RECORD_COUNT
 //              [--client-cert PEM --client-key PEM]
-// With $BLUR_ENROLLMENT_SECRET set, the device enrolls first (POST
-// /v1/enroll over the same transport) and sends its device token.
+// With $BLUR_ENROLLMENT_SECRET set, the device enrolls (POST /v1/enroll
+// over the same transport, with its device key) and sends its device
+// token; $BLUR_DEVICE_TOKEN is a token to start with (the transport enrolls
+// again if the collector answers 401).
 // Prints "device NONCE" (16 hex digits: what a device certificate binds),
 // then "sent N pending P" on success; "failed: ... pending P" (exit 1).
 // With RECORD_COUNT 0, nothing pending and no enrollment it provisions the
@@ -73,21 +75,12 @@ int main(int argc, char** argv) {
   config.client_key_file = client_key;
   config.max_attempts = 3;
   config.initial_backoff_ms = 50;
+  config.enrollment_secret = getenv("BLUR_ENROLLMENT_SECRET");
+  config.device_token = getenv("BLUR_DEVICE_TOKEN");
   static blur::posix::HttpsTransport transport;
   if (transport.init(config, &tls_rng) != blur::Status::kOk) {
     fprintf(stderr, "transport: %s\n", transport.last_error());
     return 2;
-  }
-  static char device_token[blur::posix::HttpsTransport::kDeviceTokenCapacity];
-  if (const char* secret = getenv("BLUR_ENROLLMENT_SECRET")) {
-    int http_status = 0;
-    if (transport.enroll(secret, client.ledger().device_nonce(), device_token,
-                         sizeof device_token, &http_status) != blur::Status::kOk) {
-      printf("failed after %d attempts: %s; sent 0 pending %u\n", transport.attempts(),
-             transport.last_error(), client.queue().pending_count());
-      return 1;
-    }
-    transport.set_device_token(device_token);
   }
   size_t sent = 0;
   status = blur::posix::send_pending(client, transport, &sent);

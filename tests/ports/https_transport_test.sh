@@ -52,12 +52,19 @@ grep -q "pending 5" wrong-ca.txt
 grep -q "sent 8 pending 0" right-ca.txt
 "$collector" estimate --db blur.db | grep -q '"n": 8'
 
+# A token the collector no longer takes (here one it never signed): 401,
+# the transport enrolls again with the device key (a renewal of the nonce
+# enrolled above) and the batch goes through.
+BLUR_DEVICE_TOKEN=bt1-00000001-0000000000000001-00000000ffffffff-00000000000000000000000000000000 \
+  "$send" device.bin localhost "$collector_port" ca.pem 1 | tee stale-token.txt
+grep -q "sent 1 pending 0" stale-token.txt
+
 # A simulated fleet over HTTPS (cpp-httplib's OpenSSL client, verifying
 # against the same CA).
 "$device_sim" fleet \
   --collector "https://localhost:$collector_port" --ca ca.pem --metric 1 --devices 300 \
   --epsilon 1 --seed 4 --threads 2 > fleet.txt
-"$collector" estimate --db blur.db | grep -q '"n": 308'
+"$collector" estimate --db blur.db | grep -q '"n": 309'
 
 # Without a device token the collector refuses (401, final: not retried)
 # and the report waits on the device.
@@ -83,7 +90,7 @@ cat other-fleet.txt
 grep -Eq "fatal alert message was received from our peer|Connection was reset by peer" \
   other-fleet.txt
 grep -q "pending 2" other-fleet.txt
-"$collector" estimate --db blur.db | grep -q '"n": 308'
+"$collector" estimate --db blur.db | grep -q '"n": 309'
 # ...the fleet's certificate of another device: the batch's nonce is not
 # the one it binds (403, final)...
 if env -u BLUR_ENROLLMENT_SECRET "$send" mtls-device.bin localhost "$collector_port" ca.pem 0 \
@@ -97,7 +104,7 @@ grep -q "failed after 1 attempts: HTTP/1.1 403 Forbidden; sent 0 pending 2" stra
 env -u BLUR_ENROLLMENT_SECRET "$send" mtls-device.bin localhost "$collector_port" ca.pem 1 \
   --client-cert device.pem --client-key device.key | tee fleet-device.txt
 grep -q "sent 3 pending 0" fleet-device.txt
-"$collector" estimate --db blur.db | grep -q '"n": 311'
+"$collector" estimate --db blur.db | grep -q '"n": 312'
 
 # The collector down: retried with backoff, then the reports wait again.
 kill "$collector_pid"

@@ -2,6 +2,7 @@
 // defaults of a zeroed port, the monotonic counter's rollback protection,
 // caller-chosen partitions, the program unit and erased value, the version.
 #include <gtest/gtest.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "blur/blur.h"
@@ -248,6 +249,45 @@ TEST(CApi, ProgramUnitBeyondTheConfigurationIsRefused) {
     EXPECT_EQ(blur_open(memory, sizeof memory, &port, &client), BLUR_INVALID_ARGUMENT) << unit;
   }
   EXPECT_EQ(ram.programs, 0u);
+}
+
+// The enrollment body: the nonce blur_device_nonce gives and a 64-hex
+// device key, the same after a reboot; the token form adds the token.
+TEST(CApi, EnrollmentBodyCarriesTheNonceAndAStableDeviceKey) {
+  ram_port_init(&ram, 6, 0xFF, 1);
+  const blur_port port = ram_port_port(&ram);
+  blur_status status;
+  blur_client* client = start(port, &status);
+  ASSERT_EQ(status, BLUR_OK);
+  char body[BLUR_ENROLLMENT_BODY_SIZE];
+  ASSERT_EQ(blur_enrollment_body(client, body, sizeof body), BLUR_OK);
+  EXPECT_EQ(blur_enrollment_body(client, body, sizeof body - 1), BLUR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(strlen(body), static_cast<size_t>(BLUR_ENROLLMENT_BODY_SIZE - 1));
+  uint64_t nonce = 0;
+  ASSERT_EQ(blur_device_nonce(client, &nonce), BLUR_OK);
+  char head[64];
+  snprintf(head, sizeof head, "{\"device_nonce\":\"%016llx\",\"device_key\":\"",
+           static_cast<unsigned long long>(nonce));
+  EXPECT_EQ(strncmp(body, head, strlen(head)), 0) << body;
+  EXPECT_EQ(strspn(body + strlen(head), "0123456789abcdef"), 64u) << body;
+  EXPECT_EQ(strcmp(body + strlen(head) + 64, "\"}"), 0) << body;
+
+  client = start(port, &status);  // a reboot: the same key
+  ASSERT_EQ(status, BLUR_OK);
+  char again[BLUR_ENROLLMENT_BODY_SIZE];
+  ASSERT_EQ(blur_enrollment_body(client, again, sizeof again), BLUR_OK);
+  EXPECT_EQ(strcmp(body, again), 0) << body;
+
+  char with_token[BLUR_ENROLLMENT_BODY_WITH_TOKEN_SIZE];
+  ASSERT_EQ(blur_enrollment_body_with_token(client, "bt1-x", with_token, sizeof with_token),
+            BLUR_OK);
+  EXPECT_EQ(strncmp(with_token, body, strlen(body) - 1), 0);
+  EXPECT_EQ(strcmp(with_token + strlen(body) - 1, ",\"device_token\":\"bt1-x\"}"), 0)
+      << with_token;
+  EXPECT_EQ(blur_enrollment_body_with_token(client, nullptr, with_token, sizeof with_token),
+            BLUR_INVALID_ARGUMENT);
+  EXPECT_EQ(blur_enrollment_body_with_token(client, "a\"b", with_token, sizeof with_token),
+            BLUR_INVALID_ARGUMENT);
 }
 
 TEST(CApi, SdkVersionIsTheWireVersion) {

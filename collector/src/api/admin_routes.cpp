@@ -17,6 +17,60 @@ http::Response ok(const nlohmann::json& body) { return to_http(ApiResponse(200, 
 
 constexpr size_t kMaxAdminBody = 64 * 1024;
 
+nlohmann::json when(int64_t revoked_at) {
+  return revoked_at == 0 ? nlohmann::json(nullptr) : nlohmann::json(revoked_at);
+}
+
+nlohmann::json token_json(const auth::StoredToken& token) {
+  return {{"id", auth::token_id(token.sha256)},
+          {"name", token.name},
+          {"role", auth::role_name(token.role)},
+          {"revoked_at", when(token.revoked_at)}};
+}
+
+std::string nonce_text(uint64_t nonce) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(nonce));
+  return text;
+}
+
+nlohmann::json device_json(const auth::RevokedDevice& device) {
+  return {{"device_nonce", nonce_text(device.device_nonce)},
+          {"revoked_at", when(device.revoked_at)}};
+}
+
+// {"id": "..."} or {"name": "..."}: which token to revoke.
+Outcome<auth::TokenChoice> token_choice(const std::string& body) {
+  const auto json = nlohmann::json::parse(body, nullptr, false);
+  const Error shape = invalid(R"(the body is {"id": "<token id>"} or {"name": "<token name>"})");
+  if (!json.is_object() || json.size() != 1) return shape;
+  auth::TokenChoice choice;
+  const auto field = json.begin();
+  if (field.key() == "id") {
+    choice.by = auth::TokenChoice::By::kId;
+  } else if (field.key() == "name") {
+    choice.by = auth::TokenChoice::By::kName;
+  } else {
+    return shape;
+  }
+  if (!field->is_string()) return shape;
+  choice.value = field->get<std::string>();
+  return choice;
+}
+
+// {"device_nonce": "<16 lower-case hex digits>"}, as enrollment names a device.
+Outcome<uint64_t> device_choice(const std::string& body) {
+  const auto json = nlohmann::json::parse(body, nullptr, false);
+  uint64_t nonce = 0;
+  if (!json.is_object() || json.size() != 1 || !json.contains("device_nonce") ||
+      !json["device_nonce"].is_string() ||
+      json["device_nonce"].get_ref<const std::string&>().size() != 16 ||
+      !auth::read_hex(json["device_nonce"].get_ref<const std::string&>(), &nonce)) {
+    return invalid(R"(the body is {"device_nonce": "<16 lower-case hex digits>"})");
+  }
+  return nonce;
+}
+
 }  // namespace
 
 void add_admin_routes(http::Server& server, Store& store, auth::Authenticator& authenticator,
@@ -43,9 +97,62 @@ void add_admin_routes(http::Server& server, Store& store, auth::Authenticator& a
         if (name.size() > 200) return reply(error_answer(invalid("a token's name is at most 200 bytes")));
         auto token = authenticator.create_token(*role, name);
         if (!token) return reply(error_answer(token.error()));
-        reply(ok({{"token", token.value()}, {"role", auth::role_name(*role)}, {"name", name}}));
+        reply(ok({{"token", token.value()},
+                  {"id", auth::token_id(auth::sha256(token.value()))},
+                  {"role", auth::role_name(*role)},
+                  {"name", name}}));
       }),
       "/v1/admin/tokens");
+  server.route(
+      "GET", "/v1/admin/tokens", {},
+      admin_only([&authenticator](const http::Request&, http::Reply reply) {
+        nlohmann::json tokens = nlohmann::json::array();
+        for (const auth::StoredToken& token : authenticator.tokens()) {
+          tokens.push_back(token_json(token));
+        }
+        reply(ok({{"tokens", tokens}}));
+      }),
+      "/v1/admin/tokens");
+  server.route(
+      "POST", "/v1/admin/tokens/revoke", json_body,
+      admin_only([&authenticator](const http::Request& request, http::Reply reply) {
+        auto choice = token_choice(request.body);
+        if (!choice) return reply(error_answer(choice.error()));
+        auto revoked = authenticator.revoke_token(choice.value(), unix_now());
+        if (!revoked) return reply(error_answer(revoked.error()));
+        reply(ok({{"revoked", token_json(revoked.value())}}));
+      }),
+      "/v1/admin/tokens/revoke");
+  server.route(
+      "POST", "/v1/admin/devices/revoke", json_body,
+      admin_only([&authenticator](const http::Request& request, http::Reply reply) {
+        auto nonce = device_choice(request.body);
+        if (!nonce) return reply(error_answer(nonce.error()));
+        auto revoked = authenticator.revoke_device(nonce.value(), unix_now());
+        if (!revoked) return reply(error_answer(revoked.error()));
+        reply(ok({{"revoked", device_json(revoked.value())}}));
+      }),
+      "/v1/admin/devices/revoke");
+  server.route(
+      "POST", "/v1/admin/devices/restore", json_body,
+      admin_only([&authenticator](const http::Request& request, http::Reply reply) {
+        auto nonce = device_choice(request.body);
+        if (!nonce) return reply(error_answer(nonce.error()));
+        if (auto restored = authenticator.restore_device(nonce.value()); !restored)
+          return reply(error_answer(restored.error()));
+        reply(ok({{"restored", {{"device_nonce", nonce_text(nonce.value())}}}}));
+      }),
+      "/v1/admin/devices/restore");
+  server.route(
+      "GET", "/v1/admin/devices/revoked", {},
+      admin_only([&authenticator](const http::Request&, http::Reply reply) {
+        nlohmann::json devices = nlohmann::json::array();
+        for (const auth::RevokedDevice& device : authenticator.revoked_devices()) {
+          devices.push_back(device_json(device));
+        }
+        reply(ok({{"devices", devices}}));
+      }),
+      "/v1/admin/devices/revoked");
   server.route(
       "POST", "/v1/admin/device-keys", {},
       admin_only([&authenticator](const http::Request&, http::Reply reply) {

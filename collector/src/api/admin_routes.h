@@ -1,7 +1,16 @@
 // The admin API (an admin bearer token on every call):
 //
 //   POST /v1/admin/tokens       {"role": "reader"|"admin"|"enrollment", "name": "..."}
-//        200 {"token": "...", "role": ..., "name": ...}   shown once; only its digest is kept
+//        200 {"token": "...", "id": ..., "role": ..., "name": ...}   the token shown once;
+//                               only its digest is kept, the id names it from then on
+//   GET  /v1/admin/tokens       200 {"tokens": [{"id", "name", "role", "revoked_at"}]}
+//                               (revoked_at null for a token in force; never a token)
+//   POST /v1/admin/tokens/revoke  {"id": "..."} or {"name": "..."}: 200 {"revoked": {...}};
+//                               404 none, 409 a name several share or the last admin token
+//   POST /v1/admin/devices/revoke   {"device_nonce": "<16 hex>"}: 200 {"revoked": {...}}:
+//                               its tokens, certificate and enrollment refused from now on
+//   POST /v1/admin/devices/restore  {"device_nonce": "<16 hex>"}: 200; 404 if not revoked
+//   GET  /v1/admin/devices/revoked  200 {"devices": [{"device_nonce", "revoked_at"}]}
 //   POST /v1/admin/device-keys  200 {"key_id": N}: new device tokens are signed with
 //                               a new key; tokens of the older keys stay valid
 //   POST /v1/admin/metrics      a TOML body of [[metric]] tables (as --config):
@@ -9,8 +18,10 @@
 //   POST /v1/admin/prune        200 {"deleted": {"<id>": n, ...}}: raw reports past
 //                               each metric's retention
 //
-// Admin changes to credentials are written to the credentials file first;
-// collectors sharing it see them at their next start.
+// Admin changes to credentials are made to the credentials file as it is on
+// disk (under a lock, so collectors sharing it lose none of each other's
+// changes) and saved before they take effect; collectors sharing it take
+// them in within their reload interval (--credentials-reload-seconds).
 #ifndef BLUR_COLLECTOR_API_ADMIN_ROUTES_H
 #define BLUR_COLLECTOR_API_ADMIN_ROUTES_H
 

@@ -32,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "ingest/enrollment_times.h"
 #include "ingest/group_commit.h"
 #include "observe/collector_metrics.h"
 #include "store/store.h"
@@ -60,7 +61,7 @@ class CollectorApi {
   // conflicting (when the commit's outcome is known, answered or not).
   CollectorApi(Store& store, GroupCommitter* committer,
                observe::CollectorMetrics* metrics = nullptr)
-      : store_(store), committer_(committer), metrics_(metrics) {}
+      : store_(store), committer_(committer), metrics_(metrics), enrollment_times_(store) {}
 
   // Answers through `reply` (once, possibly from the committer's thread).
   // `device`: the nonce the sender proved it is (nullopt: authentication is
@@ -71,11 +72,14 @@ class CollectorApi {
   ApiResponse estimate(const std::string& metric_id, const QueryParams& query) const;
   ApiResponse series(const std::string& metric_id, const QueryParams& query) const;
   ApiResponse health() const;
+  // For /metrics: a device got a token (`renewal`: a known device).
+  void enrolled(bool renewal);
 
  private:
   Store& store_;
   GroupCommitter* committer_;
   observe::CollectorMetrics* metrics_;
+  EnrollmentTimes enrollment_times_;
 };
 
 // The answer for an error: its status, {"error": message}, its refusal

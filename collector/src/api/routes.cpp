@@ -1,6 +1,7 @@
 #include "api/routes.h"
 
 #include "api/admin_routes.h"
+#include "api/store_device_registry.h"
 #include "auth/enrollment_request.h"
 #include "ingest/batch_decoder.h"
 #include "util/time_text.h"
@@ -56,7 +57,8 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
                  std::optional<uint64_t> device;
                  if (authenticator != nullptr) {
                    auto nonce = authenticator->device(request.header("Authorization"),
-                                                      request.client_device_nonce, unix_now());
+                                                      request.client_device_nonce, unix_now(),
+                                                      request.client_certificate_revoked);
                    if (!nonce) return reply(to_http(error_response(nonce.error())));
                    device = nonce.value();
                  }
@@ -71,18 +73,21 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
     enroll_limits.content_types = {"application/json"};
     enroll_limits.body_limit_name = "the enrollment request limit";
     server.route("POST", "/v1/enroll", enroll_limits,
-                 [authenticator](const http::Request& request, http::Reply reply) {
+                 [authenticator, &store, &api](const http::Request& request, http::Reply reply) {
                    // Credentials first: a stranger learns nothing of the body's rules.
                    const std::string authorization = request.header("Authorization");
                    if (auto allowed = authenticator->allow(authorization, auth::Role::kEnrollment);
                        !allowed) {
                      return reply(to_http(error_response(allowed.error())));
                    }
-                   auto nonce = auth::parse_enrollment_request(request.body);
-                   if (!nonce) return reply(to_http(error_response(nonce.error())));
+                   auto enroll = auth::parse_enrollment_request(request.body);
+                   if (!enroll) return reply(to_http(error_response(enroll.error())));
+                   StoreDeviceRegistry devices(store);
                    auto enrollment = authenticator->enroll(
-                       authorization, address_of(request.peer), nonce.value(), unix_now());
+                       authorization, address_of(request.peer), enroll.value(), devices,
+                       unix_now());
                    if (!enrollment) return reply(to_http(error_response(enrollment.error())));
+                   api.enrolled(enrollment->renewal);
                    reply(to_http(ApiResponse(200, auth::enrollment_answer(enrollment.value()))));
                  });
   }

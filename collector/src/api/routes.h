@@ -5,8 +5,8 @@
 //   POST /v1/enroll                          the app's enrollment secret
 //   POST /v1/reports                         a device (token or certificate)
 //   GET  /v1/metrics, .../estimate, .../series   a reader or admin token
-//   POST /v1/admin/tokens, /v1/admin/device-keys, /v1/admin/metrics,
-//        /v1/admin/prune                     an admin token
+//   /v1/admin/tokens[/revoke], /v1/admin/devices/{revoke,restore,revoked},
+//        /v1/admin/device-keys, /v1/admin/metrics, /v1/admin/prune   an admin token
 //   GET  /healthz                            anyone
 //
 // A 401 carries WWW-Authenticate: Bearer; a 429 or 503 carries Retry-After.

@@ -94,7 +94,7 @@ Outcome<Credentials> parse_credentials(std::string_view text, const std::string&
     if (array == nullptr) return invalid(source + ": device_token_key must be [[tables]]");
     for (const toml::node& node : *array) {
       const toml::table* table = node.as_table();
-      const auto id = table ? (*table)["id"].value<int64_t>() : std::nullopt;
+      const auto id = table ? (*table)["id"].value_exact<int64_t>() : std::nullopt;
       const auto secret = table ? (*table)["secret"].value<std::string>() : std::nullopt;
       if (!id || *id < 1 || *id > UINT32_MAX || !secret) {
         return invalid(source + ": each [[device_token_key]] needs an id (1 to 2^32-1) and a "
@@ -130,19 +130,46 @@ Outcome<Credentials> parse_credentials(std::string_view text, const std::string&
       if (!bytes) return invalid(source + ": a token's sha256 is 64 lower-case hex digits");
       token.sha256 = *bytes;
       token.name = (*table)["name"].value_or(std::string());
+      if (const toml::node* revoked = table->get("revoked_at")) {
+        const auto at = revoked->value_exact<int64_t>();
+        if (!at || *at < 1) return invalid(source + ": a token's revoked_at is Unix seconds (> 0)");
+        token.revoked_at = *at;
+      }
       out.tokens.push_back(std::move(token));
+    }
+  }
+  if (const toml::node* devices = root.get("revoked_device")) {
+    const toml::array* array = devices->as_array();
+    if (array == nullptr) return invalid(source + ": revoked_device must be [[tables]]");
+    std::set<uint64_t> nonces;
+    for (const toml::node& node : *array) {
+      const toml::table* table = node.as_table();
+      const auto nonce = table ? (*table)["nonce"].value<std::string>() : std::nullopt;
+      const toml::node* revoked = table ? table->get("revoked_at") : nullptr;
+      const auto at = revoked ? revoked->value_exact<int64_t>() : std::optional<int64_t>(0);
+      RevokedDevice device;
+      if (!nonce || nonce->size() != 16 || !read_hex(*nonce, &device.device_nonce) || !at ||
+          *at < 0) {
+        return invalid(source + ": each [[revoked_device]] needs a nonce (16 lower-case hex " +
+                       "digits) and may have a revoked_at (Unix seconds)");
+      }
+      if (!nonces.insert(device.device_nonce).second)
+        return invalid(source + ": two [[revoked_device]] entries for the nonce " + *nonce);
+      device.revoked_at = *at;
+      out.revoked_devices.push_back(device);
     }
   }
   if (const toml::node* settings = root.get("device_tokens")) {
     const toml::table* table = settings->as_table();
-    const auto days = table ? (*table)["lifetime_days"].value<int64_t>() : std::nullopt;
+    const auto days = table ? (*table)["lifetime_days"].value_exact<int64_t>() : std::nullopt;
     if (!days || *days < 1 || *days > 3650)
       return invalid(source + ": [device_tokens] lifetime_days is 1 to 3650");
     out.device_token_lifetime_days = static_cast<uint32_t>(*days);
   }
   for (const auto& [key, value] : root) {
     (void)value;
-    if (key != "device_token_key" && key != "token" && key != "device_tokens")
+    if (key != "device_token_key" && key != "token" && key != "revoked_device" &&
+        key != "device_tokens")
       return invalid(source + ": unknown key '" + std::string(key.str()) + "'");
   }
   return out;
@@ -161,6 +188,18 @@ std::string credentials_text(const Credentials& credentials) {
   for (const StoredToken& token : credentials.tokens) {
     out << "\n[[token]]\nname = " << quoted(token.name) << "\nrole = \"" << role_name(token.role)
         << "\"\nsha256 = \"" << to_hex(token.sha256) << "\"\n";
+    if (token.revoked_at != 0) out << "revoked_at = " << token.revoked_at << "\n";
+  }
+  if (!credentials.revoked_devices.empty()) {
+    out << "\n# Revoked devices: refused (device tokens, certificates, enrollment) until an\n"
+           "# admin restores them.\n";
+  }
+  for (const RevokedDevice& device : credentials.revoked_devices) {
+    uint8_t nonce[8];
+    for (int i = 0; i < 8; ++i)
+      nonce[i] = static_cast<uint8_t>(device.device_nonce >> (56 - 8 * i));
+    out << "\n[[revoked_device]]\nnonce = \"" << to_hex(nonce, sizeof nonce)
+        << "\"\nrevoked_at = " << device.revoked_at << "\n";
   }
   out << "\n[device_tokens]\nlifetime_days = " << credentials.device_token_lifetime_days << "\n";
   return out.str();
@@ -210,15 +249,41 @@ Fallible save_credentials(const std::string& path, const Credentials& credential
   return sync_directory(directory_of(path));
 }
 
+std::string token_id(const Digest& sha256) { return to_hex(sha256.data(), 8); }
+
+Fallible make_directory_private(const std::string& directory) {
+  struct stat info {};
+  if (::stat(directory.c_str(), &info) != 0) return system_error("cannot read", directory);
+  if (!S_ISDIR(info.st_mode)) return invalid(directory + " is not a directory");
+  const unsigned mode = info.st_mode & 07777;
+  if ((mode & 077) == 0) return done();
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", mode);
+  if ((mode & 022) != 0) {
+    return invalid("refusing " + directory + ": mode " + text +
+                   " lets others replace the collector's credentials; check its files, then "
+                   "chmod 700 it");
+  }
+  // Readable or searchable only: nothing in it could have been changed, and
+  // its files are 0600 (checked when read), so tightening loses nothing.
+  if (::chmod(directory.c_str(), 0700) != 0) {
+    return system_error(std::string("cannot make private (mode ") + text + ", chmod 700)",
+                        directory);
+  }
+  return done();
+}
+
 std::string credentials_path(const std::string& directory) {
   return directory + "/" + kFileName;
 }
 
 Outcome<Credentials> open_credentials(const std::string& directory, FirstStart* first_start) {
   const std::string path = credentials_path(directory);
-  if (::access(path.c_str(), F_OK) == 0) return load_credentials(path);
   if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST)
     return system_error("cannot create", directory);
+  if (auto private_directory = make_directory_private(directory); !private_directory)
+    return private_directory.error();
+  if (::access(path.c_str(), F_OK) == 0) return load_credentials(path);
   Credentials made;
   auto key = random_secret();
   if (!key) return key.error();

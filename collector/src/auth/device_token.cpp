@@ -89,6 +89,13 @@ std::string KeyRing::issue(uint64_t device_nonce, int64_t expires_at) const {
 }
 
 Outcome<DeviceClaims> KeyRing::verify(std::string_view token, int64_t now) const {
+  auto claims = verify_signature(token);
+  if (!claims) return claims;
+  if (claims->expires_at <= now) return unauthenticated("device token expired; enroll again");
+  return claims;
+}
+
+Outcome<DeviceClaims> KeyRing::verify_signature(std::string_view token) const {
   auto claims = parse_device_token(token);
   if (!claims) return unauthenticated("malformed device token: " + claims.error().message);
   const auto key = std::find_if(keys_.begin(), keys_.end(),
@@ -105,7 +112,6 @@ Outcome<DeviceClaims> KeyRing::verify(std::string_view token, int64_t now) const
     difference |= static_cast<uint8_t>(byte) ^ expected[i];
   }
   if (difference != 0) return unauthenticated("device token signature does not verify");
-  if (claims->expires_at <= now) return unauthenticated("device token expired; enroll again");
   return claims;
 }
 

@@ -57,6 +57,10 @@ class KeyRing {
   // expired at `now`; kUnauthenticated saying which check failed otherwise
   // (never echoing the token).
   Outcome<DeviceClaims> verify(std::string_view token, int64_t now) const;
+  // The same without the expiry: whether this ring signed the token, for
+  // enrollment's proof that a requester is the device it names (an expired
+  // token proves that as well as a valid one).
+  Outcome<DeviceClaims> verify_signature(std::string_view token) const;
 
   const std::vector<DeviceTokenKey>& keys() const { return keys_; }
 

@@ -43,6 +43,32 @@ bool RateLimiter::allow(std::string_view key, Clock::time_point now, uint32_t* r
   return true;
 }
 
+double RateLimiter::available(std::string_view key, Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  const auto it = buckets_.find(std::string(key));
+  if (it != buckets_.end()) return refilled(it->second, now);
+  if (buckets_.size() >= max_keys_) forget_full_buckets(now);
+  return buckets_.size() >= max_keys_ ? 0 : capacity_;
+}
+
+bool RateLimiter::take(std::string_view key, Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  auto it = buckets_.find(std::string(key));
+  if (it == buckets_.end()) {
+    if (buckets_.size() >= max_keys_) return false;
+    it = buckets_.emplace(std::string(key), Bucket{capacity_, now}).first;
+  }
+  it->second.tokens = refilled(it->second, now) - 1;
+  it->second.updated = now;
+  return true;
+}
+
+uint32_t RateLimiter::seconds_until(double level, double tokens) const {
+  if (level >= tokens) return 0;
+  if (per_second_ <= 0 || tokens > capacity_) return 3600;
+  return static_cast<uint32_t>(std::ceil((tokens - level) / per_second_));
+}
+
 size_t RateLimiter::keys() const {
   std::lock_guard lock(mutex_);
   return buckets_.size();

@@ -25,6 +25,16 @@ class RateLimiter {
   // *retry_after: whole seconds until one event would be allowed.
   bool allow(std::string_view key, Clock::time_point now, uint32_t* retry_after);
 
+  // For callers that combine buckets under a lock of their own: the events
+  // `key` may take now (the bucket's tokens; the capacity for a key not
+  // seen, 0 when a new key would not fit in max_keys)...
+  double available(std::string_view key, Clock::time_point now);
+  // ...and taking one (after available() >= 1; false if it did not fit).
+  bool take(std::string_view key, Clock::time_point now);
+  // Whole seconds until `key` has `tokens` again (its bucket at `level` now).
+  uint32_t seconds_until(double level, double tokens) const;
+  double capacity() const { return capacity_; }
+
   size_t keys() const;
 
  private:

@@ -5,6 +5,8 @@
 //                        [--tls-cert C --tls-key K] [--shutdown-timeout 10]
 //                        [--metrics-address HOST:PORT] [--log-file F] [--log-requests false]
 //                        [--auth-dir DIR] [--enrollments-per-address N] [--no-auth]
+//                        [--tls-client-ca CA [--tls-client-crl CRL]]
+//                        [--credentials-reload-seconds 5]
 //   blur-collector credentials --db blur.db [--auth-dir DIR]
 //   blur-collector estimate --db blur.db [--metric 1] [--from T] [--to T] [--postprocess norm-sub]
 //   blur-collector series --db blur.db --metric 1 [--bucket hour|day] [--from T] [--to T]
@@ -88,6 +90,7 @@ struct ServeOptions {
   bool no_auth = false;
   std::string auth_dir;  // default: beside an SQLite store
   auth::EnrollmentLimits enrollment;
+  double credentials_reload_seconds = 5;  // also the client CRL's
 };
 
 // Where the credentials live: --auth-dir, or DB.auth beside an SQLite file.
@@ -165,6 +168,13 @@ int serve(const ServeOptions& o) {
 
   auto authenticator = open_authenticator(o);
   if (!authenticator) return report(authenticator.error(), 2);
+  const auto reload_interval =
+      std::chrono::milliseconds(static_cast<long long>(o.credentials_reload_seconds * 1000));
+  if (*authenticator) {
+    (*authenticator)->watch(reload_interval, [](const std::string& line) {
+      std::fprintf(stderr, "blur-collector: %s\n", line.c_str());
+    });
+  }
 
   auto observability = Observability::create(o.observability, **store);
   if (!observability) return report(observability.error(), 2);
@@ -172,8 +182,10 @@ int serve(const ServeOptions& o) {
   commit_options.max_queued_reports = o.max_queued_reports;
   (*observability)->attach(&commit_options);
   GroupCommitter committer(**store, commit_options);
+  (*observability)->watch(committer);
   CollectorApi api(**store, &committer, &(*observability)->metrics());
   http::Server::Options http_options = o.http;
+  http_options.tls_client_crl_reload_interval = reload_interval;
   (*observability)->attach(&http_options);
   http::Server server(http_options);
   add_collector_routes(server, api, **store, authenticator->get());
@@ -376,6 +388,11 @@ int main(int argc, char** argv) {
                    "PEM CA (the fleet's); clients without one are still let in")
       ->check(CLI::ExistingFile);
   serve_cmd
+      ->add_option("--tls-client-crl", serve_options.http.tls_client_crl_file,
+                   "With --tls-client-ca: PEM CRLs signed by that CA; a device certificate they "
+                   "list gets 401 on POST /v1/reports (re-read when the file changes)")
+      ->check(CLI::ExistingFile);
+  serve_cmd
       ->add_option("--threads", serve_options.http.threads,
                    "HTTP I/O threads (commits run on one writer thread of their own)")
       ->check(CLI::Range(1, 256))
@@ -417,11 +434,22 @@ int main(int argc, char** argv) {
                         "an SQLite store; required with PostgreSQL)");
   serve_cmd
       ->add_option("--enrollments-per-address", serve_options.enrollment.per_address_per_hour,
-                   "POST /v1/enroll: enrollments allowed per source address and hour")
+                   "POST /v1/enroll: new devices per source address (an IPv6 /64 counts as one) "
+                   "and hour; renewals of enrolled devices do not count. The default admits a "
+                   "fleet behind one NAT address")
       ->capture_default_str();
   serve_cmd
       ->add_option("--enrollments-per-secret", serve_options.enrollment.per_secret_per_hour,
-                   "POST /v1/enroll: enrollments allowed per enrollment secret and hour")
+                   "POST /v1/enroll: new devices per enrollment secret and hour; its lower half "
+                   "is a reserve of which each source address gets at most 10 an hour, so that "
+                   "a few addresses cannot spend it for everyone")
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--credentials-reload-seconds", serve_options.credentials_reload_seconds,
+                   "Look this often for changes to the credentials file (revocations, tokens, "
+                   "keys made by another collector sharing it) and to the client CRL; a file "
+                   "that cannot be used is logged and the last good one kept")
+      ->check(CLI::Range(0.1, 3600.0))
       ->capture_default_str();
   serve_cmd->add_flag("--no-auth", serve_options.no_auth,
                       "No authentication at all: for local experiments only (warns every start)");

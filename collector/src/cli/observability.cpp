@@ -49,7 +49,7 @@ void add_observability_options(CLI::App& serve, ObservabilityOptions& options) {
 }
 
 Outcome<std::unique_ptr<Observability>> Observability::create(const ObservabilityOptions& options,
-                                                              const Store& store) {
+                                                              Store& store) {
   if (!options.metrics_address.empty()) {
     if (auto address = listen_address(options.metrics_address); !address) return address.error();
   }
@@ -66,22 +66,34 @@ Outcome<std::unique_ptr<Observability>> Observability::create(const Observabilit
   return std::unique_ptr<Observability>(new Observability(options, store, std::move(log)));
 }
 
-Observability::Observability(const ObservabilityOptions& options, const Store& store,
+Observability::Observability(const ObservabilityOptions& options, Store& store,
                              std::unique_ptr<observe::RequestLog> log)
     : options_(options),
       log_(std::move(log)),
       observer_(metrics_, log_.get()),
+      writes_([](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }),
       monitor_(
           store, &metrics_.store_size_bytes,
           {std::chrono::milliseconds(static_cast<long long>(options.ready_timeout_seconds * 1000)),
-           std::chrono::milliseconds(15000)}) {}
+           std::chrono::milliseconds(15000)},
+          &writes_, &metrics_.devices_enrolled_last_day) {}
 
 Observability::~Observability() { stop(); }
 
 void Observability::attach(GroupCommitter::Options* options) {
-  options->on_commit = [this](std::chrono::nanoseconds duration, size_t reports, bool committed) {
-    metrics_.record_commit(duration, reports, committed);
+  options->on_commit = [this](std::chrono::nanoseconds duration, size_t reports,
+                              const Fallible& result) {
+    metrics_.record_commit(duration, reports, result.ok());
+    writes_.record_commit(result);
   };
+}
+
+void Observability::watch(const GroupCommitter& committer) {
+  registry_.gauge_function("blur_collector_commit_queue_reports",
+                           "Reports waiting for the database (in batches not yet committed)", {},
+                           [&committer] {
+                             return static_cast<double>(committer.stats().queued_reports);
+                           });
 }
 
 void Observability::attach(http::Server::Options* options) {

@@ -17,6 +17,7 @@
 #include "observe/request_log.h"
 #include "observe/request_observer.h"
 #include "observe/store_monitor.h"
+#include "observe/write_health.h"
 #include "server/http_server.h"
 #include "store/store.h"
 
@@ -35,12 +36,14 @@ class Observability {
  public:
   // kInvalid for a bad --metrics-address or a log file that cannot be opened.
   static Outcome<std::unique_ptr<Observability>> create(const ObservabilityOptions& options,
-                                                        const Store& store);
+                                                        Store& store);
   ~Observability();  // stop()
 
   observe::CollectorMetrics& metrics() { return metrics_; }
   // Set the hooks: commit timings, and per request timings, refusals and log lines.
   void attach(GroupCommitter::Options* options);
+  // The commit queue's depth, read at each scrape.
+  void watch(const GroupCommitter& committer);
   void attach(http::Server::Options* options);
   // After the API's own routes, before it starts: /readyz (and /metrics
   // unless it has a server of its own), the routes' histograms, and the
@@ -53,7 +56,7 @@ class Observability {
   void stop();
 
  private:
-  Observability(const ObservabilityOptions& options, const Store& store,
+  Observability(const ObservabilityOptions& options, Store& store,
                 std::unique_ptr<observe::RequestLog> log);
 
   ObservabilityOptions options_;
@@ -61,6 +64,7 @@ class Observability {
   observe::CollectorMetrics metrics_{registry_};
   std::unique_ptr<observe::RequestLog> log_;
   observe::RequestObserver observer_;
+  observe::WriteHealth writes_;
   observe::StoreMonitor monitor_;
   std::unique_ptr<http::Server> metrics_server_;
   std::thread metrics_thread_;

@@ -3,6 +3,7 @@
 #define BLUR_COLLECTOR_INGEST_BATCH_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct Batch {
   uint32_t sdk_version = 0;
   uint64_t device_nonce = 0;
   std::vector<IncomingReport> reports;
+  // Not on the wire: when the sending device first enrolled (Unix s), set
+  // by the API for an authenticated device that enrolled with a key; for
+  // the quarantine of new devices (MetricConfig::quarantine_seconds).
+  std::optional<int64_t> enrolled_at;
 };
 
 }  // namespace blur::collector

@@ -114,7 +114,8 @@ void GroupCommitter::run() {
     const auto started = std::chrono::steady_clock::now();
     const Outcome<std::vector<BatchOutcome>> outcomes = store_.insert(batches);
     if (options_.on_commit) {
-      options_.on_commit(std::chrono::steady_clock::now() - started, group_reports, outcomes.ok());
+      options_.on_commit(std::chrono::steady_clock::now() - started, group_reports,
+                         outcomes ? done() : Fallible(outcomes.error()));
     }
     {
       std::lock_guard<std::mutex> lock(mutex_);

@@ -47,9 +47,10 @@ class GroupCommitter {
     // batch from waiting for more than the transaction in flight and two
     // more (memory: a few hundred bytes per report, ~40 MB at most).
     size_t max_queued_reports = 2 * 32768;
-    // Optional, for metrics: after each transaction, on the writer thread,
-    // its duration, the reports it held and whether it committed.
-    std::function<void(std::chrono::nanoseconds duration, size_t reports, bool committed)>
+    // Optional, for metrics and the operator's log: after each transaction,
+    // on the writer thread, its duration, the reports it held and whether
+    // it committed (the store's error if not).
+    std::function<void(std::chrono::nanoseconds duration, size_t reports, const Fallible& result)>
         on_commit;
   };
   using Callback = std::function<void(const Outcome<BatchOutcome>&)>;

@@ -92,6 +92,7 @@ nlohmann::json fields(const MetricConfig& m) {
   // are one configuration.
   j["max_reports_per_bucket"] = reports_per_bucket_limit(m);
   j["epsilon_allowance_per_bucket_micros"] = epsilon_allowance_per_bucket(m);
+  if (m.quarantine_seconds != 0) j["quarantine_seconds"] = m.quarantine_seconds;
   if (m.mechanism == MechanismId::kRappor) {
     j["rappor_bloom_bits"] = m.rappor.bloom_bits;
     j["rappor_hash_count"] = m.rappor.hash_count;
@@ -154,6 +155,9 @@ Outcome<MetricConfig> config_from_text(const std::string& text) {
       m.epsilon_allowance_per_bucket_micros =
           j.at("epsilon_allowance_per_bucket_micros").get<uint64_t>();
     }
+    if (j.contains("quarantine_seconds")) {
+      m.quarantine_seconds = j.at("quarantine_seconds").get<uint32_t>();
+    }
     if (m.mechanism == MechanismId::kRappor) {
       m.rappor.bloom_bits = j.at("rappor_bloom_bits").get<uint32_t>();
       m.rappor.hash_count = j.at("rappor_hash_count").get<uint32_t>();
@@ -215,7 +219,29 @@ std::string check_metric(const MetricConfig& m) {
   if (m.max_reports_per_bucket > kMaxReportsPerBucketLimit) {
     return "max_reports_per_bucket must be 1.." + std::to_string(kMaxReportsPerBucketLimit);
   }
+  if (m.quarantine_seconds > kMaxQuarantineSeconds) {
+    return "quarantine must be at most " + std::to_string(kMaxQuarantineSeconds) + " s (30 days)";
+  }
   return {};
+}
+
+std::optional<uint32_t> parse_quarantine(const std::string& text) {
+  if (text.empty() || text.size() > 12) return std::nullopt;
+  uint64_t unit = 1;
+  std::string digits = text;
+  switch (text.back()) {
+    case 's': unit = 1; digits.pop_back(); break;
+    case 'm': unit = 60; digits.pop_back(); break;
+    case 'h': unit = 3600; digits.pop_back(); break;
+    case 'd': unit = 86400; digits.pop_back(); break;
+    default: break;
+  }
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  const uint64_t seconds = std::stoull(digits) * unit;
+  if (seconds > kMaxQuarantineSeconds) return std::nullopt;
+  return static_cast<uint32_t>(seconds);
 }
 
 std::optional<uint64_t> parse_nats_micros(const std::string& text, uint64_t max_micros) {
@@ -280,6 +306,7 @@ Outcome<MetricConfig> parse_metric_spec(const std::string& spec) {
   // Named options come last (a bare number would read as a domain).
   static const std::string kBound = "max_reports_per_bucket=";
   static const std::string kLongitudinal = "longitudinal=";
+  static const std::string kQuarantine = "quarantine=";
   while (parts.size() > 3 && parts.back().find('=') != std::string::npos) {
     const std::string& option = parts.back();
     if (option.compare(0, kBound.size(), kBound) == 0) {
@@ -293,14 +320,22 @@ Outcome<MetricConfig> parse_metric_spec(const std::string& spec) {
       const auto longitudinal = parse_epsilon_micros(option.substr(kLongitudinal.size()));
       if (!longitudinal) return error("longitudinal epsilon must be a decimal number in (0, 20]");
       metric.longitudinal_epsilon_micros = *longitudinal;
+    } else if (option.compare(0, kQuarantine.size(), kQuarantine) == 0) {
+      const auto seconds = parse_quarantine(option.substr(kQuarantine.size()));
+      if (!seconds) {
+        return error("quarantine must be a duration like 86400, 90s, 30m, 24h or 7d, at most 30 days");
+      }
+      metric.quarantine_seconds = *seconds;
     } else {
-      return error("unknown option (known: longitudinal=E, max_reports_per_bucket=N)");
+      return error(
+          "unknown option (known: longitudinal=E, max_reports_per_bucket=N, quarantine=DURATION)");
     }
     parts.pop_back();
   }
   if (parts.size() < 3 || parts.size() > 4) {
     return error(
-        "expected ID:MECHANISM:EPSILON[:DOMAIN][:longitudinal=E][:max_reports_per_bucket=N], "
+        "expected ID:MECHANISM:EPSILON[:DOMAIN][:longitudinal=E][:max_reports_per_bucket=N]"
+        "[:quarantine=DURATION], "
         "e.g. 1:rr:1.0, 2:grr:2:16 or 3:loloha:0.5:64:longitudinal=2");
   }
   const auto id = parse_uint32(parts[0]);
@@ -341,6 +376,9 @@ std::string describe(const MetricConfig& metric) {
                   metric.longitudinal_epsilon_micros / 1000000,
                   metric.longitudinal_epsilon_micros % 1000000);
     out += text;
+  }
+  if (metric.quarantine_seconds != 0) {
+    out += ", devices quarantined for " + std::to_string(metric.quarantine_seconds) + " s";
   }
   return out + ")";
 }

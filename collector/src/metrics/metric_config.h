@@ -22,6 +22,8 @@ using blur::PayloadKind;
 inline constexpr uint32_t kDefaultBucketSeconds = 3600;
 inline constexpr uint32_t kDefaultRetentionDays = 30;
 inline constexpr uint32_t kMaxRetentionDays = 3650;
+// The longest quarantine of new devices: 30 days.
+inline constexpr uint32_t kMaxQuarantineSeconds = 30 * 86400;
 // The contribution bound's default allowance: this many reports' epsilon per
 // device, metric and bucket (see reports_per_bucket_limit).
 inline constexpr uint32_t kDefaultReportsPerBucket = 4;
@@ -58,7 +60,16 @@ struct MetricConfig {
   // only the max is set), the max to floor(allowance / epsilon), at least 1.
   uint64_t epsilon_allowance_per_bucket_micros = 0;
   uint32_t max_reports_per_bucket = 0;
+  // The quarantine of new devices against fake fleets: a report whose
+  // device first enrolled less than this many seconds before it arrived is
+  // refused (final, like the contribution bound: the device drops it). 0:
+  // off. It costs honest devices their first reports: docs/SECURITY.md.
+  uint32_t quarantine_seconds = 0;
 };
+
+// "86400", "90s", "30m", "24h" or "7d" as seconds, within
+// kMaxQuarantineSeconds; nullopt otherwise.
+std::optional<uint32_t> parse_quarantine(const std::string& text);
 
 // The bound in force: the explicit max, else floor(allowance / epsilon)
 // clamped to 1..kMaxReportsPerBucketLimit.

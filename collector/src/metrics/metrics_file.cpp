@@ -61,7 +61,8 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
                                               "range",
                                               "max_reports_per_bucket",
                                               "epsilon_allowance_per_bucket",
-                                              "longitudinal_epsilon"};
+                                              "longitudinal_epsilon",
+                                              "quarantine"};
   for (const auto& [key, value] : table) {
     if (!kKeys.count(std::string(key.str()))) {
       return invalid(where + ": unknown key '" + std::string(key.str()) + "'");
@@ -118,6 +119,15 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
                      "or seconds dividing a day");
     }
     m.bucket_seconds = *seconds;
+  }
+  if (table.contains("quarantine")) {
+    const auto text = table["quarantine"].value<std::string>();
+    const auto seconds = text ? parse_quarantine(*text) : std::nullopt;
+    if (!seconds) {
+      return invalid(where + ": 'quarantine' must be a duration like \"24h\", \"30m\" or \"7d\", " +
+                     "at most 30 days");
+    }
+    m.quarantine_seconds = *seconds;
   }
   if (table.contains("retention_days")) {
     auto days = uint_of("retention_days", kMaxRetentionDays);

@@ -1,5 +1,7 @@
 #include "observe/collector_metrics.h"
 
+#include "observe/process_metrics.h"
+
 namespace blur::collector::observe {
 
 namespace {
@@ -21,6 +23,15 @@ CollectorMetrics::CollectorMetrics(Registry& r)
                               "Requests whose credentials were missing or wrong")),
       commits_failed(r.counter("blur_collector_commits_failed_total",
                                "Group commits that failed (their batches answered 503)")),
+      enrollments_new(r.counter("blur_collector_enrollments_total",
+                                "Enrollments answered with a token, by kind",
+                                {{"kind", "new_device"}})),
+      enrollments_renewed(r.counter("blur_collector_enrollments_total",
+                                    "Enrollments answered with a token, by kind",
+                                    {{"kind", "renewal"}})),
+      reports_quarantined(r.counter("blur_collector_reports_quarantined_total",
+                                    "Reports refused because their device enrolled less than "
+                                    "the metric's quarantine before")),
       commit_seconds(r.histogram("blur_collector_commit_duration_seconds",
                                  "Duration of one group commit (one durable transaction)",
                                  latency_buckets_seconds())),
@@ -30,8 +41,38 @@ CollectorMetrics::CollectorMetrics(Registry& r)
       store_size_bytes(r.gauge("blur_collector_store_size_bytes",
                                "Bytes the database takes (SQLite: file and WAL; PostgreSQL: "
                                "pg_database_size), sampled periodically")),
+      devices_enrolled_last_day(r.gauge("blur_collector_devices_enrolled_last_day",
+                                        "Devices whose first enrollment was in the last 24 hours, "
+                                        "sampled with the store size")),
       refusals(r),
-      requests(r) {}
+      requests(r) {
+  register_process_metrics(r);
+}
+
+CollectorMetrics::DeviceAge CollectorMetrics::device_age(std::optional<int64_t> enrolled_at,
+                                                         int64_t now) {
+  if (!enrolled_at) return DeviceAge::kNotEnrolled;
+  return now - *enrolled_at < 86400 ? DeviceAge::kEnrolledLastDay : DeviceAge::kEnrolledEarlier;
+}
+
+void CollectorMetrics::count_received(uint32_t metric_id, DeviceAge age, uint64_t reports) {
+  Counter* counter = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(received_mutex_);
+    Counter*& slot = received_[{metric_id, age}];
+    if (slot == nullptr) {
+      static constexpr const char* kAges[] = {"enrolled_last_day", "enrolled_earlier",
+                                              "not_enrolled"};
+      slot = &registry.counter(
+          "blur_collector_reports_received_total",
+          "Valid reports received, by metric and by how long before their device first enrolled "
+          "(not_enrolled: a certificate device, or authentication off)",
+          {{"metric", std::to_string(metric_id)}, {"device_age", kAges[static_cast<int>(age)]}});
+    }
+    counter = slot;
+  }
+  counter->add(reports);
+}
 
 void CollectorMetrics::record_commit(std::chrono::nanoseconds duration, size_t reports,
                                      bool committed) {

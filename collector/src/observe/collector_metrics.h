@@ -7,6 +7,11 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <utility>
 
 #include "observe/refusals.h"
 #include "observe/registry.h"
@@ -23,17 +28,33 @@ class CollectorMetrics {
   // After each commit of the group committer (its writer thread).
   void record_commit(std::chrono::nanoseconds duration, size_t reports, bool committed);
 
+  // How long before a report its device first enrolled: a fake fleet is
+  // young (docs/SECURITY.md, "A fleet of fake devices").
+  enum class DeviceAge { kEnrolledLastDay, kEnrolledEarlier, kNotEnrolled };
+  static DeviceAge device_age(std::optional<int64_t> enrolled_at, int64_t now);
+  // Valid reports received for `metric_id` from devices of `age` (before
+  // the contribution bound and the commit): reports_received_total.
+  void count_received(uint32_t metric_id, DeviceAge age, uint64_t reports);
+
   Registry& registry;
   Counter& reports_accepted;     // newly stored, acknowledged
   Counter& reports_duplicate;    // already stored, identical (resent)
   Counter& batches_conflicting;  // refused with 409
   Counter& auth_failures;        // 401s and 403s
   Counter& commits_failed;
+  Counter& enrollments_new;      // a device enrolled for the first time
+  Counter& enrollments_renewed;  // a known device's new token
+  Counter& reports_quarantined;  // refused: their device enrolled too recently
   Histogram& commit_seconds;
   Histogram& commit_reports;
   Gauge& store_size_bytes;
+  Gauge& devices_enrolled_last_day;
   Refusals refusals;
   RequestDurations requests;
+
+ private:
+  std::mutex received_mutex_;
+  std::map<std::pair<uint32_t, DeviceAge>, Counter*> received_;  // registered on first use
 };
 
 }  // namespace blur::collector::observe

@@ -24,7 +24,7 @@ enum class Reason {
   kBadContentType,    // 415
   kNotFound,          // no such path (404)
   kMethodNotAllowed,  // 405
-  kConflict,          // a report id reused with other content (409)
+  kConflict,          // a report id reused with other content, a nonce of another device key (409)
   kUnavailable,       // storage failed or shutting down (503)
   kInternal,          // a handler failed (500)
   kUnauthenticated,   // no or bad credentials (401)

@@ -87,6 +87,15 @@ void Registry::gauge_function(const std::string& name, const std::string& help,
   s.read = std::move(read);
 }
 
+void Registry::counter_function(const std::string& name, const std::string& help,
+                                const Labels& labels, std::function<double()> read) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  bool added = false;
+  Series& s = series(name, help, Type::kCounter, labels, &added);
+  if (!added) registration_bug(name, "a counter function's label set registered twice");
+  s.read = std::move(read);
+}
+
 Histogram& Registry::histogram(const std::string& name, const std::string& help,
                                const std::vector<double>& upper_bounds, const Labels& labels) {
   std::lock_guard<std::mutex> lock(mutex_);

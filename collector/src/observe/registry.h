@@ -38,6 +38,10 @@ class Registry {
   // A gauge read when rendered: `read` must be thread-safe and quick.
   void gauge_function(const std::string& name, const std::string& help, const Labels& labels,
                       std::function<double()> read);
+  // A counter kept elsewhere (the kernel's CPU time), read when rendered;
+  // `read` must never decrease.
+  void counter_function(const std::string& name, const std::string& help, const Labels& labels,
+                        std::function<double()> read);
   Histogram& histogram(const std::string& name, const std::string& help,
                        const std::vector<double>& upper_bounds, const Labels& labels = {});
 

@@ -4,8 +4,9 @@
 
 namespace blur::collector::observe {
 
-StoreMonitor::StoreMonitor(const Store& store, Gauge* size, Options options)
-    : store_(store), size_(size), options_(options) {
+StoreMonitor::StoreMonitor(Store& store, Gauge* size, Options options, WriteHealth* writes,
+                           Gauge* new_devices)
+    : store_(store), size_(size), writes_(writes), new_devices_(new_devices), options_(options) {
   query_thread_ = std::thread([this] { run_queries(); });
   deadline_thread_ = std::thread([this] { answer_late_checks(); });
 }
@@ -73,7 +74,7 @@ void StoreMonitor::run_queries() {
         if (check->query == 0) check->query = query;
       }
       lock.unlock();
-      const Fallible result = store_.ping();
+      const Fallible result = query_store();
       lock.lock();
       answer(
           lock, [query](const Check& c) { return c.query == query; }, result);
@@ -81,10 +82,29 @@ void StoreMonitor::run_queries() {
       lock.unlock();
       const auto size = store_.size_bytes();
       if (size) size_->set(static_cast<int64_t>(size.value()));  // else: the last value stays
+      if (new_devices_ != nullptr) {
+        const auto since = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count() -
+                           86400;
+        const auto enrolled = store_.devices_enrolled_since(since);
+        if (enrolled) new_devices_->set(static_cast<int64_t>(enrolled.value()));
+      }
       lock.lock();
       next_sample = Clock::now() + options_.size_period;
     }
   }
+}
+
+Fallible StoreMonitor::query_store() {
+  if (writes_ == nullptr || !writes_->failing()) return store_.ping();
+  if (writes_->probe_due()) {
+    const Fallible probe = store_.probe_write();
+    writes_->record_probe(probe);
+    if (probe) return store_.ping();
+  }
+  // The reason (a path, the database's words) is for the operator's log.
+  return unavailable("the database refuses writes; the collector's log says why");
 }
 
 void StoreMonitor::answer_late_checks() {

@@ -1,6 +1,8 @@
 // Watches the store for the operator, off the I/O threads: answers
 // readiness checks (a trivial query that must finish within a timeout) and
-// samples the store's size into a gauge.
+// samples the store's size into a gauge. While commits fail (WriteHealth),
+// not ready (a full disk still answers reads) until a commit succeeds or,
+// once no commit has been tried for a while, a probe write does.
 //
 // A store that hangs (a PostgreSQL server that stopped answering) must not
 // hang readiness: the query runs on the monitor's thread, and a second
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "observe/gauge.h"
+#include "observe/write_health.h"
 #include "store/store.h"
 
 namespace blur::collector::observe {
@@ -33,8 +36,11 @@ class StoreMonitor {
     std::chrono::milliseconds ready_timeout{2000};
     std::chrono::milliseconds size_period{15000};  // the first sample at start
   };
-  // `size` may be null (no sampling).
-  StoreMonitor(const Store& store, Gauge* size, Options options);
+  // `size` may be null (no sampling); `writes` too (readiness is a read);
+  // `new_devices`, if given, is sampled with the size: the devices that
+  // first enrolled in the last 24 hours.
+  StoreMonitor(Store& store, Gauge* size, Options options, WriteHealth* writes = nullptr,
+               Gauge* new_devices = nullptr);
   ~StoreMonitor();  // stop()
   StoreMonitor(const StoreMonitor&) = delete;
   StoreMonitor& operator=(const StoreMonitor&) = delete;
@@ -61,8 +67,13 @@ class StoreMonitor {
   template <class Pick>
   void answer(std::unique_lock<std::mutex>& lock, Pick pick, const Fallible& result);
 
-  const Store& store_;
+  // The check's query: a read, or a write probe while writes fail.
+  Fallible query_store();
+
+  Store& store_;
   Gauge* const size_;
+  WriteHealth* const writes_;
+  Gauge* const new_devices_;
   const Options options_;
   std::mutex mutex_;
   std::condition_variable wake_queries_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <random>
 #include <thread>
 
@@ -87,6 +88,41 @@ uint64_t source_key(const net::ip::address& address) {
                                      ? address.to_v4()
                                      : address.to_v6().to_v4();  // v4-mapped
   return v4.to_uint();
+}
+
+Fallible Server::Impl::load_client_crl() {
+  const std::string& file = options.tls_client_crl_file;
+  const std::string& ca_file = options.tls_client_ca_file;
+  auto load = [ca_file](const std::string& path) {
+    return RevocationLists::load(path, ca_file, static_cast<int64_t>(std::time(nullptr)));
+  };
+  const FileStamp stamp = stamp_of(file);  // before reading: a change after it is seen
+  auto lists = load(file);
+  if (!lists) return lists.error();
+  log_line("blur-collector: client CRL " + printable(file) + ": " +
+           printable(lists->summary(), 1000));
+  crl = std::make_shared<const RevocationLists>(std::move(lists).value());
+  crl_reloader = std::make_unique<FileReloader<RevocationLists>>(
+      file, "client CRL", stamp, load, [this](RevocationLists loaded) {
+        auto next = std::make_shared<const RevocationLists>(std::move(loaded));
+        std::lock_guard<std::mutex> lock(crl_mutex);
+        crl = next;
+        return next->summary();
+      });
+  crl_reloader->watch(options.tls_client_crl_reload_interval,
+                      [](const std::string& line) { log_line("blur-collector: " + line); });
+  return done();
+}
+
+bool Server::Impl::certificate_revoked(const X509* certificate) {
+  if (!crl_reloader) return false;
+  crl_reloader->refresh();
+  std::shared_ptr<const RevocationLists> lists;
+  {
+    std::lock_guard<std::mutex> lock(crl_mutex);
+    lists = crl;
+  }
+  return lists->revokes(certificate);
 }
 
 std::optional<std::string> Request::query_value(std::string_view name) const {
@@ -369,6 +405,16 @@ bool Server::start(std::string* error) {
   } else if (!options.tls_client_ca_file.empty()) {
     *error = "a client CA needs HTTPS (a TLS certificate and key)";
     return false;
+  }
+  if (!options.tls_client_crl_file.empty()) {
+    if (options.tls_client_ca_file.empty()) {
+      *error = "a client CRL needs a client CA (mutual TLS)";
+      return false;
+    }
+    if (auto loaded = impl.load_client_crl(); !loaded) {
+      *error = "cannot use the client CRL: " + loaded.error().message;
+      return false;
+    }
   }
   const auto address = net::ip::make_address(options.address, ec);
   if (ec) {

@@ -37,6 +37,15 @@
 // themselves with a token connect on the same port): requiring an identity
 // is the handlers' policy. Request::client_device_nonce carries the device
 // nonce a verified certificate binds (server/client_identity.h).
+//
+// Revocation (Options::tls_client_crl_file, server/revocation_lists.h): a
+// certificate a CRL lists still completes the handshake, and each request
+// on its connection comes with client_certificate_revoked set (and no
+// nonce), so the handler answers a clear 401 rather than the client seeing
+// a failed handshake. The check is made per request, against the CRL file
+// as it is now: the file is read again when it changes (looked at every
+// tls_client_crl_reload_interval); one that cannot be read or does not
+// verify is logged once, and the lists loaded before stay in force.
 #ifndef BLUR_COLLECTOR_SERVER_HTTP_SERVER_H
 #define BLUR_COLLECTOR_SERVER_HTTP_SERVER_H
 
@@ -67,6 +76,9 @@ struct Request {
   // certificate or without a device URI in it. The same for every request
   // on the connection.
   std::optional<uint64_t> client_device_nonce;
+  // The connection's certificate names a device but the client CRL revokes
+  // it (then client_device_nonce is empty). Checked for each request.
+  bool client_certificate_revoked = false;
 
   // The first query parameter called `name`, if any.
   std::optional<std::string> query_value(std::string_view name) const;
@@ -137,6 +149,11 @@ class Server {
     // which a client certificate must chain to. Clients may still connect
     // without one. Empty: no client certificate is asked for.
     std::string tls_client_ca_file;
+    // With tls_client_ca_file: a PEM file of CRLs signed by that CA
+    // (server/revocation_lists.h); empty: no certificate is revoked.
+    std::string tls_client_crl_file;
+    // How often the CRL file is looked at for changes.
+    std::chrono::milliseconds tls_client_crl_reload_interval{5000};
     // From the connection (or, on a keep-alive connection, the request's
     // first byte) to the end of the header, TLS handshake included. Fixed
     // when the phase begins: a client dripping bytes (slowloris) is closed

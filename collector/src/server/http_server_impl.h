@@ -21,6 +21,8 @@
 
 #include "server/connection_counts.h"
 #include "server/http_server.h"
+#include "server/revocation_lists.h"
+#include "util/file_reloader.h"
 
 namespace blur::collector::http {
 
@@ -96,6 +98,10 @@ struct Server::Impl {
   void watch_stop();
   // Every sweep_period: closes the connections past their deadline.
   void sweep();
+  // Loads Options::tls_client_crl_file and watches it for changes.
+  Fallible load_client_crl();
+  // Whether the client CRL (as the file is now) revokes `certificate`.
+  bool certificate_revoked(const X509* certificate);
 
   Options options;
   std::vector<Route> routes;  // fixed once start() has been called
@@ -126,6 +132,11 @@ struct Server::Impl {
   bool forced_close = false;
   bool sweep_stopped = false;  // set by watch_stop() once no connection is left
   int port = 0;
+
+  // The client CRL, if any: crl_reloader installs new lists in `crl`.
+  std::unique_ptr<FileReloader<RevocationLists>> crl_reloader;
+  std::mutex crl_mutex;  // guards crl
+  std::shared_ptr<const RevocationLists> crl;
 };
 
 // The key a connection from `address` counts under for the per-address

@@ -432,6 +432,15 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     clear_deadline();  // the handler takes its time; stop()'s deadline still applies
     std::shared_ptr<ReplyState> reply_state;
     try {
+      if constexpr (kTls) {
+        // Per request, not per connection: a keep-alive connection sees a
+        // revocation as soon as the server has read the new CRL.
+        if (client_device_nonce_ &&
+            server_.certificate_revoked(SSL_get0_peer_certificate(stream_.native_handle()))) {
+          request_.client_device_nonce.reset();
+          request_.client_certificate_revoked = true;
+        }
+      }
       reply_state = std::make_shared<ReplyState>(this->shared_from_this());
       route_->handler(request_, [reply_state](Response response) {
         reply_state->send(std::move(response));

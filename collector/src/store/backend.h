@@ -9,6 +9,7 @@
 #ifndef BLUR_COLLECTOR_STORE_BACKEND_H
 #define BLUR_COLLECTOR_STORE_BACKEND_H
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,11 +24,13 @@
 namespace blur::collector::store {
 
 // The schema this collector writes. A database at a newer version is
-// refused (a newer collector wrote it); an empty one is created; version 1
-// is upgraded in place (2 adds report_counts, filled from the reports).
-// Collectors of version 1 then refuse the database: they would store
-// reports without counting them against the contribution bound.
-inline constexpr int kSchemaVersion = 2;
+// refused (a newer collector wrote it); an empty one is created; older
+// versions are upgraded in place, one step after the other (2 adds
+// report_counts, filled from the reports; 3 adds devices, empty: each
+// device binds its key at its next enrollment). Older collectors then
+// refuse the database: version 1 would store reports without counting them
+// against the contribution bound, version 2 would enroll any nonce.
+inline constexpr int kSchemaVersion = 3;
 
 // Where a report's time bucket came from.
 enum class TimeSource : uint8_t { kReceived = 0, kDevice = 1 };
@@ -70,6 +73,16 @@ struct DeviceCountChange {
   int64_t delta = 0;
 };
 
+// An enrolled device (schema 3): the nonce bound to the SHA-256 of the
+// device key it first enrolled with (blur/enrollment.h), so that no one
+// else holding the app's enrollment secret can enroll it again.
+struct DeviceRow {
+  uint64_t device_nonce = 0;
+  int64_t enrolled_at = 0;  // Unix s of the first enrollment
+  std::array<uint8_t, 32> key_sha256{};
+  int64_t last_renewed_at = 0;  // Unix s; enrolled_at until a renewal is recorded
+};
+
 class Connection {
  public:
   virtual ~Connection() = default;
@@ -79,6 +92,12 @@ class Connection {
   virtual Fallible ensure_schema() = 0;
 
   virtual Fallible begin() = 0;  // a write transaction
+  // A write transaction whose commit may return before it reaches the
+  // disk (SQLite: synchronous=NORMAL in WAL mode, the log is synced with the
+  // next ordinary commit or checkpoint; PostgreSQL: synchronous_commit off,
+  // flushed within wal_writer_delay). A crash may lose it, never tear it.
+  // Only for writes that are redone when lost (device bindings).
+  virtual Fallible begin_lazy() = 0;
   virtual Fallible commit() = 0;
   virtual void rollback() = 0;
 
@@ -136,9 +155,23 @@ class Connection {
                                                              int64_t to) = 0;
   virtual Fallible delete_aggregates(uint32_t metric_id) = 0;
 
+  // Devices (schema 3). The nonce's row, if enrolled.
+  virtual Outcome<std::optional<DeviceRow>> find_device(uint64_t device_nonce) = 0;
+  // Inserts the row unless its nonce is there: false (and nothing written)
+  // if it was. A concurrent uncommitted insert of the nonce is waited for.
+  virtual Outcome<bool> insert_device(const DeviceRow& row) = 0;
+  virtual Fallible set_device_renewed(uint64_t device_nonce, int64_t renewed_at) = 0;
+  // Whether any report of the nonce is stored (one index probe).
+  virtual Outcome<bool> has_reports(uint64_t device_nonce) = 0;
+  // Devices whose first enrollment is at or after `since` (Unix s).
+  virtual Outcome<uint64_t> count_devices_enrolled_since(int64_t since) = 0;
+
   // For the operator (readiness, metrics): a trivial query that reads the
   // database, and the space the database takes on disk, in bytes.
   virtual Fallible ping() = 0;
+  // Inside a write transaction: a write that changes nothing, to learn
+  // whether the database takes writes again after commits failed.
+  virtual Fallible probe_write() = 0;
   virtual Outcome<uint64_t> size_bytes() = 0;
 };
 

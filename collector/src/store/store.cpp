@@ -476,6 +476,21 @@ Fallible Store::ping() const {
   return read([](Connection& c) { return c.ping(); });
 }
 
+Fallible Store::probe_write() {
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  if (!writer_) return invalid("the store was opened read-only");
+  if (auto status = writer_->begin(); !status) return status;
+  if (auto status = writer_->probe_write(); !status) {
+    writer_->rollback();
+    return status;
+  }
+  if (auto status = writer_->commit(); !status) {
+    writer_->rollback();
+    return status;
+  }
+  return done();
+}
+
 Outcome<uint64_t> Store::size_bytes() const {
   return read([](Connection& c) { return c.size_bytes(); });
 }
@@ -483,6 +498,70 @@ Outcome<uint64_t> Store::size_bytes() const {
 Outcome<uint64_t> Store::device_count(uint32_t metric_id, int64_t bucket_start,
                                       uint64_t device_nonce) const {
   return read([&](Connection& c) { return c.device_count(metric_id, bucket_start, device_nonce); });
+}
+
+// ---- devices ------------------------------------------------------------------
+
+Outcome<std::optional<store::DeviceRow>> Store::device(uint64_t device_nonce) const {
+  return read([&](Connection& c) { return c.find_device(device_nonce); });
+}
+
+Outcome<bool> Store::has_reports(uint64_t device_nonce) const {
+  return read([&](Connection& c) { return c.has_reports(device_nonce); });
+}
+
+Outcome<store::DeviceRow> Store::bind_device(uint64_t device_nonce,
+                                             const std::array<uint8_t, 32>& key_sha256,
+                                             int64_t now) {
+  store::DeviceRow row;
+  row.device_nonce = device_nonce;
+  row.enrolled_at = now;
+  row.key_sha256 = key_sha256;
+  row.last_renewed_at = now;
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  if (!writer_) return invalid("the store was opened read-only");
+  auto fail = [&](const Error& error) -> Outcome<store::DeviceRow> {
+    writer_->rollback();
+    return error;
+  };
+  if (auto status = writer_->begin_lazy(); !status) return status.error();
+  auto inserted = writer_->insert_device(row);
+  if (!inserted) return fail(inserted.error());
+  if (!inserted.value()) {
+    // Bound before (by this or another collector): that binding stands.
+    auto stored = writer_->find_device(device_nonce);
+    if (!stored) return fail(stored.error());
+    if (!stored.value()) return fail(unavailable("device binding vanished"));
+    row = *stored.value();
+  }
+  if (auto status = writer_->commit(); !status) return fail(status.error());
+  return row;
+}
+
+Fallible Store::record_renewal(uint64_t device_nonce, int64_t now) {
+  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+  if (!writer_) return invalid("the store was opened read-only");
+  if (auto status = writer_->begin_lazy(); !status) return status;
+  if (auto status = writer_->set_device_renewed(device_nonce, now); !status) {
+    writer_->rollback();
+    return status;
+  }
+  if (auto status = writer_->commit(); !status) {
+    writer_->rollback();
+    return status;
+  }
+  return done();
+}
+
+Outcome<std::optional<int64_t>> Store::enrolled_at(uint64_t device_nonce) const {
+  auto found = device(device_nonce);
+  if (!found) return found.error();
+  if (!found.value()) return std::optional<int64_t>();
+  return std::optional<int64_t>(found.value()->enrolled_at);
+}
+
+Outcome<uint64_t> Store::devices_enrolled_since(int64_t since) const {
+  return read([&](Connection& c) { return c.count_devices_enrolled_since(since); });
 }
 
 // ---- maintenance ---------------------------------------------------------------

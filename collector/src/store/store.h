@@ -131,6 +131,28 @@ class Store {
   Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
                                  uint64_t device_nonce) const;
 
+  // Devices: enrollment's bindings of a nonce to the SHA-256 of its device
+  // key (store/backend.h: DeviceRow), shared by every collector of the
+  // database. The nonce's binding, if it enrolled with a key.
+  Outcome<std::optional<store::DeviceRow>> device(uint64_t device_nonce) const;
+  // Whether any report of the nonce is stored (its reports may have been
+  // pruned: then false).
+  Outcome<bool> has_reports(uint64_t device_nonce) const;
+  // Binds the nonce to `key_sha256` at `now` unless it is bound already,
+  // and returns the binding stored afterwards: this one, or the earlier one
+  // (the caller compares keys). Written lazily (Connection::begin_lazy): a
+  // binding a crash loses is made again at the device's next enrollment.
+  Outcome<store::DeviceRow> bind_device(uint64_t device_nonce,
+                                        const std::array<uint8_t, 32>& key_sha256, int64_t now);
+  // Sets a bound nonce's last_renewed_at (lazily, like bind_device).
+  Fallible record_renewal(uint64_t device_nonce, int64_t now);
+  // For a quarantine of new devices: when the nonce first enrolled with a
+  // key (nullopt: never, e.g. a certificate device or one not seen since
+  // schema 3).
+  Outcome<std::optional<int64_t>> enrolled_at(uint64_t device_nonce) const;
+  // For /metrics: devices first enrolled at or after `since` (Unix s).
+  Outcome<uint64_t> devices_enrolled_since(int64_t since) const;
+
   // An aggregate row is read, added to and rewritten by every commit that
   // touches its bucket, so its size is each commit's cost. Once this node
   // writes a row larger than this, the node continues under a fresh writer
@@ -141,6 +163,10 @@ class Store {
 
   // For readiness: a trivial query on a reader connection.
   Fallible ping() const;
+  // For readiness while commits fail: a write transaction that changes
+  // nothing, committed on the writer connection (it waits for a commit in
+  // progress).
+  Fallible probe_write();
   // The database's size on disk in bytes (SQLite: the file and its WAL;
   // PostgreSQL: pg_database_size of the whole database).
   Outcome<uint64_t> size_bytes() const;

@@ -347,6 +347,29 @@ JNIEXPORT jint JNICALL Java_org_blur_Native_enrollmentBody(JNIEnv* env, jclass c
   return status;
 }
 
+/* status[0]: the status; the body's bytes (without the NUL), or NULL unless OK. */
+JNIEXPORT jbyteArray JNICALL Java_org_blur_Native_enrollmentBodyWithToken(JNIEnv* env, jclass cls,
+                                                                         jlong handle,
+                                                                         jstring token,
+                                                                         jintArray status_out) {
+  (void)cls;
+  native_client* c = client_of(env, handle);
+  jint status = BLUR_INVALID_ARGUMENT;
+  char text[BLUR_ENROLLMENT_BODY_WITH_TOKEN_SIZE];
+  if (token != NULL) {
+    const char* chars = (*env)->GetStringUTFChars(env, token, NULL);
+    if (chars == NULL) return NULL; /* OutOfMemoryError pending */
+    status = blur_enrollment_body_with_token(c->client, chars, text, sizeof text);
+    (*env)->ReleaseStringUTFChars(env, token, chars);
+  }
+  (*env)->SetIntArrayRegion(env, status_out, 0, 1, &status);
+  if (status != BLUR_OK) return NULL;
+  const jsize length = (jsize)strlen(text);
+  jbyteArray bytes = (*env)->NewByteArray(env, length);
+  if (bytes != NULL) (*env)->SetByteArrayRegion(env, bytes, 0, length, (const jbyte*)text);
+  return bytes; /* NULL with OutOfMemoryError pending */
+}
+
 /* ---- Loading ---- */
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {

@@ -227,13 +227,36 @@ blur_status blur_get_budget(const blur_client* client, blur_budget* budget);
 blur_status blur_device_nonce(const blur_client* client, uint64_t* nonce);
 
 /* The body of the collector's POST /v1/enroll (Content-Type:
- * application/json) for this device: {"device_nonce":"<16 hex digits>"},
- * NUL-terminated, BLUR_ENROLLMENT_BODY_SIZE bytes with the NUL. Send it with
- * "Authorization: Bearer <the app's enrollment secret>"; the answer's
- * "token" is the device token to send as "Authorization: Bearer <token>" on
- * every POST /v1/reports (keep it; enroll again after a 401). */
-#define BLUR_ENROLLMENT_BODY_SIZE 36
+ * application/json) for this device:
+ *   {"device_nonce":"<16 hex digits>","device_key":"<64 hex digits>"}
+ * NUL-terminated, BLUR_ENROLLMENT_BODY_SIZE bytes with the NUL. The device
+ * key is HMAC-SHA256(device secret, "blur.enroll.v1" || nonce): the
+ * collector binds the nonce to it at the first enrollment, so nobody else
+ * holding the app's secret can take this device's identity
+ * (blur/enrollment.h). Send it with "Authorization: Bearer <the app's
+ * enrollment secret>"; the answer's "token" is the device token to send as
+ * "Authorization: Bearer <token>" on every POST /v1/reports (keep it;
+ * enroll again, with the same body, after a 401). BLUR_BUFFER_TOO_SMALL
+ * below that capacity; BLUR_INVALID_ARGUMENT for a device provisioned
+ * without a device secret. A collector before device keys refuses this
+ * body (400), and a collector since then refuses the old one
+ * ({"device_nonce"} alone). */
+#define BLUR_ENROLLMENT_BODY_SIZE 116
 blur_status blur_enrollment_body(const blur_client* client, char* buffer, size_t capacity);
+
+/* The same with ,"device_token":"<device_token>" added: the token a
+ * collector issued this device before it had a device key. A device that
+ * already has reports on the collector but no key bound there (it enrolled
+ * with an SDK before device keys) proves with it that it is that device;
+ * send this form once after the update. The token: at most
+ * BLUR_MAX_DEVICE_TOKEN_LENGTH characters of [0-9A-Za-z._~+/=-], else
+ * BLUR_INVALID_ARGUMENT. The body takes at most
+ * BLUR_ENROLLMENT_BODY_WITH_TOKEN_SIZE bytes with its NUL. */
+#define BLUR_MAX_DEVICE_TOKEN_LENGTH 128
+#define BLUR_ENROLLMENT_BODY_WITH_TOKEN_SIZE \
+  (BLUR_ENROLLMENT_BODY_SIZE + 18 + BLUR_MAX_DEVICE_TOKEN_LENGTH)
+blur_status blur_enrollment_body_with_token(const blur_client* client, const char* device_token,
+                                            char* buffer, size_t capacity);
 
 /* "ok", "lifetime budget exhausted", ... (never NULL). */
 const char* blur_status_name(blur_status status);

@@ -15,6 +15,7 @@
 #include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
 #include "blur/discovery/word.h"
+#include "blur/enrollment.h"
 #include "blur/mechanisms/discrete_laplace.h"
 #include "blur/mechanisms/generalized_randomized_response.h"
 #include "blur/mechanisms/hadamard_response.h"
@@ -108,6 +109,15 @@ class Client {
   Status pending_batch(uint8_t* buffer, size_t capacity, size_t* written, size_t* count,
                        uint64_t* ack_token) const;
   Status acknowledge(uint64_t ack_token) { return queue_.acknowledge(ack_token); }
+  // The body of the collector's POST /v1/enroll for this device
+  // (blur/enrollment.h: its nonce and the key derived from its device
+  // secret), NUL-terminated; `device_token` (may be null) is the token a
+  // collector issued it before, the proof a nonce with reports but no key
+  // yet needs. kLedgerClosed before a ledger is open; kInvalidArgument for a
+  // ledger provisioned without a device secret (Ledger::provision's
+  // four-argument form; provision() always draws one); else
+  // write_enrollment_body()'s statuses.
+  Status enrollment_body(char* buffer, size_t capacity, const char* device_token = nullptr) const;
 
   const Ledger& ledger() const { return ledger_; }
   const ReportQueue& queue() const { return queue_; }

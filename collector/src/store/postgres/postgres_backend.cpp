@@ -136,13 +136,15 @@ Fallible PostgresConnection::create_or_check_schema() {
       if (found > kSchemaVersion) {
         return invalid(versions + "newer than" + ours + ": upgrade the collector");
       }
-      if (found == 1) {
+      if (found < 1) return invalid(versions + "older than" + ours + " and cannot be upgraded");
+      // One step after the other, in this transaction.
+      if (found < 2) {
         auto upgraded = session_->exec(pg::sql::kUpgradeToVersion2);
         if (!upgraded) return upgraded.error();
-        return done();
       }
-      if (found < kSchemaVersion) {
-        return invalid(versions + "older than" + ours + " and cannot be upgraded");
+      if (found < 3) {
+        auto upgraded = session_->exec(pg::sql::kUpgradeToVersion3);
+        if (!upgraded) return upgraded.error();
       }
       return done();
     }
@@ -160,6 +162,18 @@ Fallible PostgresConnection::begin() {
   if (auto ok = usable(); !ok) return ok;
   if (auto began = session_->exec("BEGIN"); !began) return began.error();
   in_transaction_ = true;
+  return done();
+}
+
+// synchronous_commit off for this transaction only (SET LOCAL): its COMMIT
+// returns before the WAL is flushed; the WAL writer flushes it within
+// wal_writer_delay. A crash may lose it, never tear it.
+Fallible PostgresConnection::begin_lazy() {
+  if (auto began = begin(); !began) return began;
+  if (auto set = session_->exec("SET LOCAL synchronous_commit = off"); !set) {
+    rollback();
+    return set.error();
+  }
   return done();
 }
 

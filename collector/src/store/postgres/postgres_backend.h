@@ -41,6 +41,7 @@ class PostgresConnection : public Connection {
 
   Fallible ensure_schema() override;
   Fallible begin() override;
+  Fallible begin_lazy() override;
   Fallible commit() override;
   void rollback() override;
   Outcome<std::vector<std::pair<uint32_t, std::string>>> load_metrics() override;
@@ -68,7 +69,13 @@ class PostgresConnection : public Connection {
   Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
                                                      int64_t to) override;
   Fallible delete_aggregates(uint32_t metric_id) override;
+  Outcome<std::optional<DeviceRow>> find_device(uint64_t device_nonce) override;
+  Outcome<bool> insert_device(const DeviceRow& row) override;
+  Fallible set_device_renewed(uint64_t device_nonce, int64_t renewed_at) override;
+  Outcome<bool> has_reports(uint64_t device_nonce) override;
+  Outcome<uint64_t> count_devices_enrolled_since(int64_t since) override;
   Fallible ping() override;
+  Fallible probe_write() override;
   Outcome<uint64_t> size_bytes() override;
 
  private:

@@ -209,6 +209,13 @@ Fallible PostgresConnection::ping() {
   return done();
 }
 
+Fallible PostgresConnection::probe_write() {
+  if (auto ok = usable(); !ok) return ok.error();
+  auto result = session_->run(pg::sql::kProbeWrite, Params());
+  if (!result) return result.error();
+  return done();
+}
+
 Outcome<uint64_t> PostgresConnection::size_bytes() {
   if (auto ok = usable(); !ok) return ok.error();
   auto result = session_->run(pg::sql::kStoreSize, Params());

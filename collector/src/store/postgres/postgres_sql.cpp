@@ -13,7 +13,7 @@ const char* const kSelectSchemaVersion = "SELECT max(version) FROM blur_schema";
 // (the role's own schema, or public), so one database can hold several
 // independent collectors' tables (the tests use one schema per test).
 // NOT NULL everywhere the collector always writes a value.
-static_assert(store::kSchemaVersion == 2, "kCreateSchema writes version 2");
+static_assert(store::kSchemaVersion == 3, "kCreateSchema writes version 3");
 const char* const kCreateSchema = R"(
 CREATE TABLE IF NOT EXISTS blur_schema (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS metrics (
@@ -49,7 +49,13 @@ CREATE TABLE IF NOT EXISTS report_counts (
   device_nonce BIGINT NOT NULL,
   reports BIGINT NOT NULL,
   PRIMARY KEY (metric_id, bucket_start, device_nonce));
-INSERT INTO blur_schema (version) VALUES (2);
+CREATE TABLE IF NOT EXISTS devices (
+  device_nonce BIGINT PRIMARY KEY,
+  enrolled_at BIGINT NOT NULL,
+  key_sha256 BYTEA NOT NULL,
+  last_renewed_at BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);
+INSERT INTO blur_schema (version) VALUES (3);
 )";
 
 // Version 1 -> 2 (under kSchemaLock): the contribution bound's counts, from
@@ -65,6 +71,18 @@ INSERT INTO report_counts (metric_id, bucket_start, device_nonce, reports)
   SELECT metric_id, bucket_start, device_nonce, count(*) FROM reports
   GROUP BY metric_id, bucket_start, device_nonce;
 UPDATE blur_schema SET version = 2;
+)";
+
+// Version 2 -> 3 (under kSchemaLock): enrollment's bindings, empty (each
+// device binds its key at its next enrollment).
+const char* const kUpgradeToVersion3 = R"(
+CREATE TABLE IF NOT EXISTS devices (
+  device_nonce BIGINT PRIMARY KEY,
+  enrolled_at BIGINT NOT NULL,
+  key_sha256 BYTEA NOT NULL,
+  last_renewed_at BIGINT NOT NULL);
+CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);
+UPDATE blur_schema SET version = 3;
 )";
 
 const char* const kReportColumns =
@@ -142,6 +160,9 @@ const Statement kDeleteAggregates{
     12, "delete aggregates", "DELETE FROM aggregates WHERE metric_id = $1", {kInt8}};
 // Reads a table of ours (not just SELECT 1): the search_path's schema must be there.
 const Statement kPing{13, "ping", "SELECT count(*) FROM blur_schema", {}};
+// A write that changes nothing, for readiness while commits fail: it needs
+// what a commit needs (a writable database, room for its log).
+const Statement kProbeWrite{19, "probe a write", "UPDATE blur_schema SET version = version", {}};
 // The collector's own tables (with their indexes and TOAST) in its schema, not
 // the whole database: other schemas on the same server are not ours to count.
 const Statement kStoreSize{
@@ -154,7 +175,7 @@ const Statement kStoreSize{
 // The upsert locks each count row until the transaction ends: a concurrent
 // writer of the same key waits, then adds to the committed count.
 const Statement kAddDeviceCounts{
-    13,
+    22,
     "count reports per device",
     "INSERT INTO report_counts AS c (metric_id, bucket_start, device_nonce, reports) "
     "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) "
@@ -162,7 +183,7 @@ const Statement kAddDeviceCounts{
     "DO UPDATE SET reports = c.reports + EXCLUDED.reports "
     "RETURNING metric_id, bucket_start, device_nonce, reports",
     {kInt8s, kInt8s, kInt8s, kInt8s}};
-const Statement kDeviceCount{14,
+const Statement kDeviceCount{23,
                              "read a device's count",
                              "SELECT reports FROM report_counts "
                              "WHERE metric_id = $1 AND bucket_start = $2 AND device_nonce = $3",
@@ -185,5 +206,39 @@ const Statement kDeleteDeviceCountsBefore{
     "prune report counts",
     "DELETE FROM report_counts WHERE metric_id = $1 AND bucket_start < $2",
     {kInt8, kInt8}};
+
+// Devices (enrollment's bindings). ON CONFLICT DO NOTHING waits for a
+// concurrent uncommitted insert of the nonce, then skips: a later
+// kFindDevice sees the winner.
+const Statement kFindDevice{
+    24, "read a device",
+    "SELECT enrolled_at, key_sha256, last_renewed_at FROM devices WHERE device_nonce = $1",
+    {kInt8}};
+const Statement kInsertDevice{
+    25, "enroll a device",
+    "INSERT INTO devices (device_nonce, enrolled_at, key_sha256, last_renewed_at) "
+    "VALUES ($1, $2, $3, $4) ON CONFLICT (device_nonce) DO NOTHING",
+    {kInt8, kInt8, kByteaOid, kInt8}};
+const Statement kSetDeviceRenewed{
+    26, "record a renewal", "UPDATE devices SET last_renewed_at = $2 WHERE device_nonce = $1",
+    {kInt8, kInt8}};
+const Statement kHasReports{
+    27, "look for a device's reports",
+    "SELECT count(*) FROM (SELECT 1 FROM reports WHERE device_nonce = $1 LIMIT 1) AS r",
+    {kInt8}};
+const Statement kCountDevicesSince{
+    28, "count devices", "SELECT count(*) FROM devices WHERE enrolled_at >= $1", {kInt8}};
+
+const std::vector<const Statement*>& all_statements() {
+  static const std::vector<const Statement*> all = {
+      &kLoadMetrics,   &kInsertMetric,    &kRegisterNode,      &kInsertReports,
+      &kFindReports,   &kDeleteReports,   &kDeleteReportsBefore, &kCountReports,
+      &kCountMetricReports, &kLoadAggregate, &kUpsertAggregate, &kLoadAggregates,
+      &kDeleteAggregates, &kPing,        &kProbeWrite,        &kStoreSize,
+      &kAddDeviceCounts, &kDeviceCount,  &kDeviceCountSums,   &kDeleteDeviceCountsBefore,
+      &kFindDevice,    &kInsertDevice,    &kSetDeviceRenewed,  &kHasReports,
+      &kCountDevicesSince};
+  return all;
+}
 
 }  // namespace blur::collector::store::pg::sql

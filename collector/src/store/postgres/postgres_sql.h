@@ -2,6 +2,8 @@
 #ifndef BLUR_COLLECTOR_STORE_POSTGRES_POSTGRES_SQL_H
 #define BLUR_COLLECTOR_STORE_POSTGRES_POSTGRES_SQL_H
 
+#include <vector>
+
 #include "store/postgres/pg_session.h"
 
 namespace blur::collector::store::pg::sql {
@@ -15,6 +17,7 @@ extern const char* const kSchemaTableExists;  // one row: 't' or 'f'
 extern const char* const kSelectSchemaVersion;  // one row: the version or NULL
 extern const char* const kCreateSchema;       // the tables at kSchemaVersion; version row
 extern const char* const kUpgradeToVersion2;  // from version 1: report_counts, filled
+extern const char* const kUpgradeToVersion3;  // from version 2: devices, empty
 
 // Columns of a report, in ReportRow's order, as read by find and scan.
 extern const char* const kReportColumns;
@@ -33,11 +36,21 @@ extern const Statement kUpsertAggregate;
 extern const Statement kLoadAggregates;
 extern const Statement kDeleteAggregates;
 extern const Statement kPing;
+extern const Statement kProbeWrite;
 extern const Statement kStoreSize;
 extern const Statement kAddDeviceCounts;
 extern const Statement kDeviceCount;
 extern const Statement kDeviceCountSums;
 extern const Statement kDeleteDeviceCountsBefore;
+extern const Statement kFindDevice;
+extern const Statement kInsertDevice;
+extern const Statement kSetDeviceRenewed;
+extern const Statement kHasReports;
+extern const Statement kCountDevicesSince;
+
+// Every statement above: their ids must be distinct (a test checks it), or
+// a session would run one statement's prepared text for another.
+const std::vector<const Statement*>& all_statements();
 
 }  // namespace blur::collector::store::pg::sql
 

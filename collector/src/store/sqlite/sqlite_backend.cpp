@@ -1,8 +1,11 @@
 #include "store/sqlite/sqlite_backend.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <map>
 
 namespace blur::collector::store {
@@ -49,6 +52,13 @@ CREATE TABLE IF NOT EXISTS report_counts (  -- the contribution bound (schema 2)
   reports      INTEGER NOT NULL,    -- the device's reports stored in the bucket
   PRIMARY KEY (metric_id, bucket_start, device_nonce)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS devices (  -- enrollment's bindings (schema 3)
+  device_nonce    INTEGER PRIMARY KEY,  -- uint64 bit patterns
+  enrolled_at     INTEGER NOT NULL,     -- Unix s of the first enrollment
+  key_sha256      BLOB NOT NULL,        -- SHA-256 of the device key, 32 bytes
+  last_renewed_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);
 )SQL";
 
 // Version 1 -> 2: count what is stored (report_counts exists by now).
@@ -58,6 +68,10 @@ INSERT INTO report_counts (metric_id, bucket_start, device_nonce, reports)
   GROUP BY metric_id, bucket_start, device_nonce;
 UPDATE blur_schema SET version = 2;
 )SQL";
+
+// Version 2 -> 3: devices exists by now, empty (each device binds its key
+// at its next enrollment).
+constexpr const char* kAddDevices = "UPDATE blur_schema SET version = 3";
 
 sqlite3_int64 as_sql(uint64_t v) { return static_cast<sqlite3_int64>(v); }
 uint64_t from_sql(sqlite3_int64 v) { return static_cast<uint64_t>(v); }
@@ -81,9 +95,32 @@ class SqliteConnection final : public Connection {
     return commit();
   }
 
-  Fallible begin() override { return exec("BEGIN IMMEDIATE"); }
-  Fallible commit() override { return exec("COMMIT"); }
-  void rollback() override { (void)exec("ROLLBACK"); }
+  Fallible begin() override {
+    // Never an ordinary transaction at NORMAL (a lazy one could not restore FULL).
+    if (lazy_) {
+      end_lazy();
+      if (lazy_) return unavailable("database " + path_ + ": cannot restore synchronous=FULL");
+    }
+    return exec("BEGIN IMMEDIATE");
+  }
+  // NORMAL for this transaction only: in WAL mode its commit is not synced,
+  // the next FULL commit's sync of the log covers it.
+  Fallible begin_lazy() override {
+    if (auto status = exec("PRAGMA synchronous=NORMAL"); !status) return status;
+    lazy_ = true;
+    auto status = exec("BEGIN IMMEDIATE");
+    if (!status) end_lazy();
+    return status;
+  }
+  Fallible commit() override {
+    auto status = exec("COMMIT");
+    end_lazy();
+    return status;
+  }
+  void rollback() override {
+    (void)exec("ROLLBACK");
+    end_lazy();
+  }
 
   Outcome<std::vector<std::pair<uint32_t, std::string>>> load_metrics() override {
     sqlite3_stmt* s = prepare("SELECT metric_id, config FROM metrics ORDER BY metric_id");
@@ -219,6 +256,81 @@ class SqliteConnection final : public Connection {
     return count;
   }
 
+  Outcome<std::optional<DeviceRow>> find_device(uint64_t device_nonce) override {
+    sqlite3_stmt* s = prepare(
+        "SELECT enrolled_at, key_sha256, last_renewed_at FROM devices WHERE device_nonce = ?");
+    if (!s) return failure("read a device");
+    sqlite3_bind_int64(s, 1, as_sql(device_nonce));
+    const int rc = sqlite3_step(s);
+    std::optional<DeviceRow> found;
+    if (rc == SQLITE_ROW) {
+      DeviceRow row;
+      row.device_nonce = device_nonce;
+      row.enrolled_at = sqlite3_column_int64(s, 0);
+      const std::string key = blob(s, 1);
+      if (key.size() == row.key_sha256.size()) {
+        std::copy(key.begin(), key.end(), row.key_sha256.begin());
+        row.last_renewed_at = sqlite3_column_int64(s, 2);
+        found = row;
+      }
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failure("read a device");
+    if (rc == SQLITE_ROW && !found) {
+      return unavailable("device " + std::to_string(device_nonce) + " has a corrupt key digest in " +
+                         path_);
+    }
+    return found;
+  }
+
+  Outcome<bool> insert_device(const DeviceRow& row) override {
+    sqlite3_stmt* s = prepare(
+        "INSERT INTO devices (device_nonce, enrolled_at, key_sha256, last_renewed_at) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
+    if (!s) return failure("enroll a device");
+    sqlite3_bind_int64(s, 1, as_sql(row.device_nonce));
+    sqlite3_bind_int64(s, 2, row.enrolled_at);
+    sqlite3_bind_blob(s, 3, row.key_sha256.data(), static_cast<int>(row.key_sha256.size()),
+                      SQLITE_STATIC);
+    sqlite3_bind_int64(s, 4, row.last_renewed_at);
+    const int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return failure("enroll a device");
+    return sqlite3_changes(db_) == 1;
+  }
+
+  Fallible set_device_renewed(uint64_t device_nonce, int64_t renewed_at) override {
+    sqlite3_stmt* s = prepare("UPDATE devices SET last_renewed_at = ? WHERE device_nonce = ?");
+    if (!s) return failure("record a renewal");
+    sqlite3_bind_int64(s, 1, renewed_at);
+    sqlite3_bind_int64(s, 2, as_sql(device_nonce));
+    const int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) return failure("record a renewal");
+    return done();
+  }
+
+  Outcome<bool> has_reports(uint64_t device_nonce) override {
+    sqlite3_stmt* s = prepare("SELECT 1 FROM reports WHERE device_nonce = ? LIMIT 1");
+    if (!s) return failure("look for a device's reports");
+    sqlite3_bind_int64(s, 1, as_sql(device_nonce));
+    const int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failure("look for a device's reports");
+    return rc == SQLITE_ROW;
+  }
+
+  Outcome<uint64_t> count_devices_enrolled_since(int64_t since) override {
+    sqlite3_stmt* s = prepare("SELECT COUNT(*) FROM devices WHERE enrolled_at >= ?");
+    if (!s) return failure("count devices");
+    sqlite3_bind_int64(s, 1, since);
+    const int rc = sqlite3_step(s);
+    const uint64_t count = rc == SQLITE_ROW ? from_sql(sqlite3_column_int64(s, 0)) : 0;
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW) return failure("count devices");
+    return count;
+  }
+
   Fallible ping() override {
     // Reads a table, not just the engine: the file must be readable.
     sqlite3_stmt* s = prepare("SELECT count(*) FROM blur_schema");
@@ -226,6 +338,11 @@ class SqliteConnection final : public Connection {
     const int rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc != SQLITE_ROW) return failure("query");
+    return done();
+  }
+
+  Fallible probe_write() override {
+    if (auto status = exec("UPDATE blur_schema SET version = version"); !status) return status;
     return done();
   }
 
@@ -424,8 +541,12 @@ class SqliteConnection final : public Connection {
                      ", newer than this collector's (" + std::to_string(kSchemaVersion) +
                      "): upgrade the collector");
     }
-    if (auto status = exec(kSchema); !status) return status;  // IF NOT EXISTS: a check
-    if (version == 1) return exec(kFillReportCounts);
+    // IF NOT EXISTS: a check, and the new tables of each upgrade step.
+    if (auto status = exec(kSchema); !status) return status;
+    if (version < 2) {
+      if (auto status = exec(kFillReportCounts); !status) return status;
+    }
+    if (version < 3) return exec(kAddDevices);
     return done();
   }
 
@@ -500,9 +621,16 @@ class SqliteConnection final : public Connection {
                        sqlite3_errmsg(db_));
   }
 
+  // After a lazy transaction: commits are synced again (lazy_ stays set
+  // if that fails, and begin() tries again).
+  void end_lazy() {
+    if (lazy_ && exec("PRAGMA synchronous=FULL")) lazy_ = false;
+  }
+
   sqlite3* db_;
   std::string path_;
   std::map<std::string, sqlite3_stmt*> statements_;
+  bool lazy_ = false;  // synchronous=NORMAL: inside begin_lazy()'s transaction
 };
 
 class SqliteDatabase final : public Database {
@@ -543,10 +671,31 @@ class SqliteDatabase final : public Database {
   std::string path_;
 };
 
+// The database holds every report with its device nonce: readable by the
+// collector's user only, like the credentials. SQLite gives the -wal and
+// -shm files it creates the database file's mode, so making that one 0600
+// before SQLite does (it would use 0644 less the umask) covers all three.
+// Files of an earlier version are tightened the same way, best effort: if
+// this user does not own them (a group member reading them) or the mount
+// is read-only, they stay as they are until their owner's collector opens
+// them.
+void make_database_files_private(const std::string& path) {
+  if (path == ":memory:") return;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);  // an empty file: SQLite makes it a new database
+  for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
+    struct stat info {};
+    if (::stat(file.c_str(), &info) == 0 && (info.st_mode & 077) != 0) {
+      (void)::chmod(file.c_str(), info.st_mode & 0700);
+    }
+  }
+}
+
 }  // namespace
 
 Outcome<std::unique_ptr<Database>> open_sqlite_database(const std::string& path) {
   if (path.empty()) return invalid("empty SQLite database path");
+  make_database_files_private(path);
   return std::unique_ptr<Database>(std::make_unique<SqliteDatabase>(path));
 }
 

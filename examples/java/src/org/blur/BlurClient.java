@@ -27,7 +27,7 @@ public final class BlurClient implements AutoCloseable {
   /** The storage file {@link #open(Path)} keeps in its directory. */
   public static final String STORAGE_FILE = "blur.flash";
 
-  private static final int ENROLLMENT_BODY_LENGTH = 35; // BLUR_ENROLLMENT_BODY_SIZE - 1
+  private static final int ENROLLMENT_BODY_LENGTH = 115; // BLUR_ENROLLMENT_BODY_SIZE - 1
 
   private long handle;
   private final PortAdapter adapter;
@@ -170,11 +170,25 @@ public final class BlurClient implements AutoCloseable {
 
   /**
    * The JSON body of POST /v1/enroll for this device,
-   * {"device_nonce":"&lt;16 hex digits&gt;"}, sent with the app's enrollment secret.
+   * {"device_nonce":"&lt;16 hex digits&gt;","device_key":"&lt;64 hex digits&gt;"}, sent with
+   * the app's enrollment secret. The key derives from the device's secret: the collector binds
+   * the nonce to it, so enrolling again (after a 401) with this body renews, and nobody else can
+   * take the nonce.
    */
   public synchronized String enrollmentBody() {
     final byte[] body = new byte[ENROLLMENT_BODY_LENGTH];
     check(Native.enrollmentBody(handle(), body), "enrollmentBody");
+    return new String(body, StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * The same with the device token a collector issued this device before it had a device key
+   * ("device_token"): the proof a device that already reported needs once to bind its key.
+   */
+  public synchronized String enrollmentBody(String deviceToken) {
+    final int[] status = new int[1];
+    final byte[] body = Native.enrollmentBodyWithToken(handle(), deviceToken, status);
+    check(status[0], "enrollmentBody");
     return new String(body, StandardCharsets.US_ASCII);
   }
 

@@ -42,4 +42,7 @@ final class Native {
   static native int deviceNonce(long handle, long[] nonce);
 
   static native int enrollmentBody(long handle, byte[] body);
+
+  /** status[0]: the status; the body's bytes, or null unless it is OK. */
+  static native byte[] enrollmentBodyWithToken(long handle, String deviceToken, int[] status);
 }

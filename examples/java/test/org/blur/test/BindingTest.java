@@ -157,7 +157,13 @@ public final class BindingTest {
       check(batch.bytes().length > 20, "batch bytes");
       final String body = blur.enrollmentBody();
       final String nonce = String.format("%016x", blur.deviceNonce());
-      checkEqual("{\"device_nonce\":\"" + nonce + "\"}", body, "enrollment body");
+      final String head = "{\"device_nonce\":\"" + nonce + "\",\"device_key\":\"";
+      check(body.startsWith(head) && body.endsWith("\"}")
+          && body.substring(head.length(), body.length() - 2).matches("[0-9a-f]{64}"), body);
+      checkEqual(body, blur.enrollmentBody(), "the same device key again");
+      checkEqual(body.substring(0, body.length() - 1) + ",\"device_token\":\"bt1-x\"}",
+          blur.enrollmentBody("bt1-x"), "enrollment body with a token");
+      expectStatus(Status.INVALID_ARGUMENT, () -> blur.enrollmentBody("a\"b"), "a token JSON breaks");
 
       // One client per storage file: a second open in this process is refused.
       try {
