@@ -139,6 +139,10 @@ Fallible PostgresConnection::create_or_check_schema() {
       if (found == 1) {
         auto upgraded = session_->exec(pg::sql::kUpgradeToVersion2);
         if (!upgraded) return upgraded.error();
+      }
+      if (found == 1 || found == 2) {
+        auto upgraded = session_->exec(pg::sql::kUpgradeToVersion3ReceiveCounts);
+        if (!upgraded) return upgraded.error();
         return done();
       }
       if (found < kSchemaVersion) {

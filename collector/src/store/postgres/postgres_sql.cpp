@@ -13,7 +13,7 @@ const char* const kSelectSchemaVersion = "SELECT max(version) FROM blur_schema";
 // (the role's own schema, or public), so one database can hold several
 // independent collectors' tables (the tests use one schema per test).
 // NOT NULL everywhere the collector always writes a value.
-static_assert(store::kSchemaVersion == 2, "kCreateSchema writes version 2");
+static_assert(store::kSchemaVersion == 3, "kCreateSchema writes version 3");
 const char* const kCreateSchema = R"(
 CREATE TABLE IF NOT EXISTS blur_schema (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS metrics (
@@ -49,7 +49,13 @@ CREATE TABLE IF NOT EXISTS report_counts (
   device_nonce BIGINT NOT NULL,
   reports BIGINT NOT NULL,
   PRIMARY KEY (metric_id, bucket_start, device_nonce));
-INSERT INTO blur_schema (version) VALUES (2);
+CREATE TABLE IF NOT EXISTS receive_counts (
+  metric_id BIGINT NOT NULL,
+  day_start BIGINT NOT NULL,
+  device_nonce BIGINT NOT NULL,
+  reports BIGINT NOT NULL,
+  PRIMARY KEY (metric_id, day_start, device_nonce));
+INSERT INTO blur_schema (version) VALUES (3);
 )";
 
 // Version 1 -> 2 (under kSchemaLock): the contribution bound's counts, from
@@ -65,6 +71,22 @@ INSERT INTO report_counts (metric_id, bucket_start, device_nonce, reports)
   SELECT metric_id, bucket_start, device_nonce, count(*) FROM reports
   GROUP BY metric_id, bucket_start, device_nonce;
 UPDATE blur_schema SET version = 2;
+)";
+
+// Version 2 -> 3 (under kSchemaLock): the receive-time allowance's counts,
+// per UTC day of arrival, from the reports stored so far.
+const char* const kUpgradeToVersion3ReceiveCounts = R"(
+CREATE TABLE IF NOT EXISTS receive_counts (
+  metric_id BIGINT NOT NULL,
+  day_start BIGINT NOT NULL,
+  device_nonce BIGINT NOT NULL,
+  reports BIGINT NOT NULL,
+  PRIMARY KEY (metric_id, day_start, device_nonce));
+INSERT INTO receive_counts (metric_id, day_start, device_nonce, reports)
+  SELECT metric_id, received_at - ((received_at % 86400) + 86400) % 86400, device_nonce,
+         count(*) FROM reports
+  GROUP BY 1, 2, 3;
+UPDATE blur_schema SET version = 3;
 )";
 
 const char* const kReportColumns =
@@ -154,7 +176,7 @@ const Statement kStoreSize{
 // The upsert locks each count row until the transaction ends: a concurrent
 // writer of the same key waits, then adds to the committed count.
 const Statement kAddDeviceCounts{
-    13,
+    17,
     "count reports per device",
     "INSERT INTO report_counts AS c (metric_id, bucket_start, device_nonce, reports) "
     "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) "
@@ -162,7 +184,7 @@ const Statement kAddDeviceCounts{
     "DO UPDATE SET reports = c.reports + EXCLUDED.reports "
     "RETURNING metric_id, bucket_start, device_nonce, reports",
     {kInt8s, kInt8s, kInt8s, kInt8s}};
-const Statement kDeviceCount{14,
+const Statement kDeviceCount{18,
                              "read a device's count",
                              "SELECT reports FROM report_counts "
                              "WHERE metric_id = $1 AND bucket_start = $2 AND device_nonce = $3",
@@ -184,6 +206,27 @@ const Statement kDeleteDeviceCountsBefore{
     15,
     "prune report counts",
     "DELETE FROM report_counts WHERE metric_id = $1 AND bucket_start < $2",
+    {kInt8, kInt8}};
+
+// The same three on receive_counts (per UTC day of arrival).
+const Statement kAddReceiveCounts{
+    19,
+    "count reports per device and day",
+    "INSERT INTO receive_counts AS c (metric_id, day_start, device_nonce, reports) "
+    "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) "
+    "ON CONFLICT (metric_id, day_start, device_nonce) "
+    "DO UPDATE SET reports = c.reports + EXCLUDED.reports "
+    "RETURNING metric_id, day_start, device_nonce, reports",
+    {kInt8s, kInt8s, kInt8s, kInt8s}};
+const Statement kReceiveCount{20,
+                              "read a device's count of a day",
+                              "SELECT reports FROM receive_counts "
+                              "WHERE metric_id = $1 AND day_start = $2 AND device_nonce = $3",
+                              {kInt8, kInt8, kInt8}};
+const Statement kDeleteReceiveCountsBefore{
+    21,
+    "prune receive counts",
+    "DELETE FROM receive_counts WHERE metric_id = $1 AND day_start < $2",
     {kInt8, kInt8}};
 
 }  // namespace blur::collector::store::pg::sql

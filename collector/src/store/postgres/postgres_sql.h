@@ -15,6 +15,7 @@ extern const char* const kSchemaTableExists;  // one row: 't' or 'f'
 extern const char* const kSelectSchemaVersion;  // one row: the version or NULL
 extern const char* const kCreateSchema;       // the tables at kSchemaVersion; version row
 extern const char* const kUpgradeToVersion2;  // from version 1: report_counts, filled
+extern const char* const kUpgradeToVersion3ReceiveCounts;  // from 2: receive_counts, filled
 
 // Columns of a report, in ReportRow's order, as read by find and scan.
 extern const char* const kReportColumns;
@@ -38,6 +39,9 @@ extern const Statement kAddDeviceCounts;
 extern const Statement kDeviceCount;
 extern const Statement kDeviceCountSums;
 extern const Statement kDeleteDeviceCountsBefore;
+extern const Statement kAddReceiveCounts;
+extern const Statement kReceiveCount;
+extern const Statement kDeleteReceiveCountsBefore;
 
 }  // namespace blur::collector::store::pg::sql
 
