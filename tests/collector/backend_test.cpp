@@ -318,8 +318,8 @@ TEST_P(BackendTest, CountTablesAreIndependent) {
   auto c = connect_with_schema();
   const int64_t day = 86400;
   ASSERT_OK(c->begin());
-  auto buckets = c->add_device_counts(
-      CountTable::kBucket, {{1, 0, 7, 3}, {1, 3600, 7, 2}, {1, day, kHigh + 1, 4}});
+  auto buckets = c->add_device_counts(CountTable::kBucket,
+                                      {{1, 0, 7, 3}, {1, 3600, 7, 2}, {1, day, kHigh + 1, 4}});
   ASSERT_TRUE(buckets) << buckets.error().message;
   EXPECT_EQ(buckets.value(), (std::vector<uint64_t>{3, 2, 4}));
   auto days = c->add_device_counts(CountTable::kReceiveDay, {{1, 0, 7, 5}, {1, day, kHigh + 1, 1}});
@@ -344,7 +344,7 @@ TEST_P(BackendTest, CountTablesAreIndependent) {
   EXPECT_EQ(VALUE(c->device_count(CountTable::kReceiveDay, 1, 0, 7)), 0u);
   EXPECT_EQ(VALUE(c->device_count(CountTable::kReceiveDay, 1, day, kHigh + 1)), 1u);
   EXPECT_EQ(VALUE(c->device_count(CountTable::kReceiveDay, 2, 0, 7)), 6u);  // another metric
-  EXPECT_EQ(VALUE(c->device_count(CountTable::kBucket, 1, 0, 7)), 3u);  // the other table
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kBucket, 1, 0, 7)), 3u);      // the other table
   ASSERT_OK(c->delete_device_counts_before(CountTable::kBucket, 1, day));
   EXPECT_EQ(VALUE(c->device_count(CountTable::kBucket, 1, 3600, 7)), 0u);
   EXPECT_EQ(VALUE(c->device_count(CountTable::kBucket, 1, day, kHigh + 1)), 4u);

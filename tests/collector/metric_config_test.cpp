@@ -190,7 +190,8 @@ TEST(MetricConfig, ReceiveTimeAllowanceDefaultsAndSettings) {
   too_many.max_reports_per_day = kMaxReportsPerDayLimit + 1;
   EXPECT_NE(check_metric(too_many).find("max_reports_per_day must be"), std::string::npos);
 
-  const auto spec = parse_metric_spec("3:rr:1:max_reports_per_day=5000000000:max_reports_per_bucket=2");
+  const auto spec =
+      parse_metric_spec("3:rr:1:max_reports_per_day=5000000000:max_reports_per_bucket=2");
   ASSERT_TRUE(spec) << spec.error().message;
   EXPECT_EQ(reports_per_day_limit(spec.value()), 5000000000u);
   EXPECT_EQ(reports_per_bucket_limit(spec.value()), 2u);

@@ -902,7 +902,8 @@ TEST_P(StoreTest, AllowanceIsPartOfTheStoredConfiguration) {
   {
     auto store = open();
     ASSERT_TRUE(store->register_metric(metric));
-    ASSERT_TRUE(store->register_metric(MetricConfig{2, kMetric.mechanism, kMetric.epsilon_micros, 2}));
+    ASSERT_TRUE(
+        store->register_metric(MetricConfig{2, kMetric.mechanism, kMetric.epsilon_micros, 2}));
   }
   auto store = open();
   EXPECT_EQ(reports_per_day_limit(*store->metric(1)), 50u);

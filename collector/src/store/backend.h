@@ -123,8 +123,8 @@ class Connection {
   virtual Outcome<std::vector<uint64_t>> add_device_counts(
       CountTable table, const std::vector<DeviceCountChange>& changes) = 0;
   // The count of one key (0 if absent); for checks.
-  virtual Outcome<uint64_t> device_count(CountTable table, uint32_t metric_id,
-                                         int64_t period_start, uint64_t device_nonce) = 0;
+  virtual Outcome<uint64_t> device_count(CountTable table, uint32_t metric_id, int64_t period_start,
+                                         uint64_t device_nonce) = 0;
   // The metric's kBucket counts with bucket_start in [from, to), each device's
   // summed per period of `period_seconds` (bucket_start rounded down to a
   // multiple; 0: the whole range is one period, start 0), ordered by

@@ -35,8 +35,8 @@ bool same_report(const ReportRow& a, const ReportRow& b) {
 ReportTime report_time(const MetricConfig& metric, uint32_t device_minute, int64_t received_at,
                        int64_t max_report_age_seconds) {
   const int64_t observed = int64_t{device_minute} * 60;
-  const int64_t oldest =
-      received_at - std::min(int64_t{metric.retention_days} * kSecondsPerDay, max_report_age_seconds);
+  const int64_t oldest = received_at - std::min(int64_t{metric.retention_days} * kSecondsPerDay,
+                                                max_report_age_seconds);
   const bool plausible =
       device_minute != 0 && observed <= received_at + kClockSkewSeconds && observed >= oldest;
   const int64_t t = plausible ? observed : received_at;
@@ -319,10 +319,10 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
       if (over[i]) {
         ++outcome.over_limit;
         if (bounded.emplace(rows[i].metric_id, *over[i]).second) {
-          outcome.limit_message += (outcome.limit_message.empty() ? "" : "; ") +
-                                   (*over[i] == CountTable::kBucket
-                                        ? describe_bound(*row_metric[i])
-                                        : describe_daily_bound(*row_metric[i]));
+          outcome.limit_message +=
+              (outcome.limit_message.empty() ? "" : "; ") +
+              (*over[i] == CountTable::kBucket ? describe_bound(*row_metric[i])
+                                               : describe_daily_bound(*row_metric[i]));
         }
         continue;
       }
@@ -399,8 +399,8 @@ Fallible Store::bound_contributions(const std::vector<ReportRow>& rows,
   for (const Bound& bound : bounds) {
     std::vector<store::DeviceCountChange> excess;
     for (const auto& [key, indices] : bound.counted) {
-      const auto refused = std::count_if(indices.begin(), indices.end(),
-                                         [&](size_t i) { return !(*stored)[i]; });
+      const auto refused =
+          std::count_if(indices.begin(), indices.end(), [&](size_t i) { return !(*stored)[i]; });
       if (refused != 0) {
         excess.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), -refused});
       }

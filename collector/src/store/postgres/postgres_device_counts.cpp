@@ -104,7 +104,7 @@ Outcome<std::vector<PeriodDeviceCounts>> PostgresConnection::device_count_sums(
 }
 
 Fallible PostgresConnection::delete_device_counts_before(CountTable table, uint32_t metric_id,
-                                                        int64_t before) {
+                                                         int64_t before) {
   if (auto ok = usable(); !ok) return ok;
   auto result = session_->run(prune_statement(table), Params().int64(metric_id).int64(before));
   if (!result) return result.error();
