@@ -34,14 +34,18 @@
 # get 2 x A per fake, so the attack waits for the next day when it starts
 # within MARGIN seconds of midnight.
 #
-#   backdating_bound_test.sh COLLECTOR DEVICE_SIM CRAFTED_REPORTS_POSTER [FAKES] [HOURS]
+# FAKES (default 100), HOURS (719) and HONEST (20,000) change the attack's
+# and the fleet's size, not the checks (the sanitizer build uses 10 fakes
+# and 5,000 honest devices).
+#
+#   backdating_bound_test.sh COLLECTOR DEVICE_SIM CRAFTED_REPORTS_POSTER [FAKES] [HOURS] [HONEST]
 set -euo pipefail
 collector=$1
 device_sim=$2
 poster=$3
 fakes=${4:-100}
 hours=${5:-719}
-honest=20000
+honest=${6:-20000}
 margin=600
 work=$(mktemp -d)
 collector_pid=""
