@@ -172,13 +172,16 @@ void BM_EstimateFromStore(benchmark::State& state) {
     std::vector<ReceivedBatch> received;
     for (Batch& batch : batches) {
       batch.device_nonce = ++nonce;
+      // Each device reports one hour's 64 reports in that hour (reports
+      // observed days before they arrive would be bucketed at arrival).
+      const int64_t hour = 1795000000 - static_cast<int64_t>(rng() % 720) * 3600;
       for (uint64_t id = 1; id <= 64 && stored < reports; ++id, ++stored) {
         IncomingReport r = blur_test::random_report(metric, rng);
         r.report_id = id;
-        r.observed_minute = static_cast<uint32_t>((1795000000 - (rng() % 720) * 3600) / 60);
+        r.observed_minute = static_cast<uint32_t>(hour / 60);
         batch.reports.push_back(r);
       }
-      if (!batch.reports.empty()) received.push_back({&batch, 1795000000});
+      if (!batch.reports.empty()) received.push_back({&batch, hour});
     }
     if (!temp.store->insert(received)) return state.SkipWithError("fill");
   }

@@ -342,25 +342,6 @@ TEST_P(BackendTest, ProbeWriteCommitsAndChangesNothing) {
   EXPECT_TRUE(VALUE(c->load_metrics()).empty());
 }
 
-// Every operation on one session, each twice: on PostgreSQL each statement
-// is prepared once per session under its id, so two statements sharing an
-// id would run one's text for the other (ping's for the count upsert, the
-// store size's for a device's count).
-TEST_P(BackendTest, OneSessionRunsEveryStatementAsItself) {
-  auto c = connect_with_schema();
-  for (int round = 0; round < 2; ++round) {
-    ASSERT_OK(c->ping());
-    EXPECT_GT(VALUE(c->size_bytes()), 0u);
-    ASSERT_OK(c->begin());
-    ASSERT_OK(c->probe_write());
-    const auto totals = VALUE(c->add_device_counts({{7, 3600, 42, 2}}));
-    ASSERT_EQ(totals.size(), 1u);
-    EXPECT_EQ(totals[0], 2u * (round + 1));
-    ASSERT_OK(c->commit());
-    EXPECT_EQ(VALUE(c->device_count(7, 3600, 42)), 2u * (round + 1));
-  }
-}
-
 TEST_P(BackendTest, SizeGrowsWithCommittedReports) {
   auto c = connect_with_schema();
   const uint64_t before = VALUE(c->size_bytes());
@@ -380,6 +361,83 @@ TEST_P(BackendTest, SizeGrowsWithCommittedReports) {
   ASSERT_OK(c->insert_reports(rows));
   ASSERT_OK(c->commit());
   EXPECT_GE(VALUE(c->size_bytes()), before + 2000u * 1000u);
+}
+
+// The bounds' two count tables (report_counts per bucket, receive_counts
+// per day of arrival): the same operations, independent counts, each
+// returning its totals in the order of the changes, pruned on its own.
+TEST_P(BackendTest, CountTablesAreIndependent) {
+  auto c = connect_with_schema();
+  const int64_t day = 86400;
+  ASSERT_OK(c->begin());
+  auto buckets = c->add_device_counts(CountTable::kBucket,
+                                      {{1, 0, 7, 3}, {1, 3600, 7, 2}, {1, day, kHigh + 1, 4}});
+  ASSERT_TRUE(buckets) << buckets.error().message;
+  EXPECT_EQ(buckets.value(), (std::vector<uint64_t>{3, 2, 4}));
+  auto days = c->add_device_counts(CountTable::kReceiveDay, {{1, 0, 7, 5}, {1, day, kHigh + 1, 1}});
+  ASSERT_TRUE(days) << days.error().message;
+  EXPECT_EQ(days.value(), (std::vector<uint64_t>{5, 1}));
+  // Adding again returns the totals; a negative delta takes back.
+  EXPECT_EQ(VALUE(c->add_device_counts(CountTable::kReceiveDay, {{1, 0, 7, -2}, {2, 0, 7, 6}})),
+            (std::vector<uint64_t>{3, 6}));
+  ASSERT_OK(c->commit());
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kBucket, 1, 0, 7)), 3u);
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kReceiveDay, 1, 0, 7)), 3u);
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kBucket, 1, 3600, 7)), 2u);
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kReceiveDay, 1, 3600, 7)), 0u);
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kReceiveDay, 1, day, kHigh + 1)), 1u);
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kReceiveDay, 2, 0, 7)), 6u);
+  // device_count_sums reads the buckets' counts only.
+  auto sums = c->device_count_sums(1, 0, 2 * day, 0);
+  ASSERT_TRUE(sums && sums->size() == 1u);
+  EXPECT_EQ(sums->front().counts.reports, 9u);
+
+  ASSERT_OK(c->delete_device_counts_before(CountTable::kReceiveDay, 1, day));
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kReceiveDay, 1, 0, 7)), 0u);
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kReceiveDay, 1, day, kHigh + 1)), 1u);
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kReceiveDay, 2, 0, 7)), 6u);  // another metric
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kBucket, 1, 0, 7)), 3u);      // the other table
+  ASSERT_OK(c->delete_device_counts_before(CountTable::kBucket, 1, day));
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kBucket, 1, 3600, 7)), 0u);
+  EXPECT_EQ(VALUE(c->device_count(CountTable::kBucket, 1, day, kHigh + 1)), 4u);
+}
+
+// Every operation on one session, in any order: each statement is its own
+// (PostgreSQL prepares them per session by id; two statements sharing an id
+// would run each other's SQL).
+TEST_P(BackendTest, EveryOperationOnOneSession) {
+  auto c = connect_with_schema();
+  ASSERT_OK(c->ping());
+  ASSERT_OK(c->size_bytes());
+  ASSERT_OK(c->begin());
+  ASSERT_TRUE(VALUE(c->insert_metric(1, "m")));
+  const int64_t node = VALUE(c->register_node("n"));
+  ASSERT_OK(c->insert_reports({report(1, 1, 1, 0, "r")}));
+  ASSERT_OK(c->find_reports({{1, 1}}));
+  for (const CountTable table : {CountTable::kBucket, CountTable::kReceiveDay}) {
+    EXPECT_EQ(VALUE(c->add_device_counts(table, {{1, 0, 1, 1}})), (std::vector<uint64_t>{1}));
+    EXPECT_EQ(VALUE(c->device_count(table, 1, 0, 1)), 1u);
+    ASSERT_OK(c->delete_device_counts_before(table, 1, -1));
+  }
+  ASSERT_OK(c->device_count_sums(1, 0, 60, 0));
+  ASSERT_OK(c->upsert_aggregate({1, 0, node, 1, "s"}));
+  ASSERT_OK(c->load_aggregate(1, 0, node));
+  ASSERT_OK(c->load_aggregates(1, 0, 60));
+  ASSERT_OK(c->count_reports(1));
+  ASSERT_OK(c->count_reports(std::nullopt));
+  ASSERT_OK(c->load_metrics());
+  ASSERT_OK(c->delete_reports_before(1, -1));
+  ASSERT_OK(c->delete_reports({{1, 1}}));
+  ASSERT_OK(c->delete_aggregates(1));
+  ASSERT_OK(c->probe_write());
+  ASSERT_TRUE(VALUE(c->insert_device({7, 1, {}, 1})));
+  ASSERT_TRUE(VALUE(c->find_device(7)));
+  ASSERT_OK(c->set_device_renewed(7, 2));
+  ASSERT_OK(c->has_reports(7));
+  EXPECT_EQ(VALUE(c->count_devices_enrolled_since(0)), 1u);
+  ASSERT_OK(c->commit());
+  ASSERT_OK(c->ping());
+  ASSERT_OK(c->size_bytes());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, BackendTest, testing::ValuesIn(blur_test::backend_names()),

@@ -227,16 +227,23 @@ class BackendTest : public testing::TestWithParam<std::string> {
     Fallible probe_write() override { return no(); }
     Outcome<uint64_t> size_bytes() override { return no(); }
     Outcome<std::vector<uint64_t>> add_device_counts(
+        blur::collector::store::CountTable,
         const std::vector<blur::collector::store::DeviceCountChange>&) override {
       return no();
     }
-    Outcome<uint64_t> device_count(uint32_t, int64_t, uint64_t) override { return no(); }
+    Outcome<uint64_t> device_count(blur::collector::store::CountTable, uint32_t, int64_t,
+                                   uint64_t) override {
+      return no();
+    }
     Outcome<std::vector<blur::collector::PeriodDeviceCounts>> device_count_sums(uint32_t, int64_t,
                                                                                 int64_t,
                                                                                 int64_t) override {
       return no();
     }
-    Fallible delete_device_counts_before(uint32_t, int64_t) override { return no(); }
+    Fallible delete_device_counts_before(blur::collector::store::CountTable, uint32_t,
+                                         int64_t) override {
+      return no();
+    }
     Outcome<std::optional<blur::collector::store::DeviceRow>> find_device(uint64_t) override {
       return no();
     }

@@ -1,10 +1,16 @@
-// A poisoning attacker for the contribution-bound test: device nonces that
+// A poisoning attacker for the contribution-bound tests: device nonces that
 // each post `reports` crafted binary-rr reports of value 1 (no randomization:
 // the largest push an rr report can give), encoded with the SDK's own
-// encoder, 64 per batch, all observed in one minute (one time bucket).
+// encoder, 64 per batch, all observed in one minute (one time bucket), or
+// backdated over many buckets.
 //
 //   crafted_reports_poster URL METRIC EPSILON_MICROS FIRST_NONCE NONCES REPORTS MINUTE THREADS
 //                          [impersonate]
+//
+// MINUTE is the observed minute of every report, or MINUTE/PER/STEP: a
+// nonce's report j (from 0) is observed at MINUTE - (j / PER) x STEP, so
+// PER reports in each of REPORTS / PER buckets STEP minutes apart, the
+// newest first (4/60: 4 reports per past hour, as issue 26's backdating).
 //
 // Each nonce is enrolled first (POST /v1/enroll with $BLUR_ENROLLMENT_SECRET
 // and a device key of the poster's making, as a fake device with the app's
@@ -25,6 +31,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -81,13 +88,42 @@ std::string enroll(httplib::Client& client, uint64_t nonce) {
   return json["token"].get<std::string>();
 }
 
+// When a nonce's report j (from 0) was observed.
+struct Minutes {
+  uint32_t first = 0;
+  uint64_t per = 1;   // reports per step
+  uint64_t step = 0;  // minutes back per step (0: every report at `first`)
+  uint32_t of(uint64_t j) const {
+    if (first == 0) return 0;  // no observation time: the collector uses the receive time
+    const uint64_t back = j / per * step;
+    return back >= first ? 1 : static_cast<uint32_t>(first - back);
+  }
+};
+
+// "MINUTE" (0: none) or "MINUTE/PER/STEP"; nothing if malformed.
+std::optional<Minutes> parse_minutes(const std::string& text) {
+  Minutes m;
+  unsigned long long first = 0, per = 1, step = 0;
+  char tail = 0;
+  const int fields = std::sscanf(text.c_str(), "%llu/%llu/%llu%c", &first, &per, &step, &tail);
+  if ((fields != 1 && fields != 3) || (first == 0 && fields == 3) || first > UINT32_MAX ||
+      per == 0) {
+    return std::nullopt;
+  }
+  if (fields == 1 && text.find('/') != std::string::npos) return std::nullopt;
+  m.first = static_cast<uint32_t>(first);
+  m.per = per;
+  m.step = fields == 3 ? step : 0;
+  return m;
+}
+
 std::string crafted_batch(uint64_t nonce, uint64_t first_id, size_t count, uint32_t metric,
-                          uint32_t epsilon_micros, uint32_t minute) {
+                          uint32_t epsilon_micros, const Minutes& minutes) {
   std::vector<blur::Report> reports(count);
   for (size_t i = 0; i < count; ++i) {
     reports[i] = blur_test::scalar_report(
         first_id + i, metric, blur::MechanismId::kBinaryRandomizedResponse, epsilon_micros, 2, 1);
-    reports[i].observed_minute = minute;
+    reports[i].observed_minute = minutes.of(first_id - 1 + i);  // ids start at 1
   }
   std::string bytes(blur::kBatchHeaderSize + count * blur::kMaxEncodedScalarReportSize, '\0');
   size_t written = 0;
@@ -138,8 +174,12 @@ int main(int argc, char** argv) {
   const uint64_t first_nonce = std::strtoull(argv[4], nullptr, 10);
   const uint64_t nonces = std::strtoull(argv[5], nullptr, 10);
   const uint64_t reports = std::strtoull(argv[6], nullptr, 10);
-  const auto minute = static_cast<uint32_t>(std::strtoul(argv[7], nullptr, 10));
+  const auto minutes = parse_minutes(argv[7]);
   const int threads = std::atoi(argv[8]);
+  if (!minutes) {
+    std::fprintf(stderr, "MINUTE must be a minute or MINUTE/PER/STEP, not '%s'\n", argv[7]);
+    return 2;
+  }
   const char* first_id = std::getenv("BLUR_FIRST_REPORT_ID");
   const uint64_t first_report_id = first_id != nullptr ? std::strtoull(first_id, nullptr, 10) : 1;
   // Impersonation: the first nonce's token, enrolled once (a renewal per
@@ -171,7 +211,7 @@ int main(int argc, char** argv) {
           const size_t count =
               static_cast<size_t>(std::min<uint64_t>(blur::kMaxReportsPerBatch, reports - sent));
           const std::string body =
-              crafted_batch(first_nonce + k, first_report_id + sent, count, metric, epsilon, minute);
+              crafted_batch(first_nonce + k, first_report_id + sent, count, metric, epsilon, *minutes);
           record(totals, post_batch(client, body, token));
           sent += count;
         }

@@ -141,6 +141,84 @@ TEST(MetricConfig, ContributionBoundDefaultsAndSettings) {
   }
 }
 
+// The receive-time allowance: by default what a device can send at the
+// per-bucket bound in one day; set on --metric or in TOML; part of the
+// canonical text, and a configuration stored before it (no key) equals
+// today's default, so existing metrics keep matching on restart.
+TEST(MetricConfig, ReceiveTimeAllowanceDefaultsAndSettings) {
+  const MetricConfig plain{1, MechanismId::kBinaryRandomizedResponse, 1000000, 2};
+  EXPECT_EQ(reports_per_day_limit(plain), 96u);  // 4 per bucket x 24 hourly buckets
+  EXPECT_EQ(describe_daily_bound(plain),
+            "metric 1 accepts at most 96 reports per device per day of arrival (UTC)");
+  MetricConfig daily = plain;
+  daily.bucket_seconds = 86400;
+  EXPECT_EQ(reports_per_day_limit(daily), 4u);  // one bucket a day: the bucket's bound
+  MetricConfig minutes = plain;
+  minutes.bucket_seconds = 60;
+  minutes.max_reports_per_bucket = kMaxReportsPerBucketLimit;
+  EXPECT_EQ(reports_per_day_limit(minutes), kMaxReportsPerDayLimit);  // the largest, valid
+  EXPECT_EQ(check_metric(minutes), "");
+  MetricConfig allowance = plain;
+  allowance.epsilon_allowance_per_bucket_micros = 2500000;  // 2 per bucket
+  EXPECT_EQ(reports_per_day_limit(allowance), 48u);
+  MetricConfig set = plain;
+  set.max_reports_per_day = 10;
+  EXPECT_EQ(reports_per_day_limit(set), 10u);
+
+  // Stored before the allowance (schema 2's text): the default, equal.
+  const std::string old_text = R"({"bucket_seconds":3600,"domain_size":2,"epsilon_micros":1000000,)"
+                               R"("epsilon_allowance_per_bucket_micros":4000000,)"
+                               R"("max_reports_per_bucket":4,)"
+                               R"("mechanism":"rr","metric_id":1,"retention_days":30})";
+  auto old = config_from_text(old_text);
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_TRUE(old.value() == plain);
+  EXPECT_EQ(reports_per_day_limit(old.value()), 96u);
+  EXPECT_NE(config_to_text(plain).find("\"max_reports_per_day\":96"), std::string::npos);
+  auto back = config_from_text(config_to_text(set));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_TRUE(back.value() == set);
+  EXPECT_EQ(first_difference(plain, set), "max_reports_per_day: 96 -> 10");
+  // A changed per-bucket bound moves the default allowance: the bound is named.
+  MetricConfig eight = plain;
+  eight.max_reports_per_bucket = 8;
+  EXPECT_EQ(first_difference(plain, eight), "max_reports_per_bucket: 4 -> 8");
+  MetricConfig half_hours = plain;
+  half_hours.bucket_seconds = 1800;
+  EXPECT_EQ(first_difference(plain, half_hours), "bucket_seconds: 3600 -> 1800");
+  MetricConfig too_many = plain;
+  too_many.max_reports_per_day = kMaxReportsPerDayLimit + 1;
+  EXPECT_NE(check_metric(too_many).find("max_reports_per_day must be"), std::string::npos);
+
+  const auto spec =
+      parse_metric_spec("3:rr:1:max_reports_per_day=5000000000:max_reports_per_bucket=2");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(reports_per_day_limit(spec.value()), 5000000000u);
+  EXPECT_EQ(reports_per_bucket_limit(spec.value()), 2u);
+  for (const char* bad : {"3:rr:1:max_reports_per_day=0", "3:rr:1:max_reports_per_day=-1",
+                          "3:rr:1:max_reports_per_day=1440000000001",
+                          "3:rr:1:max_reports_per_day=99999999999999999999"}) {
+    const auto refused = parse_metric_spec(bad);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("max_reports_per_day must be"), std::string::npos)
+        << refused.error().message;
+  }
+
+  auto metrics = parse_metrics_toml(
+      "[[metric]]\nid = 1\nmechanism = \"rr\"\nepsilon = 1\nmax_reports_per_day = 12\n",
+      "daily.toml");
+  ASSERT_TRUE(metrics) << metrics.error().message;
+  EXPECT_EQ(reports_per_day_limit((*metrics)[0]), 12u);
+  for (const char* body : {"max_reports_per_day = 0", "max_reports_per_day = -2",
+                           "max_reports_per_day = 1440000000001", "max_reports_per_day = 2.0"}) {
+    const auto refused = parse_metrics_toml(
+        std::string("[[metric]]\nid = 1\nmechanism = \"rr\"\nepsilon = 1\n") + body, "bad.toml");
+    ASSERT_FALSE(refused) << body;
+    EXPECT_NE(refused.error().message.find("max_reports_per_day"), std::string::npos)
+        << refused.error().message;
+  }
+}
+
 // Found by tests/fuzz/metrics_file_fuzz (UBSan): an integer key given a
 // float went through toml++'s unchecked float-to-int64 cast ("domain =
 // 1e21"); a float is now refused where an integer is due, even a whole one.

@@ -6,10 +6,12 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "estimate/device_clustering.h"
 #include "incoming_reports.h"
@@ -30,7 +32,8 @@ class Backend {
   // Turns a database back into schema version 1 (no report_counts, no
   // devices), as a collector before the contribution bound left it.
   virtual void make_version_1(const std::string& url) = 0;
-  // ... into version 2 (no devices), as a collector before device keys left it.
+  // ... into version 2 (no devices, no receive_counts), as a collector
+  // before device keys and the receive-time allowance left it.
   virtual void make_version_2(const std::string& url) = 0;
 };
 
@@ -53,7 +56,7 @@ class SqliteBackend : public Backend {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(db,
-                           "DROP TABLE report_counts; DROP TABLE devices; "
+                           "DROP TABLE report_counts; DROP TABLE devices; DROP TABLE receive_counts; "
                            "UPDATE blur_schema SET version = 1",
                            nullptr, nullptr, nullptr),
               SQLITE_OK);
@@ -62,7 +65,7 @@ class SqliteBackend : public Backend {
   void make_version_2(const std::string& url) override {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE devices; UPDATE blur_schema SET version = 2", nullptr,
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE devices; DROP TABLE receive_counts; UPDATE blur_schema SET version = 2", nullptr,
                            nullptr, nullptr),
               SQLITE_OK);
     sqlite3_close(db);
@@ -96,7 +99,8 @@ class PostgresBackend : public Backend {
     for (auto& schema : schemas_) {
       if (schema->url() != url) continue;
       ASSERT_TRUE(schema->exec("DROP TABLE " + schema->schema() + ".report_counts; DROP TABLE " +
-                               schema->schema() + ".devices; UPDATE " + schema->schema() +
+                               schema->schema() + ".devices; DROP TABLE " + schema->schema() +
+                               ".receive_counts; UPDATE " + schema->schema() +
                                ".blur_schema SET version = 1"))
           << schema->error();
       return;
@@ -106,7 +110,8 @@ class PostgresBackend : public Backend {
   void make_version_2(const std::string& url) override {
     for (auto& schema : schemas_) {
       if (schema->url() != url) continue;
-      ASSERT_TRUE(schema->exec("DROP TABLE " + schema->schema() + ".devices; UPDATE " +
+      ASSERT_TRUE(schema->exec("DROP TABLE " + schema->schema() + ".devices; DROP TABLE " +
+                               schema->schema() + ".receive_counts; UPDATE " +
                                schema->schema() + ".blur_schema SET version = 2"))
           << schema->error();
       return;
@@ -142,8 +147,9 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
     ASSERT_TRUE(backend_) << "no backend " << GetParam();
     url_ = backend_->fresh_url();
   }
-  std::unique_ptr<Store> open(Store::Mode mode = Store::Mode::kReadWrite) {
-    auto store = Store::open(url_, mode);
+  std::unique_ptr<Store> open(Store::Mode mode = Store::Mode::kReadWrite,
+                              StoreOptions options = {}) {
+    auto store = Store::open(url_, mode, options);
     EXPECT_TRUE(store) << store.error().message;
     return store ? std::move(store).value() : nullptr;
   }
@@ -391,6 +397,10 @@ TEST_P(StoreTest, PruneDeletesOldRawReportsAndKeepsAggregates) {
   const int64_t old_bucket = (kNow - 3 * 86400) - (kNow - 3 * 86400) % 3600;
   EXPECT_EQ(store->device_count(metric.id, old_bucket, 1).value(), 0u);
   EXPECT_EQ(store->device_count(metric.id, kNow - kNow % 3600, 2).value(), 1u);
+  // So are the receive-time allowance's, per day of arrival.
+  const int64_t today = kNow - kNow % 86400;
+  EXPECT_EQ(store->receive_day_count(metric.id, today - 3 * 86400, 1).value(), 0u);
+  EXPECT_EQ(store->receive_day_count(metric.id, today, 2).value(), 1u);
 }
 
 TEST_P(StoreTest, NewerSchemaIsRefused) {
@@ -674,6 +684,7 @@ TEST_P(StoreTest, Version1DatabaseIsUpgradedWithCounts) {
   auto store = open();
   ASSERT_TRUE(store);
   EXPECT_EQ(store->device_count(1, kThisHour, 7).value(), 3u);
+  EXPECT_EQ(store->receive_day_count(1, kNow - kNow % 86400, 7).value(), 3u);  // and 2 -> 3
   const Batch more = device_batch(7, 1, 10, 3);
   const auto outcome = insert(*store, {&more});
   EXPECT_EQ(outcome[0].inserted, 1u);
@@ -753,6 +764,235 @@ TEST_P(StoreTest, Version2DatabaseIsUpgradedWithAnEmptyDevicesTable) {
   // Upgraded to this version: reopening is a plain check.
   store.reset();
   EXPECT_TRUE(open()->device(7).value());
+}
+
+// ---- the receive-time allowance and the age window ----------------------------
+
+constexpr int64_t kToday = kNow - kNow % 86400;  // kNow is 11 hours into its UTC day
+
+// Reports of one device observed `hours_ago` each (4 ids per hour in order).
+Batch backdated_batch(uint64_t nonce, uint64_t first_id, int64_t first_hour, int64_t hours,
+                      size_t per_hour) {
+  Batch batch = batch_of(nonce, {});
+  for (int64_t h = first_hour; h < first_hour + hours; ++h) {
+    const uint64_t id = first_id + static_cast<uint64_t>(h - first_hour) * per_hour;
+    for (const IncomingReport& r : device_batch(nonce, 1, id, per_hour, h).reports) {
+      batch.reports.push_back(r);
+    }
+  }
+  return batch;
+}
+
+// Issue 26's attack in small: a device claiming many past buckets, each
+// within the per-bucket bound, is bounded per day of arrival as well
+// (reports_per_day_limit: 4 x 24 by default for hourly buckets), so its
+// clock cannot multiply the bound by the buckets of the retention.
+TEST_P(StoreTest, BackdatingIsBoundedPerDayOfArrival) {
+  auto store = open();
+  ASSERT_TRUE(store->register_metric(kMetric));
+  ASSERT_EQ(reports_per_day_limit(kMetric), 96u);
+  // 4 reports in each of the last 60 hours (all within the 3-day window).
+  const Batch backdated = backdated_batch(7, 1, 0, 60, 4);
+  auto outcome = insert(*store, {&backdated});
+  ASSERT_EQ(outcome.size(), 1u);
+  EXPECT_EQ(outcome[0].inserted, 96u);
+  EXPECT_EQ(outcome[0].over_limit, 240u - 96u);
+  EXPECT_EQ(outcome[0].implausible_time, 0u);
+  EXPECT_EQ(outcome[0].limit_message,
+            "metric 1 accepts at most 96 reports per device per day of arrival (UTC)");
+  EXPECT_EQ(store->receive_day_count(1, kToday, 7).value(), 96u);
+  EXPECT_EQ(store->report_count(1).value(), 96u);
+  EXPECT_EQ(estimate_n(*store, kMetric), 96u);
+  // The first 24 hours in batch order stayed; the refused rows left their
+  // buckets' counts too.
+  EXPECT_EQ(store->device_count(1, kThisHour - 23 * 3600, 7).value(), 4u);
+  EXPECT_EQ(store->device_count(1, kThisHour - 24 * 3600, 7).value(), 0u);
+  // Spent for the day: one more report, in a bucket the device never used, is refused.
+  const Batch more = device_batch(7, 1, 1000, 1, 40);
+  outcome = insert(*store, {&more});
+  EXPECT_EQ(outcome[0].inserted, 0u);
+  EXPECT_EQ(outcome[0].over_limit, 1u);
+  EXPECT_EQ(store->device_count(1, kThisHour - 40 * 3600, 7).value(), 0u);
+  // Another device has its own allowance; the next day of arrival renews it.
+  const Batch other = backdated_batch(8, 1, 0, 30, 4);
+  EXPECT_EQ(insert(*store, {&other})[0].inserted, 96u);
+  const Batch tomorrow = device_batch(7, 1, 2000, 4, 30);  // observed kNow - 30 h
+  outcome = insert(*store, {&tomorrow}, kNow + 86400);
+  EXPECT_EQ(outcome[0].inserted, 4u);
+  EXPECT_EQ(store->receive_day_count(1, kToday + 86400, 7).value(), 4u);
+  EXPECT_EQ(store->receive_day_count(1, kToday, 7).value(), 96u);
+  auto stored = store->aggregate(kMetric, {});
+  auto raw = store->aggregate_from_raw(kMetric, {});
+  ASSERT_TRUE(stored && raw);
+  EXPECT_EQ(stored->serialize(), raw->serialize());
+  EXPECT_EQ(stored->reports(), 96u + 96u + 4u);
+}
+
+// Both bounds in one batch: the per-bucket bound refuses first, the
+// allowance counts what it let through (batch order), and every refused row
+// leaves every count that counted it; the answer names both bounds.
+TEST_P(StoreTest, BucketBoundAndDailyAllowanceTogether) {
+  auto store = open();
+  MetricConfig metric = kMetric;
+  metric.max_reports_per_bucket = 4;
+  metric.max_reports_per_day = 6;
+  ASSERT_TRUE(store->register_metric(metric));
+  Batch batch = device_batch(7, 1, 1, 5);  // ids 1..5 this hour: 5 over the bucket bound
+  for (const IncomingReport& r : device_batch(7, 1, 6, 5, 1).reports) batch.reports.push_back(r);
+  // ids 6..10 an hour ago: 10 over the bucket bound; then the allowance
+  // keeps 1, 2, 3, 4, 6, 7 and refuses 8, 9.
+  auto outcome = insert(*store, {&batch});
+  EXPECT_EQ(outcome[0].inserted, 6u);
+  EXPECT_EQ(outcome[0].over_limit, 4u);
+  EXPECT_EQ(outcome[0].limit_message,
+            "metric 1 accepts at most 4 reports per device per 3600-second bucket; "
+            "metric 1 accepts at most 6 reports per device per day of arrival (UTC)");
+  EXPECT_EQ(store->device_count(1, kThisHour, 7).value(), 4u);
+  EXPECT_EQ(store->device_count(1, kThisHour - 3600, 7).value(), 2u);
+  EXPECT_EQ(store->receive_day_count(1, kToday, 7).value(), 6u);
+  auto kept = store->report_count(1);
+  EXPECT_EQ(kept.value(), 6u);
+  EXPECT_EQ(estimate_n(*store, metric), 6u);
+  // Resent: the stored ones are duplicates, the refused ones refused again.
+  outcome = insert(*store, {&batch});
+  EXPECT_EQ(outcome[0].inserted, 0u);
+  EXPECT_EQ(outcome[0].duplicates, 6u);
+  EXPECT_EQ(outcome[0].over_limit, 4u);
+  EXPECT_EQ(store->receive_day_count(1, kToday, 7).value(), 6u);
+  EXPECT_EQ(store->device_count(1, kThisHour - 3600, 7).value(), 2u);
+}
+
+// Reports observed more than the window (--max-report-age, default 3 days)
+// before they arrive are bucketed at their arrival, under that bucket's
+// bound, and counted; within the window the device's time stands.
+TEST_P(StoreTest, ReportsOlderThanTheAgeWindowAreBucketedAtArrival) {
+  MetricConfig metric = kMetric;
+  metric.max_reports_per_bucket = 10;
+  {
+    auto store = open();
+    ASSERT_TRUE(store->register_metric(metric));
+    Batch batch = batch_of(7, {{1, true}, {2, true}, {3, true}, {4, true}, {5, true}});
+    batch.reports[0].observed_minute = static_cast<uint32_t>((kNow - 71 * 3600) / 60);
+    batch.reports[1].observed_minute = static_cast<uint32_t>((kNow - 73 * 3600) / 60);
+    batch.reports[2].observed_minute = static_cast<uint32_t>((kNow - 10 * 86400) / 60);
+    batch.reports[3].observed_minute = static_cast<uint32_t>((kNow + 3600) / 60);  // future
+    // reports[4] has no time: the receive time, and nothing implausible.
+    const auto outcome = insert(*store, {&batch});
+    EXPECT_EQ(outcome[0].inserted, 5u);
+    EXPECT_EQ(outcome[0].implausible_time, 3u);
+    EXPECT_EQ(store->device_count(1, kThisHour - 71 * 3600, 7).value(), 1u);
+    EXPECT_EQ(store->device_count(1, kThisHour - 73 * 3600, 7).value(), 0u);
+    EXPECT_EQ(store->device_count(1, kThisHour, 7).value(), 4u);
+    // A resend is all duplicates: nothing counted again.
+    EXPECT_EQ(insert(*store, {&batch})[0].implausible_time, 0u);
+  }
+  {
+    StoreOptions one_hour;
+    one_hour.max_report_age_seconds = 3600;
+    auto store = open(Store::Mode::kReadWrite, one_hour);
+    Batch batch = batch_of(8, {{1, true}, {2, true}});
+    batch.reports[0].observed_minute = static_cast<uint32_t>((kNow - 1800) / 60);
+    batch.reports[1].observed_minute = static_cast<uint32_t>((kNow - 7200) / 60);
+    const auto outcome = insert(*store, {&batch});
+    EXPECT_EQ(outcome[0].inserted, 2u);
+    EXPECT_EQ(outcome[0].implausible_time, 1u);
+    EXPECT_EQ(store->device_count(1, kThisHour - 3600, 8).value(), 1u);  // 30 min ago
+    EXPECT_EQ(store->device_count(1, kThisHour, 8).value(), 1u);
+  }
+  const auto at = [](int64_t t) { return static_cast<uint32_t>(t / 60); };
+  EXPECT_EQ(report_time(metric, at(kNow - 3 * 86400 + 60), kNow).source,
+            store::TimeSource::kDevice);
+  EXPECT_EQ(report_time(metric, at(kNow - 3 * 86400 - 60), kNow).source,
+            store::TimeSource::kReceived);
+  EXPECT_EQ(report_time(metric, at(kNow - 3 * 86400 - 60), kNow, 4 * 86400).source,
+            store::TimeSource::kDevice);
+  MetricConfig short_retention = metric;  // the retention is a window too
+  short_retention.retention_days = 1;
+  EXPECT_EQ(report_time(short_retention, at(kNow - 2 * 86400), kNow, 4 * 86400).source,
+            store::TimeSource::kReceived);
+  EXPECT_FALSE(Store::open(url_, Store::Mode::kReadWrite, StoreOptions{0}));
+}
+
+// A version-2 database (before the allowance) is upgraded on open: its
+// stored reports are counted per day of arrival, so the allowance holds
+// across the upgrade.
+TEST_P(StoreTest, Version2DatabaseIsUpgradedWithReceiveCounts) {
+  MetricConfig metric = kMetric;
+  metric.max_reports_per_bucket = 10;
+  metric.max_reports_per_day = 5;
+  {
+    auto store = open();
+    ASSERT_TRUE(store->register_metric(metric));
+    const Batch yesterday = device_batch(7, 1, 1, 2, 30);
+    const Batch today = device_batch(7, 1, 10, 3);
+    insert(*store, {&yesterday}, kNow - 86400);
+    insert(*store, {&today});
+  }
+  backend_->make_version_2(url_);
+  auto store = open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->receive_day_count(1, kToday - 86400, 7).value(), 2u);
+  EXPECT_EQ(store->receive_day_count(1, kToday, 7).value(), 3u);
+  const Batch more = device_batch(7, 1, 20, 4, 2);
+  const auto outcome = insert(*store, {&more});
+  EXPECT_EQ(outcome[0].inserted, 2u);
+  EXPECT_EQ(outcome[0].over_limit, 2u);
+}
+
+// Two collectors (two stores on one database) taking one device's batches
+// at once: together they never store more than its allowance, exactly.
+TEST_P(StoreTest, ConcurrentWritersShareOneAllowance) {
+  MetricConfig metric = kMetric;
+  metric.max_reports_per_bucket = 100;
+  metric.max_reports_per_day = 30;
+  auto a = open();
+  auto b = open();
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->register_metric(metric));
+  ASSERT_TRUE(b->register_metric(metric));
+  std::atomic<uint64_t> inserted{0}, over{0};
+  auto post = [&](Store* store, uint64_t first_id) {
+    for (uint64_t k = 0; k < 25; ++k) {
+      const Batch batch = device_batch(7, 1, first_id + 2 * k, 2, static_cast<int64_t>(k % 48));
+      const auto outcome = store->insert({{&batch, kNow}});
+      ASSERT_TRUE(outcome) << outcome.error().message;
+      inserted += outcome.value()[0].inserted;
+      over += outcome.value()[0].over_limit;
+    }
+  };
+  std::thread first(post, a.get(), 1), second(post, b.get(), 1000);
+  first.join();
+  second.join();
+  EXPECT_EQ(inserted.load(), 30u);
+  EXPECT_EQ(over.load(), 100u - 30u);
+  EXPECT_EQ(a->receive_day_count(1, kToday, 7).value(), 30u);
+  EXPECT_EQ(a->report_count(1).value(), 30u);
+  EXPECT_EQ(estimate_n(*a, metric), 30u);
+}
+
+// The allowance is part of the metric, as the bound is: kept, compared on
+// restart (its default follows the per-bucket bound and the bucket width),
+// and a changed allowance is a changed metric.
+TEST_P(StoreTest, AllowanceIsPartOfTheStoredConfiguration) {
+  MetricConfig metric = kMetric;
+  metric.max_reports_per_day = 50;
+  {
+    auto store = open();
+    ASSERT_TRUE(store->register_metric(metric));
+    ASSERT_TRUE(
+        store->register_metric(MetricConfig{2, kMetric.mechanism, kMetric.epsilon_micros, 2}));
+  }
+  auto store = open();
+  EXPECT_EQ(reports_per_day_limit(*store->metric(1)), 50u);
+  EXPECT_TRUE(store->register_metric(metric));
+  MetricConfig two{2, kMetric.mechanism, kMetric.epsilon_micros, 2};
+  two.max_reports_per_day = 96;  // the default, said explicitly: the same metric
+  EXPECT_TRUE(store->register_metric(two));
+  const auto status = store->register_metric(kMetric);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().kind, Error::Kind::kConflict);
+  EXPECT_NE(status.error().message.find("max_reports_per_day: 50 -> 96"), std::string::npos)
+      << status.error().message;
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgresql"),

@@ -48,6 +48,9 @@ std::string to_toml(const std::vector<MetricConfig>& metrics) {
     if (m.max_reports_per_bucket != 0) {
       out += "max_reports_per_bucket = " + std::to_string(m.max_reports_per_bucket) + "\n";
     }
+    if (m.max_reports_per_day != 0) {
+      out += "max_reports_per_day = " + std::to_string(m.max_reports_per_day) + "\n";
+    }
     if (m.longitudinal_epsilon_micros != 0) {
       out += "longitudinal_epsilon = " + nats(m.longitudinal_epsilon_micros) + "\n";
     }

@@ -272,6 +272,7 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
         if (metrics != nullptr) {
           metrics->reports_accepted.add(outcome->inserted);
           metrics->reports_duplicate.add(outcome->duplicates);
+          metrics->reports_implausible_time.add(outcome->implausible_time);
         }
         nlohmann::json fields{{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}};
         // Still a 200: resending would be refused again, so the device must

@@ -7,6 +7,7 @@
 //                        [--auth-dir DIR] [--enrollments-per-address N] [--no-auth]
 //                        [--tls-client-ca CA [--tls-client-crl CRL]]
 //                        [--credentials-reload-seconds 5]
+//                        [--max-report-age 3d]
 //   blur-collector credentials --db blur.db [--auth-dir DIR]
 //   blur-collector estimate --db blur.db [--metric 1] [--from T] [--to T] [--postprocess norm-sub]
 //   blur-collector series --db blur.db --metric 1 [--bucket hour|day] [--from T] [--to T]
@@ -47,8 +48,9 @@ int report(const Error& error, int code = 1) {
   return code;
 }
 
-Outcome<std::unique_ptr<Store>> open_store(const std::string& url, Store::Mode mode) {
-  return Store::open(url, mode);
+Outcome<std::unique_ptr<Store>> open_store(const std::string& url, Store::Mode mode,
+                                           StoreOptions options = {}) {
+  return Store::open(url, mode, options);
 }
 
 // train --vocabulary-from-metric: the discovered top words of a pem metric,
@@ -91,6 +93,7 @@ struct ServeOptions {
   std::string auth_dir;  // default: beside an SQLite store
   auth::EnrollmentLimits enrollment;
   double credentials_reload_seconds = 5;  // also the client CRL's
+  StoreOptions store;
 };
 
 // Where the credentials live: --auth-dir, or DB.auth beside an SQLite file.
@@ -135,7 +138,7 @@ Outcome<std::unique_ptr<auth::Authenticator>> open_authenticator(const ServeOpti
 }
 
 int serve(const ServeOptions& o) {
-  auto store = open_store(o.db, Store::Mode::kReadWrite);
+  auto store = open_store(o.db, Store::Mode::kReadWrite, o.store);
   if (!store) return report(store.error());
   std::vector<MetricConfig> wanted;
   if (!o.config.empty()) {
@@ -450,6 +453,16 @@ int main(int argc, char** argv) {
                    "keys made by another collector sharing it) and to the client CRL; a file "
                    "that cannot be used is logged and the last good one kept")
       ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--max-report-age", serve_options.store.max_report_age_seconds,
+                   "Reports observed (by the device's clock) longer than this before they "
+                   "arrive are bucketed at their receive time, so a device cannot claim the "
+                   "buckets of the whole retention: seconds, or a number with s, m, h or d "
+                   "(e.g. 3d, 72h); at least 1 minute")
+      ->transform(CLI::AsNumberWithUnit(
+          std::map<std::string, int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}}))
+      ->check(CLI::Range(int64_t{60}, int64_t{kMaxRetentionDays} * 86400))
       ->capture_default_str();
   serve_cmd->add_flag("--no-auth", serve_options.no_auth,
                       "No authentication at all: for local experiments only (warns every start)");

@@ -73,6 +73,21 @@ std::string describe_bound(const MetricConfig& metric) {
          std::to_string(metric.bucket_seconds) + "-second bucket";
 }
 
+uint64_t reports_per_day_limit(const MetricConfig& metric) {
+  if (metric.max_reports_per_day != 0) return metric.max_reports_per_day;
+  // An invalid width (caught by check_metric) counts as one bucket a day.
+  const uint64_t buckets = metric.bucket_seconds == 0 || metric.bucket_seconds > kSecondsPerDay
+                               ? 1
+                               : kSecondsPerDay / metric.bucket_seconds;
+  return uint64_t{reports_per_bucket_limit(metric)} * buckets;
+}
+
+std::string describe_daily_bound(const MetricConfig& metric) {
+  return "metric " + std::to_string(metric.id) + " accepts at most " +
+         std::to_string(reports_per_day_limit(metric)) +
+         " reports per device per day of arrival (UTC)";
+}
+
 namespace {
 
 // The configuration as (field, value text) pairs: one list for equality,
@@ -93,6 +108,9 @@ nlohmann::json fields(const MetricConfig& m) {
   j["max_reports_per_bucket"] = reports_per_bucket_limit(m);
   j["epsilon_allowance_per_bucket_micros"] = epsilon_allowance_per_bucket(m);
   if (m.quarantine_seconds != 0) j["quarantine_seconds"] = m.quarantine_seconds;
+  // Derived from the two above by default: a configuration stored before
+  // the allowance existed (no key: 0, derive) equals today's default.
+  j["max_reports_per_day"] = reports_per_day_limit(m);
   if (m.mechanism == MechanismId::kRappor) {
     j["rappor_bloom_bits"] = m.rappor.bloom_bits;
     j["rappor_hash_count"] = m.rappor.hash_count;
@@ -112,11 +130,14 @@ bool operator==(const MetricConfig& a, const MetricConfig& b) { return fields(a)
 
 std::string first_difference(const MetricConfig& stored, const MetricConfig& wanted) {
   const nlohmann::json a = fields(stored), b = fields(wanted);
-  // The allowance follows epsilon by default: name a changed epsilon first.
-  static const std::string kDerived = "epsilon_allowance_per_bucket_micros";
+  // The allowances follow epsilon, the bucket width and the per-bucket max
+  // by default: name a changed source first.
+  auto is_derived = [](const std::string& key) {
+    return key == "epsilon_allowance_per_bucket_micros" || key == "max_reports_per_day";
+  };
   for (const bool derived : {false, true}) {
     for (const auto& [key, value] : a.items()) {
-      if ((key == kDerived) != derived) continue;
+      if (is_derived(key) != derived) continue;
       const auto other = b.find(key);
       if (other == b.end()) return key + ": " + value.dump() + " -> (none)";
       if (*other != value) return key + ": " + value.dump() + " -> " + other->dump();
@@ -154,6 +175,10 @@ Outcome<MetricConfig> config_from_text(const std::string& text) {
     if (j.contains("epsilon_allowance_per_bucket_micros")) {
       m.epsilon_allowance_per_bucket_micros =
           j.at("epsilon_allowance_per_bucket_micros").get<uint64_t>();
+    }
+    // Absent before the receive-time allowance (schema 3): the default.
+    if (j.contains("max_reports_per_day")) {
+      m.max_reports_per_day = j.at("max_reports_per_day").get<uint64_t>();
     }
     if (j.contains("quarantine_seconds")) {
       m.quarantine_seconds = j.at("quarantine_seconds").get<uint32_t>();
@@ -219,6 +244,9 @@ std::string check_metric(const MetricConfig& m) {
   if (m.max_reports_per_bucket > kMaxReportsPerBucketLimit) {
     return "max_reports_per_bucket must be 1.." + std::to_string(kMaxReportsPerBucketLimit);
   }
+  if (m.max_reports_per_day > kMaxReportsPerDayLimit) {
+    return "max_reports_per_day must be 1.." + std::to_string(kMaxReportsPerDayLimit);
+  }
   if (m.quarantine_seconds > kMaxQuarantineSeconds) {
     return "quarantine must be at most " + std::to_string(kMaxQuarantineSeconds) + " s (30 days)";
   }
@@ -277,12 +305,18 @@ std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
 
 namespace {
 
-std::optional<uint32_t> parse_uint32(const std::string& text) {
-  if (text.empty() || text.size() > 10 ||
-      text.find_first_not_of("0123456789") != std::string::npos || std::stoull(text) > UINT32_MAX) {
+std::optional<uint64_t> parse_uint(const std::string& text, uint64_t max) {
+  if (text.empty() || text.size() > 19 ||
+      text.find_first_not_of("0123456789") != std::string::npos || std::stoull(text) > max) {
     return std::nullopt;
   }
-  return static_cast<uint32_t>(std::stoull(text));
+  return std::stoull(text);
+}
+
+std::optional<uint32_t> parse_uint32(const std::string& text) {
+  const auto value = parse_uint(text, UINT32_MAX);
+  if (!value) return std::nullopt;
+  return static_cast<uint32_t>(*value);
 }
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -305,6 +339,7 @@ Outcome<MetricConfig> parse_metric_spec(const std::string& spec) {
   MetricConfig metric;
   // Named options come last (a bare number would read as a domain).
   static const std::string kBound = "max_reports_per_bucket=";
+  static const std::string kDailyBound = "max_reports_per_day=";
   static const std::string kLongitudinal = "longitudinal=";
   static const std::string kQuarantine = "quarantine=";
   while (parts.size() > 3 && parts.back().find('=') != std::string::npos) {
@@ -316,6 +351,13 @@ Outcome<MetricConfig> parse_metric_spec(const std::string& spec) {
                      std::to_string(kMaxReportsPerBucketLimit));
       }
       metric.max_reports_per_bucket = *max;
+    } else if (option.compare(0, kDailyBound.size(), kDailyBound) == 0) {
+      const auto max = parse_uint(option.substr(kDailyBound.size()), kMaxReportsPerDayLimit);
+      if (!max || *max == 0) {
+        return error("max_reports_per_day must be an integer in 1.." +
+                     std::to_string(kMaxReportsPerDayLimit));
+      }
+      metric.max_reports_per_day = *max;
     } else if (option.compare(0, kLongitudinal.size(), kLongitudinal) == 0) {
       const auto longitudinal = parse_epsilon_micros(option.substr(kLongitudinal.size()));
       if (!longitudinal) return error("longitudinal epsilon must be a decimal number in (0, 20]");
@@ -328,15 +370,16 @@ Outcome<MetricConfig> parse_metric_spec(const std::string& spec) {
       metric.quarantine_seconds = *seconds;
     } else {
       return error(
-          "unknown option (known: longitudinal=E, max_reports_per_bucket=N, quarantine=DURATION)");
+          "unknown option (known: longitudinal=E, max_reports_per_bucket=N, "
+          "max_reports_per_day=N, quarantine=DURATION)");
     }
     parts.pop_back();
   }
   if (parts.size() < 3 || parts.size() > 4) {
     return error(
         "expected ID:MECHANISM:EPSILON[:DOMAIN][:longitudinal=E][:max_reports_per_bucket=N]"
-        "[:quarantine=DURATION], "
-        "e.g. 1:rr:1.0, 2:grr:2:16 or 3:loloha:0.5:64:longitudinal=2");
+        "[:max_reports_per_day=N][:quarantine=DURATION], e.g. 1:rr:1.0, 2:grr:2:16 or "
+        "3:loloha:0.5:64:longitudinal=2");
   }
   const auto id = parse_uint32(parts[0]);
   if (!id) return error("id must be an integer in 0..4294967295");

@@ -29,6 +29,9 @@ inline constexpr uint32_t kMaxQuarantineSeconds = 30 * 86400;
 inline constexpr uint32_t kDefaultReportsPerBucket = 4;
 // The largest settable bound; "unbounded" in practice.
 inline constexpr uint32_t kMaxReportsPerBucketLimit = 1000000000;
+// The largest settable receive-time allowance: the largest bound over a day
+// of one-minute buckets.
+inline constexpr uint64_t kMaxReportsPerDayLimit = uint64_t{kMaxReportsPerBucketLimit} * 1440;
 
 struct MetricConfig {
   uint32_t id = 0;
@@ -60,6 +63,12 @@ struct MetricConfig {
   // only the max is set), the max to floor(allowance / epsilon), at least 1.
   uint64_t epsilon_allowance_per_bucket_micros = 0;
   uint32_t max_reports_per_bucket = 0;
+  // The receive-time allowance: per device nonce, per UTC day of arrival,
+  // at most reports_per_day_limit() reports of this metric are stored,
+  // whatever buckets their observation times claim (else a device's clock
+  // could spread it over every bucket of the retention). 0 means "derive":
+  // what an honest device can send at the per-bucket bound in one day.
+  uint64_t max_reports_per_day = 0;
   // The quarantine of new devices against fake fleets: a report whose
   // device first enrolled less than this many seconds before it arrived is
   // refused (final, like the contribution bound: the device drops it). 0:
@@ -78,6 +87,12 @@ uint32_t reports_per_bucket_limit(const MetricConfig& metric);
 uint64_t epsilon_allowance_per_bucket(const MetricConfig& metric);
 // "metric 7 accepts at most 4 reports per device per 3600-second bucket"
 std::string describe_bound(const MetricConfig& metric);
+// The receive-time allowance in force: the explicit max, else
+// reports_per_bucket_limit() x the buckets of a day (at least the
+// per-bucket bound: a day holds one bucket at least).
+uint64_t reports_per_day_limit(const MetricConfig& metric);
+// "metric 7 accepts at most 96 reports per device per day of arrival (UTC)"
+std::string describe_daily_bound(const MetricConfig& metric);
 
 bool operator==(const MetricConfig& a, const MetricConfig& b);
 inline bool operator!=(const MetricConfig& a, const MetricConfig& b) { return !(a == b); }
@@ -110,11 +125,12 @@ std::optional<uint64_t> parse_nats_micros(const std::string& text, uint64_t max_
 // a valid RAPPOR shape, bucket width, retention). An empty string if valid.
 std::string check_metric(const MetricConfig& metric);
 
-// Parses "ID:MECHANISM:EPSILON[:DOMAIN][:longitudinal=E][:max_reports_per_bucket=N]",
-// e.g. "1:rr:1.0", "2:grr:2:16", "3:rr:1:max_reports_per_bucket=64" or
-// "4:loloha:0.5:64:longitudinal=2" (named options last, any order); defaults
-// for the rest (RAPPOR: 256-bit filter, 2 hashes, 64 cohorts, hash key 0;
-// 1-hour buckets; 30 days of raw reports; the default contribution bound).
+// Parses "ID:MECHANISM:EPSILON[:DOMAIN][:longitudinal=E][:max_reports_per_bucket=N]
+// [:max_reports_per_day=N]", e.g. "1:rr:1.0", "2:grr:2:16",
+// "3:rr:1:max_reports_per_bucket=64" or "4:loloha:0.5:64:longitudinal=2"
+// (named options last, any order); defaults for the rest (RAPPOR: 256-bit
+// filter, 2 hashes, 64 cohorts, hash key 0; 1-hour buckets; 30 days of raw
+// reports; the default contribution bound and receive-time allowance).
 // kInvalid names the problem.
 Outcome<MetricConfig> parse_metric_spec(const std::string& spec);
 

@@ -61,6 +61,7 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
                                               "range",
                                               "max_reports_per_bucket",
                                               "epsilon_allowance_per_bucket",
+                                              "max_reports_per_day",
                                               "longitudinal_epsilon",
                                               "quarantine"};
   for (const auto& [key, value] : table) {
@@ -153,6 +154,12 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
                      "(0, 1000000] (at most 6 decimals)");
     }
     m.epsilon_allowance_per_bucket_micros = *allowance;
+  }
+  if (table.contains("max_reports_per_day")) {
+    auto max = uint_of("max_reports_per_day", kMaxReportsPerDayLimit);
+    if (!max) return max.error();
+    if (max.value() == 0) return invalid(where + ": 'max_reports_per_day' must be at least 1");
+    m.max_reports_per_day = max.value();
   }
   const bool rappor = m.mechanism == MechanismId::kRappor;
   for (const char* key : {"bloom_bits", "hash_count", "cohort_count", "hash_key"}) {

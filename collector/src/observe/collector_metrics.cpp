@@ -16,6 +16,11 @@ CollectorMetrics::CollectorMetrics(Registry& r)
       reports_duplicate(r.counter("blur_collector_reports_duplicate_total",
                                   "Reports received again, identical to a stored one (not "
                                   "stored twice)")),
+      reports_implausible_time(r.counter(
+          "blur_collector_reports_implausible_time_total",
+          "New reports whose observation time was implausible (more than --max-report-age "
+          "before arrival, in the future, or past the retention): bucketed by their receive "
+          "time instead")),
       batches_conflicting(r.counter("blur_collector_batches_conflicting_total",
                                     "Batches refused with 409: a report id reused with other "
                                     "content")),

@@ -39,6 +39,7 @@ class CollectorMetrics {
   Registry& registry;
   Counter& reports_accepted;     // newly stored, acknowledged
   Counter& reports_duplicate;    // already stored, identical (resent)
+  Counter& reports_implausible_time;  // an implausible observation time: bucketed at arrival
   Counter& batches_conflicting;  // refused with 409
   Counter& auth_failures;        // 401s and 403s
   Counter& commits_failed;

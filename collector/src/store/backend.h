@@ -27,9 +27,11 @@ namespace blur::collector::store {
 // refused (a newer collector wrote it); an empty one is created; older
 // versions are upgraded in place, one step after the other (2 adds
 // report_counts, filled from the reports; 3 adds devices, empty: each
-// device binds its key at its next enrollment). Older collectors then
-// refuse the database: version 1 would store reports without counting them
-// against the contribution bound, version 2 would enroll any nonce.
+// device binds its key at its next enrollment, and receive_counts, filled
+// from the stored reports). Older collectors then refuse the database:
+// version 1 would store reports without counting them against the
+// contribution bound, version 2 would enroll any nonce and ignore the
+// receive-time allowance.
 inline constexpr int kSchemaVersion = 3;
 
 // Where a report's time bucket came from.
@@ -63,12 +65,19 @@ struct AggregateRow {
   std::string stats;  // Aggregate::serialize()
 };
 
-// The contribution bound's count for one (metric, bucket, device nonce):
-// how many of the device's reports are stored there. Kept in the same
+// The contribution bound's counts of each device's stored reports, per
+// metric and period: two tables, the same operations. Kept in the same
 // transaction as the reports, pruned with them.
+enum class CountTable : uint8_t {
+  kBucket,      // report_counts: per time bucket (the bucket a report is aggregated in)
+  kReceiveDay,  // receive_counts: per UTC day of arrival (schema 3), whatever the bucket
+};
+
+// A change to the count of one (metric, period, device nonce); the period
+// starts at a bucket_start (kBucket) or a UTC midnight (kReceiveDay).
 struct DeviceCountChange {
   uint32_t metric_id = 0;
-  int64_t bucket_start = 0;
+  int64_t period_start = 0;
   uint64_t device_nonce = 0;
   int64_t delta = 0;
 };
@@ -125,17 +134,18 @@ class Connection {
   // All metrics when metric_id is nullopt.
   virtual Outcome<uint64_t> count_reports(std::optional<uint32_t> metric_id) = 0;
 
-  // Adds each change's delta to its key's count (an absent key counts 0)
-  // and returns each count after its change, in order. Keys are distinct
-  // and sorted (concurrent writers then lock them in one order). A count
-  // row is locked until the transaction ends, so the returned totals are
-  // exact even with several writers.
+  // Adds each change's delta to its key's count in `table` (an absent key
+  // counts 0) and returns each count after its change, in order. Keys are
+  // distinct and sorted, and a writer changes kBucket before kReceiveDay
+  // (concurrent writers then lock them in one order). A count row is
+  // locked until the transaction ends, so the returned totals are exact
+  // even with several writers.
   virtual Outcome<std::vector<uint64_t>> add_device_counts(
-      const std::vector<DeviceCountChange>& changes) = 0;
+      CountTable table, const std::vector<DeviceCountChange>& changes) = 0;
   // The count of one key (0 if absent); for checks.
-  virtual Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
+  virtual Outcome<uint64_t> device_count(CountTable table, uint32_t metric_id, int64_t period_start,
                                          uint64_t device_nonce) = 0;
-  // The metric's counts with bucket_start in [from, to), each device's
+  // The metric's kBucket counts with bucket_start in [from, to), each device's
   // summed per period of `period_seconds` (bucket_start rounded down to a
   // multiple; 0: the whole range is one period, start 0), ordered by
   // period; periods without counts are absent. One grouped query: O(rows
@@ -143,8 +153,10 @@ class Connection {
   virtual Outcome<std::vector<PeriodDeviceCounts>> device_count_sums(uint32_t metric_id,
                                                                      int64_t from, int64_t to,
                                                                      int64_t period_seconds) = 0;
-  // Deletes the metric's counts with bucket_start < before (with its reports).
-  virtual Fallible delete_device_counts_before(uint32_t metric_id, int64_t before) = 0;
+  // Deletes the metric's counts in `table` with period_start < before
+  // (with its reports).
+  virtual Fallible delete_device_counts_before(CountTable table, uint32_t metric_id,
+                                               int64_t before) = 0;
 
   virtual Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id,
                                                               int64_t bucket_start,

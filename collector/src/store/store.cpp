@@ -12,6 +12,7 @@ namespace blur::collector {
 
 using store::AggregateRow;
 using store::Connection;
+using store::CountTable;
 using store::ReportKey;
 using store::ReportRow;
 using store::TimeSource;
@@ -31,9 +32,11 @@ bool same_report(const ReportRow& a, const ReportRow& b) {
 }
 }  // namespace
 
-ReportTime report_time(const MetricConfig& metric, uint32_t device_minute, int64_t received_at) {
+ReportTime report_time(const MetricConfig& metric, uint32_t device_minute, int64_t received_at,
+                       int64_t max_report_age_seconds) {
   const int64_t observed = int64_t{device_minute} * 60;
-  const int64_t oldest = received_at - int64_t{metric.retention_days} * kSecondsPerDay;
+  const int64_t oldest = received_at - std::min(int64_t{metric.retention_days} * kSecondsPerDay,
+                                                max_report_age_seconds);
   const bool plausible =
       device_minute != 0 && observed <= received_at + kClockSkewSeconds && observed >= oldest;
   const int64_t t = plausible ? observed : received_at;
@@ -87,14 +90,19 @@ auto Store::read(Read read_with) const -> decltype(read_with(std::declval<Connec
 
 // ---- opening ------------------------------------------------------------------
 
-Store::Store(std::unique_ptr<store::Database> database) : database_(std::move(database)) {}
+Store::Store(std::unique_ptr<store::Database> database, StoreOptions options)
+    : database_(std::move(database)), options_(options) {}
 
 Store::~Store() = default;
 
-Outcome<std::unique_ptr<Store>> Store::open(const std::string& url, Mode mode) {
+Outcome<std::unique_ptr<Store>> Store::open(const std::string& url, Mode mode,
+                                            StoreOptions options) {
+  if (options.max_report_age_seconds <= 0) {
+    return invalid("the maximum report age must be positive");
+  }
   auto database = store::open_database(url);
   if (!database) return database.error();
-  std::unique_ptr<Store> store(new Store(std::move(database).value()));
+  std::unique_ptr<Store> store(new Store(std::move(database).value(), options));
   auto connection = store->database_->connect();
   if (!connection) return connection.error();
   if (auto status = (*connection)->ensure_schema(); !status) return status.error();
@@ -201,8 +209,8 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
       if (metric == metrics.end()) {
         return invalid("unknown metric " + std::to_string(report.metric_id));
       }
-      const ReportTime time =
-          report_time(metric->second, report.observed_minute, received.received_at);
+      const ReportTime time = report_time(metric->second, report.observed_minute,
+                                          received.received_at, options_.max_report_age_seconds);
       ReportRow row;
       row.device_nonce = received.batch->device_nonce;
       row.report_id = report.report_id;
@@ -283,7 +291,7 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
   // What stays stored: new reports of batches without a conflict, within
   // the contribution bound.
   std::vector<bool> stored(rows.size(), false);
-  std::vector<bool> over(rows.size(), false);
+  std::vector<std::optional<CountTable>> over(rows.size());
   for (size_t b = 0; b < batches.size(); ++b) {
     if (outcomes[b].conflict) continue;
     for (size_t i = first_row[b]; i < first_row[b + 1]; ++i) stored[i] = inserted.value()[i];
@@ -296,18 +304,25 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
   for (size_t b = 0; b < batches.size(); ++b) {
     if (outcomes[b].conflict) continue;
     BatchOutcome& outcome = outcomes[b];
-    std::set<uint32_t> bounded;  // metrics whose bound refused some of this batch
+    // The bounds that refused some of this batch, by metric.
+    std::set<std::pair<uint32_t, CountTable>> bounded;
     const auto& reports = batches[b].batch->reports;
     for (size_t i = first_row[b]; i < first_row[b + 1]; ++i) {
       if (!inserted.value()[i]) {
         ++outcome.duplicates;
         continue;
       }
+      // The device sent a time, and it was not used.
+      if (rows[i].device_minute != 0 && rows[i].time_source == TimeSource::kReceived) {
+        ++outcome.implausible_time;
+      }
       if (over[i]) {
         ++outcome.over_limit;
-        if (bounded.insert(rows[i].metric_id).second) {
+        if (bounded.emplace(rows[i].metric_id, *over[i]).second) {
           outcome.limit_message +=
-              (outcome.limit_message.empty() ? "" : "; ") + describe_bound(*row_metric[i]);
+              (outcome.limit_message.empty() ? "" : "; ") +
+              (*over[i] == CountTable::kBucket ? describe_bound(*row_metric[i])
+                                               : describe_daily_bound(*row_metric[i]));
         }
         continue;
       }
@@ -325,53 +340,80 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
   return outcomes;
 }
 
-// One upsert per (metric, bucket, device) of the group adds its new reports
-// to the stored count and returns the total: the count before is total -
-// new, and the first (limit - before) new rows in batch order stay. Only
-// when a device went over (rare for honest ones) a second upsert takes the
-// excess back out of the count and its rows are deleted. Duplicates were
-// never inserted, so they never count twice.
+// Two bounds, each counted in its own table: per (metric, bucket, device)
+// the contribution bound, then per (metric, UTC day of arrival, device) the
+// receive-time allowance over the rows the first let through. For each, one
+// upsert per key of the group adds its new reports to the stored count and
+// returns the total: the count before is total - new, and the first
+// (limit - before) new rows in batch order stay. Only when a device went
+// over (rare for honest ones) a last upsert per table takes the refused
+// rows back out of the counts that counted them, and the rows are deleted.
+// Duplicates were never inserted, so they never count twice. Every writer
+// locks its kBucket keys, then its kReceiveDay keys, each in key order.
 Fallible Store::bound_contributions(const std::vector<ReportRow>& rows,
                                     const std::vector<const MetricConfig*>& row_metric,
-                                    std::vector<bool>* stored, std::vector<bool>* over) {
-  using CountKey = std::tuple<uint32_t, int64_t, uint64_t>;  // metric, bucket, device
-  std::map<CountKey, std::vector<size_t>> new_rows;          // sorted keys: one lock order
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if ((*stored)[i]) {
-      new_rows[{rows[i].metric_id, rows[i].bucket_start, rows[i].device_nonce}].push_back(i);
+                                    std::vector<bool>* stored,
+                                    std::vector<std::optional<CountTable>>* over) {
+  using CountKey = std::tuple<uint32_t, int64_t, uint64_t>;  // metric, period, device
+  using Groups = std::map<CountKey, std::vector<size_t>>;    // sorted keys: one lock order
+  struct Bound {
+    CountTable table;
+    Groups counted;  // the rows this bound counted, by key
+  };
+  Bound bounds[] = {{CountTable::kBucket, {}}, {CountTable::kReceiveDay, {}}};
+  bool refused_any = false;
+  for (Bound& bound : bounds) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!(*stored)[i]) continue;
+      const int64_t period = bound.table == CountTable::kBucket
+                                 ? rows[i].bucket_start
+                                 : floor_to(rows[i].received_at, kSecondsPerDay);
+      bound.counted[{rows[i].metric_id, period, rows[i].device_nonce}].push_back(i);
     }
-  }
-  if (new_rows.empty()) return done();
-  std::vector<store::DeviceCountChange> changes;
-  changes.reserve(new_rows.size());
-  for (const auto& [key, indices] : new_rows) {
-    changes.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key),
-                       static_cast<int64_t>(indices.size())});
-  }
-  auto totals = writer_->add_device_counts(changes);
-  if (!totals) return totals.error();
-  std::vector<store::DeviceCountChange> excess;
-  std::vector<ReportKey> refused;
-  size_t k = 0;
-  for (const auto& [key, indices] : new_rows) {
-    const uint64_t requested = indices.size();
-    const uint64_t before = totals.value()[k] - requested;
-    const uint64_t limit = reports_per_bucket_limit(*row_metric[indices.front()]);
-    const uint64_t accepted = before >= limit ? 0 : std::min(requested, limit - before);
-    if (accepted < requested) {
-      excess.push_back(changes[k]);
-      excess.back().delta = -static_cast<int64_t>(requested - accepted);
+    if (bound.counted.empty()) continue;
+    std::vector<store::DeviceCountChange> changes;
+    changes.reserve(bound.counted.size());
+    for (const auto& [key, indices] : bound.counted) {
+      changes.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key),
+                         static_cast<int64_t>(indices.size())});
+    }
+    auto totals = writer_->add_device_counts(bound.table, changes);
+    if (!totals) return totals.error();
+    size_t k = 0;
+    for (const auto& [key, indices] : bound.counted) {
+      const uint64_t requested = indices.size();
+      const uint64_t before = totals.value()[k++] - requested;
+      const MetricConfig& metric = *row_metric[indices.front()];
+      const uint64_t limit = bound.table == CountTable::kBucket ? reports_per_bucket_limit(metric)
+                                                                : reports_per_day_limit(metric);
+      const uint64_t accepted = before >= limit ? 0 : std::min(requested, limit - before);
       for (size_t j = accepted; j < requested; ++j) {
-        const size_t i = indices[j];
-        (*stored)[i] = false;
-        (*over)[i] = true;
-        refused.push_back({rows[i].device_nonce, rows[i].report_id});
+        (*stored)[indices[j]] = false;
+        (*over)[indices[j]] = bound.table;
+        refused_any = true;
       }
     }
-    ++k;
   }
-  if (excess.empty()) return done();
-  if (auto taken = writer_->add_device_counts(excess); !taken) return taken.error();
+  if (!refused_any) return done();
+  // A row refused by either bound leaves every count that counted it.
+  for (const Bound& bound : bounds) {
+    std::vector<store::DeviceCountChange> excess;
+    for (const auto& [key, indices] : bound.counted) {
+      const auto refused =
+          std::count_if(indices.begin(), indices.end(), [&](size_t i) { return !(*stored)[i]; });
+      if (refused != 0) {
+        excess.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), -refused});
+      }
+    }
+    if (excess.empty()) continue;
+    if (auto taken = writer_->add_device_counts(bound.table, excess); !taken) {
+      return taken.error();
+    }
+  }
+  std::vector<ReportKey> refused;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if ((*over)[i]) refused.push_back({rows[i].device_nonce, rows[i].report_id});
+  }
   return writer_->delete_reports(refused);
 }
 
@@ -497,7 +539,16 @@ Outcome<uint64_t> Store::size_bytes() const {
 
 Outcome<uint64_t> Store::device_count(uint32_t metric_id, int64_t bucket_start,
                                       uint64_t device_nonce) const {
-  return read([&](Connection& c) { return c.device_count(metric_id, bucket_start, device_nonce); });
+  return read([&](Connection& c) {
+    return c.device_count(CountTable::kBucket, metric_id, bucket_start, device_nonce);
+  });
+}
+
+Outcome<uint64_t> Store::receive_day_count(uint32_t metric_id, int64_t day_start,
+                                           uint64_t device_nonce) const {
+  return read([&](Connection& c) {
+    return c.device_count(CountTable::kReceiveDay, metric_id, day_start, device_nonce);
+  });
 }
 
 // ---- devices ------------------------------------------------------------------
@@ -577,11 +628,14 @@ Outcome<uint64_t> Store::prune(const MetricConfig& metric, int64_t now) {
     writer_->rollback();
     return deleted.error();
   }
-  // The bound's counts go with the reports they count (no report of a
-  // pruned bucket can be stored again: it is older than the retention).
-  if (auto status = writer_->delete_device_counts_before(metric.id, before); !status) {
-    writer_->rollback();
-    return status.error();
+  // The bounds' counts go with the reports they count (no report of a
+  // pruned bucket can be stored again: it is older than the retention; and
+  // the day of arrival being counted now is within the retention).
+  for (const CountTable table : {CountTable::kBucket, CountTable::kReceiveDay}) {
+    if (auto status = writer_->delete_device_counts_before(table, metric.id, before); !status) {
+      writer_->rollback();
+      return status.error();
+    }
   }
   if (auto status = writer_->commit(); !status) {
     writer_->rollback();

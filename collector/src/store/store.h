@@ -45,11 +45,15 @@ struct ReceivedBatch {
 struct BatchOutcome {
   size_t inserted = 0;
   size_t duplicates = 0;  // already stored, identical: a resent batch
-  // New reports refused by the contribution bound (not stored, not
-  // aggregated), and the bounds that refused them ("metric 7 accepts at
-  // most 4 reports per device per 3600-second bucket", "; " between metrics).
+  // New reports refused by the contribution bound or the receive-time
+  // allowance (not stored, not aggregated), and the bounds that refused
+  // them ("metric 7 accepts at most 4 reports per device per 3600-second
+  // bucket", "; " between them).
   size_t over_limit = 0;
   std::string limit_message;
+  // New reports (stored or refused) whose observation time was implausible
+  // (see report_time): bucketed by their receive time instead.
+  size_t implausible_time = 0;
   // A report reuses a stored (device nonce, report id) with another metric,
   // epsilon, payload or observation time: nothing of the batch is stored.
   bool conflict = false;
@@ -63,20 +67,33 @@ struct BucketAggregate {
 };
 
 // Which time a report is bucketed by: the device's observation time when it
-// is plausible (not after received_at + kClockSkewSeconds, not older than
-// the retention), else the receive time.
+// is plausible (not after received_at + kClockSkewSeconds, not more than
+// max_report_age_seconds before received_at, not older than the retention),
+// else the receive time. The age window keeps a device's clock from
+// choosing among every bucket of the retention: a report can claim only
+// the buckets of the last few days, and older claims land in the current
+// bucket, under its bound.
 inline constexpr int64_t kClockSkewSeconds = 300;
+inline constexpr int64_t kDefaultMaxReportAgeSeconds = 3 * 86400;
 struct ReportTime {
   int64_t bucket_start;
   store::TimeSource source;
 };
-ReportTime report_time(const MetricConfig& metric, uint32_t device_minute, int64_t received_at);
+ReportTime report_time(const MetricConfig& metric, uint32_t device_minute, int64_t received_at,
+                       int64_t max_report_age_seconds = kDefaultMaxReportAgeSeconds);
+
+// How a read-write store admits reports.
+struct StoreOptions {
+  // report_time()'s window: `serve --max-report-age`.
+  int64_t max_report_age_seconds = kDefaultMaxReportAgeSeconds;
+};
 
 class Store {
  public:
   enum class Mode { kReadWrite, kReadOnly };
   // url: PATH, sqlite:PATH or postgresql://... (store/backend.h).
-  static Outcome<std::unique_ptr<Store>> open(const std::string& url, Mode mode);
+  static Outcome<std::unique_ptr<Store>> open(const std::string& url, Mode mode,
+                                              StoreOptions options = {});
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -94,8 +111,10 @@ class Store {
   // batches[i]. No two batches may share a device nonce (the group
   // committer ensures it). An error stores nothing. Per device nonce,
   // metric and time bucket at most reports_per_bucket_limit() reports are
-  // stored, counting those stored before and earlier rows of this group
-  // (in batch order); the excess is refused and counted in over_limit.
+  // stored, and per device nonce, metric and UTC day of arrival at most
+  // reports_per_day_limit(), counting those stored before and earlier rows
+  // of this group (in batch order); the excess is refused and counted in
+  // over_limit.
   Outcome<std::vector<BatchOutcome>> insert(const std::vector<ReceivedBatch>& batches);
 
   // The metric's aggregates per bucket in the range (all nodes merged),
@@ -130,6 +149,10 @@ class Store {
   // The contribution bound's count for one device, metric and bucket.
   Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
                                  uint64_t device_nonce) const;
+  // The receive-time allowance's count for one device, metric and UTC day
+  // of arrival (day_start: a midnight, Unix seconds).
+  Outcome<uint64_t> receive_day_count(uint32_t metric_id, int64_t day_start,
+                                      uint64_t device_nonce) const;
 
   // Devices: enrollment's bindings of a nonce to the SHA-256 of its device
   // key (store/backend.h: DeviceRow), shared by every collector of the
@@ -172,17 +195,19 @@ class Store {
   Outcome<uint64_t> size_bytes() const;
 
  private:
-  explicit Store(std::unique_ptr<store::Database> database);
+  Store(std::unique_ptr<store::Database> database, StoreOptions options);
   Fallible load_metrics();
   Outcome<int64_t> node_id();  // registered on first write
   bool rotate_node_after_commit_ = false;
   int node_segments_ = 0;  // writer ids this process has registered
   Fallible add_to_own_aggregates(const std::map<std::pair<uint32_t, int64_t>, Aggregate>& deltas);
-  // The contribution bound over the rows about to be stored (*stored[i]):
-  // counts them, un-stores and deletes the excess; over[i] marks it.
+  // The contribution bound, then the receive-time allowance, over the rows
+  // about to be stored (*stored[i]): counts them, un-stores and deletes the
+  // excess; over[i] names the bound that refused row i.
   Fallible bound_contributions(const std::vector<store::ReportRow>& rows,
                                const std::vector<const MetricConfig*>& row_metric,
-                               std::vector<bool>* stored, std::vector<bool>* over);
+                               std::vector<bool>* stored,
+                               std::vector<std::optional<store::CountTable>>* over);
 
   // A reader connection, returned to the pool when it goes out of scope.
   class Reader;
@@ -195,6 +220,7 @@ class Store {
                                                                 TimeRange range) const;
 
   std::unique_ptr<store::Database> database_;
+  const StoreOptions options_;
 
   mutable std::shared_mutex metrics_mutex_;
   std::map<uint32_t, MetricConfig> metrics_;

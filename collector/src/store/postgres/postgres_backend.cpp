@@ -145,6 +145,8 @@ Fallible PostgresConnection::create_or_check_schema() {
       if (found < 3) {
         auto upgraded = session_->exec(pg::sql::kUpgradeToVersion3);
         if (!upgraded) return upgraded.error();
+        auto counted = session_->exec(pg::sql::kUpgradeToVersion3ReceiveCounts);
+        if (!counted) return counted.error();
       }
       return done();
     }

@@ -56,13 +56,14 @@ class PostgresConnection : public Connection {
   Outcome<uint64_t> delete_reports_before(uint32_t metric_id, int64_t before) override;
   Outcome<uint64_t> count_reports(std::optional<uint32_t> metric_id) override;
   Outcome<std::vector<uint64_t>> add_device_counts(
-      const std::vector<DeviceCountChange>& changes) override;
-  Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
+      CountTable table, const std::vector<DeviceCountChange>& changes) override;
+  Outcome<uint64_t> device_count(CountTable table, uint32_t metric_id, int64_t period_start,
                                  uint64_t device_nonce) override;
   Outcome<std::vector<PeriodDeviceCounts>> device_count_sums(uint32_t metric_id, int64_t from,
                                                              int64_t to,
                                                              int64_t period_seconds) override;
-  Fallible delete_device_counts_before(uint32_t metric_id, int64_t before) override;
+  Fallible delete_device_counts_before(CountTable table, uint32_t metric_id,
+                                       int64_t before) override;
   Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id, int64_t bucket_start,
                                                       int64_t node_id) override;
   Fallible upsert_aggregate(const AggregateRow& row) override;

@@ -1,4 +1,5 @@
-// The contribution bound's counts on PostgreSQL: a group's changes travel
+// The contribution bound's counts on PostgreSQL (report_counts and
+// receive_counts, the same statements on each): a group's changes travel
 // as four binary arrays in one upsert.
 #include <algorithm>
 #include <tuple>
@@ -13,31 +14,42 @@ namespace {
 
 using pg::ArrayWriter;
 using pg::Params;
-using CountKey = std::tuple<int64_t, int64_t, int64_t>;  // as stored: metric, bucket, nonce bits
+using CountKey = std::tuple<int64_t, int64_t, int64_t>;  // as stored: metric, period, nonce bits
 
 CountKey key_of(const DeviceCountChange& change) {
-  return {change.metric_id, change.bucket_start, static_cast<int64_t>(change.device_nonce)};
+  return {change.metric_id, change.period_start, static_cast<int64_t>(change.device_nonce)};
+}
+
+const pg::Statement& add_statement(CountTable table) {
+  return table == CountTable::kBucket ? pg::sql::kAddDeviceCounts : pg::sql::kAddReceiveCounts;
+}
+const pg::Statement& count_statement(CountTable table) {
+  return table == CountTable::kBucket ? pg::sql::kDeviceCount : pg::sql::kReceiveCount;
+}
+const pg::Statement& prune_statement(CountTable table) {
+  return table == CountTable::kBucket ? pg::sql::kDeleteDeviceCountsBefore
+                                      : pg::sql::kDeleteReceiveCountsBefore;
 }
 
 }  // namespace
 
 Outcome<std::vector<uint64_t>> PostgresConnection::add_device_counts(
-    const std::vector<DeviceCountChange>& changes) {
+    CountTable table, const std::vector<DeviceCountChange>& changes) {
   std::vector<uint64_t> totals(changes.size(), 0);
   if (changes.empty()) return totals;
   if (auto ok = usable(); !ok) return ok.error();
   const size_t n = changes.size();
-  ArrayWriter metric(pg::kInt8Oid, n), bucket(pg::kInt8Oid, n), nonce(pg::kInt8Oid, n),
+  ArrayWriter metric(pg::kInt8Oid, n), period(pg::kInt8Oid, n), nonce(pg::kInt8Oid, n),
       delta(pg::kInt8Oid, n);
   for (const DeviceCountChange& change : changes) {
     metric.add_int64(change.metric_id);
-    bucket.add_int64(change.bucket_start);
+    period.add_int64(change.period_start);
     nonce.add_int64(static_cast<int64_t>(change.device_nonce));
     delta.add_int64(change.delta);
   }
   auto result =
-      session_->run(pg::sql::kAddDeviceCounts,
-                    std::move(Params().array(metric).array(bucket).array(nonce).array(delta)));
+      session_->run(add_statement(table),
+                    std::move(Params().array(metric).array(period).array(nonce).array(delta)));
   if (!result) return result.error();
   // RETURNING's order is the server's: match the rows by key.
   std::vector<std::pair<CountKey, uint64_t>> returned;
@@ -60,12 +72,12 @@ Outcome<std::vector<uint64_t>> PostgresConnection::add_device_counts(
   return totals;
 }
 
-Outcome<uint64_t> PostgresConnection::device_count(uint32_t metric_id, int64_t bucket_start,
-                                                   uint64_t device_nonce) {
+Outcome<uint64_t> PostgresConnection::device_count(CountTable table, uint32_t metric_id,
+                                                   int64_t period_start, uint64_t device_nonce) {
   if (auto ok = usable(); !ok) return ok.error();
   auto result = session_->run(
-      pg::sql::kDeviceCount,
-      Params().int64(metric_id).int64(bucket_start).int64(static_cast<int64_t>(device_nonce)));
+      count_statement(table),
+      Params().int64(metric_id).int64(period_start).int64(static_cast<int64_t>(device_nonce)));
   if (!result) return result.error();
   if (pg::rows(result->get()) == 0) return uint64_t{0};
   return static_cast<uint64_t>(pg::field_int64(result->get(), 0, 0));
@@ -91,10 +103,10 @@ Outcome<std::vector<PeriodDeviceCounts>> PostgresConnection::device_count_sums(
   return periods;
 }
 
-Fallible PostgresConnection::delete_device_counts_before(uint32_t metric_id, int64_t before) {
+Fallible PostgresConnection::delete_device_counts_before(CountTable table, uint32_t metric_id,
+                                                         int64_t before) {
   if (auto ok = usable(); !ok) return ok;
-  auto result =
-      session_->run(pg::sql::kDeleteDeviceCountsBefore, Params().int64(metric_id).int64(before));
+  auto result = session_->run(prune_statement(table), Params().int64(metric_id).int64(before));
   if (!result) return result.error();
   return done();
 }

@@ -55,6 +55,12 @@ CREATE TABLE IF NOT EXISTS devices (
   key_sha256 BYTEA NOT NULL,
   last_renewed_at BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);
+CREATE TABLE IF NOT EXISTS receive_counts (
+  metric_id BIGINT NOT NULL,
+  day_start BIGINT NOT NULL,
+  device_nonce BIGINT NOT NULL,
+  reports BIGINT NOT NULL,
+  PRIMARY KEY (metric_id, day_start, device_nonce));
 INSERT INTO blur_schema (version) VALUES (3);
 )";
 
@@ -82,6 +88,22 @@ CREATE TABLE IF NOT EXISTS devices (
   key_sha256 BYTEA NOT NULL,
   last_renewed_at BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);
+UPDATE blur_schema SET version = 3;
+)";
+
+// Version 2 -> 3 (under kSchemaLock): the receive-time allowance's counts,
+// per UTC day of arrival, from the reports stored so far.
+const char* const kUpgradeToVersion3ReceiveCounts = R"(
+CREATE TABLE IF NOT EXISTS receive_counts (
+  metric_id BIGINT NOT NULL,
+  day_start BIGINT NOT NULL,
+  device_nonce BIGINT NOT NULL,
+  reports BIGINT NOT NULL,
+  PRIMARY KEY (metric_id, day_start, device_nonce));
+INSERT INTO receive_counts (metric_id, day_start, device_nonce, reports)
+  SELECT metric_id, received_at - ((received_at % 86400) + 86400) % 86400, device_nonce,
+         count(*) FROM reports
+  GROUP BY 1, 2, 3;
 UPDATE blur_schema SET version = 3;
 )";
 
@@ -207,6 +229,27 @@ const Statement kDeleteDeviceCountsBefore{
     "DELETE FROM report_counts WHERE metric_id = $1 AND bucket_start < $2",
     {kInt8, kInt8}};
 
+// The same three on receive_counts (per UTC day of arrival).
+const Statement kAddReceiveCounts{
+    17,
+    "count reports per device and day",
+    "INSERT INTO receive_counts AS c (metric_id, day_start, device_nonce, reports) "
+    "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) "
+    "ON CONFLICT (metric_id, day_start, device_nonce) "
+    "DO UPDATE SET reports = c.reports + EXCLUDED.reports "
+    "RETURNING metric_id, day_start, device_nonce, reports",
+    {kInt8s, kInt8s, kInt8s, kInt8s}};
+const Statement kReceiveCount{18,
+                              "read a device's count of a day",
+                              "SELECT reports FROM receive_counts "
+                              "WHERE metric_id = $1 AND day_start = $2 AND device_nonce = $3",
+                              {kInt8, kInt8, kInt8}};
+const Statement kDeleteReceiveCountsBefore{
+    20,
+    "prune receive counts",
+    "DELETE FROM receive_counts WHERE metric_id = $1 AND day_start < $2",
+    {kInt8, kInt8}};
+
 // Devices (enrollment's bindings). ON CONFLICT DO NOTHING waits for a
 // concurrent uncommitted insert of the nonce, then skips: a later
 // kFindDevice sees the winner.
@@ -237,7 +280,7 @@ const std::vector<const Statement*>& all_statements() {
       &kDeleteAggregates, &kPing,        &kProbeWrite,        &kStoreSize,
       &kAddDeviceCounts, &kDeviceCount,  &kDeviceCountSums,   &kDeleteDeviceCountsBefore,
       &kFindDevice,    &kInsertDevice,    &kSetDeviceRenewed,  &kHasReports,
-      &kCountDevicesSince};
+      &kCountDevicesSince, &kAddReceiveCounts, &kReceiveCount, &kDeleteReceiveCountsBefore};
   return all;
 }
 

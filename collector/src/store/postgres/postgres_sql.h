@@ -18,6 +18,7 @@ extern const char* const kSelectSchemaVersion;  // one row: the version or NULL
 extern const char* const kCreateSchema;       // the tables at kSchemaVersion; version row
 extern const char* const kUpgradeToVersion2;  // from version 1: report_counts, filled
 extern const char* const kUpgradeToVersion3;  // from version 2: devices, empty
+extern const char* const kUpgradeToVersion3ReceiveCounts;  // from 2: receive_counts, filled
 
 // Columns of a report, in ReportRow's order, as read by find and scan.
 extern const char* const kReportColumns;
@@ -51,6 +52,9 @@ extern const Statement kCountDevicesSince;
 // Every statement above: their ids must be distinct (a test checks it), or
 // a session would run one statement's prepared text for another.
 const std::vector<const Statement*>& all_statements();
+extern const Statement kAddReceiveCounts;
+extern const Statement kReceiveCount;
+extern const Statement kDeleteReceiveCountsBefore;
 
 }  // namespace blur::collector::store::pg::sql
 

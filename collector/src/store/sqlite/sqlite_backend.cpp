@@ -59,6 +59,13 @@ CREATE TABLE IF NOT EXISTS devices (  -- enrollment's bindings (schema 3)
   last_renewed_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);
+CREATE TABLE IF NOT EXISTS receive_counts (  -- the receive-time allowance (schema 3)
+  metric_id    INTEGER NOT NULL,
+  day_start    INTEGER NOT NULL,    -- UTC midnight of received_at, Unix seconds
+  device_nonce INTEGER NOT NULL,
+  reports      INTEGER NOT NULL,    -- the device's reports stored that arrived that day
+  PRIMARY KEY (metric_id, day_start, device_nonce)
+) WITHOUT ROWID;
 )SQL";
 
 // Version 1 -> 2: count what is stored (report_counts exists by now).
@@ -72,6 +79,25 @@ UPDATE blur_schema SET version = 2;
 // Version 2 -> 3: devices exists by now, empty (each device binds its key
 // at its next enrollment).
 constexpr const char* kAddDevices = "UPDATE blur_schema SET version = 3";
+// Version 2 -> 3: count what is stored per day of arrival (receive_counts
+// exists by now).
+constexpr const char* kFillReceiveCounts = R"SQL(
+INSERT INTO receive_counts (metric_id, day_start, device_nonce, reports)
+  SELECT metric_id, received_at - ((received_at % 86400) + 86400) % 86400 AS day,
+         device_nonce, COUNT(*) FROM reports
+  GROUP BY metric_id, day, device_nonce;
+UPDATE blur_schema SET version = 3;
+)SQL";
+
+// A count table's name and period column.
+struct CountTableSql {
+  const char* table;
+  const char* period;
+};
+CountTableSql count_table_sql(CountTable table) {
+  return table == CountTable::kBucket ? CountTableSql{"report_counts", "bucket_start"}
+                                      : CountTableSql{"receive_counts", "day_start"};
+}
 
 sqlite3_int64 as_sql(uint64_t v) { return static_cast<sqlite3_int64>(v); }
 uint64_t from_sql(sqlite3_int64 v) { return static_cast<uint64_t>(v); }
@@ -360,16 +386,18 @@ class SqliteConnection final : public Connection {
   }
 
   Outcome<std::vector<uint64_t>> add_device_counts(
-      const std::vector<DeviceCountChange>& changes) override {
-    sqlite3_stmt* s = prepare(
-        "INSERT INTO report_counts (metric_id, bucket_start, device_nonce, reports) "
-        "VALUES (?, ?, ?, ?) ON CONFLICT (metric_id, bucket_start, device_nonce) "
-        "DO UPDATE SET reports = reports + excluded.reports RETURNING reports");
+      CountTable table, const std::vector<DeviceCountChange>& changes) override {
+    const CountTableSql t = count_table_sql(table);
+    const std::string key = std::string("metric_id, ") + t.period + ", device_nonce";
+    sqlite3_stmt* s = prepare(std::string("INSERT INTO ") + t.table + " (" + key +
+                              ", reports) VALUES (?, ?, ?, ?) ON CONFLICT (" + key +
+                              ") DO UPDATE SET reports = reports + excluded.reports "
+                              "RETURNING reports");
     if (!s) return failure("count reports per device");
     std::vector<uint64_t> totals(changes.size(), 0);
     for (size_t i = 0; i < changes.size(); ++i) {
       sqlite3_bind_int64(s, 1, changes[i].metric_id);
-      sqlite3_bind_int64(s, 2, changes[i].bucket_start);
+      sqlite3_bind_int64(s, 2, changes[i].period_start);
       sqlite3_bind_int64(s, 3, as_sql(changes[i].device_nonce));
       sqlite3_bind_int64(s, 4, changes[i].delta);
       int rc = sqlite3_step(s);
@@ -383,14 +411,14 @@ class SqliteConnection final : public Connection {
     return totals;
   }
 
-  Outcome<uint64_t> device_count(uint32_t metric_id, int64_t bucket_start,
+  Outcome<uint64_t> device_count(CountTable table, uint32_t metric_id, int64_t period_start,
                                  uint64_t device_nonce) override {
-    sqlite3_stmt* s = prepare(
-        "SELECT reports FROM report_counts "
-        "WHERE metric_id = ? AND bucket_start = ? AND device_nonce = ?");
+    const CountTableSql t = count_table_sql(table);
+    sqlite3_stmt* s = prepare(std::string("SELECT reports FROM ") + t.table +
+                              " WHERE metric_id = ? AND " + t.period + " = ? AND device_nonce = ?");
     if (!s) return failure("read a device's count");
     sqlite3_bind_int64(s, 1, metric_id);
-    sqlite3_bind_int64(s, 2, bucket_start);
+    sqlite3_bind_int64(s, 2, period_start);
     sqlite3_bind_int64(s, 3, as_sql(device_nonce));
     const int rc = sqlite3_step(s);
     const uint64_t count = rc == SQLITE_ROW ? from_sql(sqlite3_column_int64(s, 0)) : 0;
@@ -433,8 +461,11 @@ class SqliteConnection final : public Connection {
     return periods;
   }
 
-  Fallible delete_device_counts_before(uint32_t metric_id, int64_t before) override {
-    sqlite3_stmt* s = prepare("DELETE FROM report_counts WHERE metric_id = ? AND bucket_start < ?");
+  Fallible delete_device_counts_before(CountTable table, uint32_t metric_id,
+                                       int64_t before) override {
+    const CountTableSql t = count_table_sql(table);
+    sqlite3_stmt* s = prepare(std::string("DELETE FROM ") + t.table + " WHERE metric_id = ? AND " +
+                              t.period + " < ?");
     if (!s) return failure("prune report counts");
     sqlite3_bind_int64(s, 1, metric_id);
     sqlite3_bind_int64(s, 2, before);
@@ -546,7 +577,10 @@ class SqliteConnection final : public Connection {
     if (version < 2) {
       if (auto status = exec(kFillReportCounts); !status) return status;
     }
-    if (version < 3) return exec(kAddDevices);
+    if (version < 3) {
+      if (auto status = exec(kFillReceiveCounts); !status) return status;
+      return exec(kAddDevices);
+    }
     return done();
   }
 
