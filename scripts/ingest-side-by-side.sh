@@ -8,8 +8,12 @@
 #
 #   scripts/ingest-side-by-side.sh OLD_COLLECTOR NEW_COLLECTOR [seconds] [rounds]
 #
-# Needs a host build (blur-device-sim). E.g. against main's binary: build the
-# older commit in a scratch worktree and pass both blur-collector paths.
+# Needs a host build (blur-device-sim). E.g. against an older commit: build
+# it in a scratch worktree and pass both blur-collector paths. Environment:
+# OLD_DEVICE_SIM, the load generator for the old side when its enrollment
+# differs (default: this build's); NO_AUTH=1, both with --no-auth (no
+# enrollment at all). Runs shorter than ~8 s overlap poorly: each side
+# starts sending when its own enrollment is done.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 old=$1
@@ -17,7 +21,11 @@ new=$2
 seconds=${3:-8}
 rounds=${4:-3}
 sim=$root/build/host/examples/fleet-sim/blur-device-sim
-[ -x "$old" ] && [ -x "$new" ] && [ -x "$sim" ] || { echo "usage: $0 OLD NEW [seconds] [rounds] (after a host build)" >&2; exit 2; }
+old_sim=${OLD_DEVICE_SIM:-$sim}
+auth=()
+[ "${NO_AUTH:-0}" = 1 ] && auth=(--no-auth)
+[ -x "$old" ] && [ -x "$new" ] && [ -x "$sim" ] && [ -x "$old_sim" ] ||
+  { echo "usage: $0 OLD NEW [seconds] [rounds] (after a host build)" >&2; exit 2; }
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -36,9 +44,11 @@ for run in $(seq "$rounds"); do
     mkdir -p "$work/$side-$run"
     start_collector "$binary" "$work/$side-$run/log" --db "$work/$side-$run/blur.db" \
       --metric 1:rr:1:max_reports_per_bucket=64 --metric 2:rr:1 --log-requests false \
-      --enrollments-per-secret 100000000
+      "${auth[@]}"
     pid[$side]=$collector_pid port[$side]=$collector_port
-    secret[$side]=$collector_auth_dir/enrollment-secret
+    secret[$side]=""
+    [ -n "$collector_auth_dir" ] &&
+      secret[$side]="--enrollment-secret-file $collector_auth_dir/enrollment-secret"
     pids+=("$collector_pid")
   done
   for size in 64 1; do
@@ -46,9 +56,12 @@ for run in $(seq "$rounds"); do
     [ $size = 1 ] && metric=2 connections=64
     loads=()
     for side in old new; do
-      "$sim" load --collector "http://127.0.0.1:${port[$side]}" --metric $metric \
-        --duration "$seconds" --batch $size --connections $connections --devices 60000 \
-        --seed $((run * 10 + size)) --enrollment-secret-file "${secret[$side]}" --json \
+      load_sim=$sim
+      [ $side = old ] && load_sim=$old_sim
+      # shellcheck disable=SC2086 # the secret option: two words or none
+      env -u BLUR_ENROLLMENT_SECRET "$load_sim" load --collector "http://127.0.0.1:${port[$side]}" \
+        --metric $metric --duration "$seconds" --batch $size --connections $connections \
+        --devices 60000 --seed $((run * 10 + size)) ${secret[$side]} --json \
         > "$work/$side-$run-b$size.json" 2> "$work/$side-$run-b$size.err" &
       loads+=($!)
     done
