@@ -253,13 +253,11 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
           if (outcome.error().kind == Error::Kind::kTooManyRequests) {
             return reply(device_busy_response(outcome.error()));
           }
-          // The store's words (a path, the database's message) are for the
-          // operator's log (observe/write_health.h), not for devices.
+          // The committer's words: a full queue, a shutdown, or a failed
+          // commit without the store's (group_commit.h).
           const bool invalid = outcome.error().kind == Error::Kind::kInvalid;
           return reply(error_response(
-              invalid ? 400 : 503,
-              invalid ? outcome.error().message
-                      : "the collector could not store the batch; retry later",
+              invalid ? 400 : 503, outcome.error().message,
               invalid ? observe::Reason::kMalformed : observe::Reason::kUnavailable));
         }
         if (outcome->conflict) {

@@ -7,6 +7,18 @@ namespace blur::collector {
 
 namespace {
 
+// A failed commit as its batches' senders see it: the store's words (a
+// path, the database's message) are for the operator's log (on_commit,
+// observe/write_health.h), not for devices.
+Error for_devices(const Error& store_error) {
+  if (store_error.kind == Error::Kind::kInvalid) return store_error;
+  return unavailable("the collector could not store the batch; retry later");
+}
+
+}  // namespace
+
+namespace {
+
 // Retry-After 1: a batch in flight is answered within a commit or two.
 Error device_busy() {
   return Error{Error::Kind::kTooManyRequests,
@@ -135,7 +147,7 @@ void GroupCommitter::run() {
       if (outcomes) {
         group[i].done(outcomes.value()[i]);
       } else {
-        group[i].done(outcomes.error());
+        group[i].done(for_devices(outcomes.error()));
       }
     }
   }
