@@ -518,11 +518,11 @@ Fallible Store::ping() const {
   return read([](Connection& c) { return c.ping(); });
 }
 
-Fallible Store::probe_write() {
+Fallible Store::write_transaction(bool lazy, const std::function<Fallible(Connection&)>& write) {
   std::lock_guard<std::mutex> writer_lock(writer_mutex_);
   if (!writer_) return invalid("the store was opened read-only");
-  if (auto status = writer_->begin(); !status) return status;
-  if (auto status = writer_->probe_write(); !status) {
+  if (auto status = lazy ? writer_->begin_lazy() : writer_->begin(); !status) return status;
+  if (auto status = write(*writer_); !status) {
     writer_->rollback();
     return status;
   }
@@ -531,6 +531,10 @@ Fallible Store::probe_write() {
     return status;
   }
   return done();
+}
+
+Fallible Store::probe_write() {
+  return write_transaction(false, [](Connection& c) { return c.probe_write(); });
 }
 
 Outcome<uint64_t> Store::size_bytes() const {
@@ -590,18 +594,8 @@ Outcome<store::DeviceRow> Store::bind_device(uint64_t device_nonce,
 }
 
 Fallible Store::record_renewal(uint64_t device_nonce, int64_t now) {
-  std::lock_guard<std::mutex> writer_lock(writer_mutex_);
-  if (!writer_) return invalid("the store was opened read-only");
-  if (auto status = writer_->begin_lazy(); !status) return status;
-  if (auto status = writer_->set_device_renewed(device_nonce, now); !status) {
-    writer_->rollback();
-    return status;
-  }
-  if (auto status = writer_->commit(); !status) {
-    writer_->rollback();
-    return status;
-  }
-  return done();
+  return write_transaction(
+      true, [&](Connection& c) { return c.set_device_renewed(device_nonce, now); });
 }
 
 Outcome<std::optional<int64_t>> Store::enrolled_at(uint64_t device_nonce) const {

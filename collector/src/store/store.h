@@ -13,6 +13,7 @@
 #define BLUR_COLLECTOR_STORE_STORE_H
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -208,6 +209,10 @@ class Store {
                                const std::vector<const MetricConfig*>& row_metric,
                                std::vector<bool>* stored,
                                std::vector<std::optional<store::CountTable>>* over);
+
+  // One transaction on the writer connection (begin_lazy() if `lazy`):
+  // `write`, then commit; rolled back if either fails.
+  Fallible write_transaction(bool lazy, const std::function<Fallible(store::Connection&)>& write);
 
   // A reader connection, returned to the pool when it goes out of scope.
   class Reader;
