@@ -5,6 +5,7 @@
 //                        [--tls-cert C --tls-key K] [--shutdown-timeout 10]
 //                        [--metrics-address HOST:PORT] [--log-file F] [--log-requests false]
 //                        [--auth-dir DIR] [--enrollments-per-address N] [--no-auth]
+//                        [--read-threads 2] [--read-queue 16] [--read-deadline 30]
 //   blur-collector credentials --db blur.db [--auth-dir DIR]
 //   blur-collector estimate --db blur.db [--metric 1] [--from T] [--to T] [--postprocess norm-sub]
 //   blur-collector series --db blur.db --metric 1 [--bucket hour|day] [--from T] [--to T]
@@ -22,6 +23,7 @@
 #include <thread>
 
 #include "api/collector_api.h"
+#include "api/read_pool.h"
 #include "api/routes.h"
 #include "auth/authenticator.h"
 #include "cli/observability.h"
@@ -88,6 +90,8 @@ struct ServeOptions {
   bool no_auth = false;
   std::string auth_dir;  // default: beside an SQLite store
   auth::EnrollmentLimits enrollment;
+  ReadPool::Options reads;
+  double read_deadline_seconds = 30;
 };
 
 // Where the credentials live: --auth-dir, or DB.auth beside an SQLite file.
@@ -176,7 +180,12 @@ int serve(const ServeOptions& o) {
   http::Server::Options http_options = o.http;
   (*observability)->attach(&http_options);
   http::Server server(http_options);
-  add_collector_routes(server, api, **store, authenticator->get());
+  ReadPool::Options read_options = o.reads;
+  read_options.deadline =
+      std::chrono::milliseconds(static_cast<long long>(o.read_deadline_seconds * 1000));
+  ReadPool reads(read_options);  // destroyed (stopped) before the server
+  reads.export_metrics((*observability)->metrics().registry);
+  add_collector_routes(server, api, **store, authenticator->get(), &reads);
   add_dashboard_routes(server);
   (*observability)->add_routes(server);  // after every route: each gets its histograms
   std::string error;
@@ -200,9 +209,11 @@ int serve(const ServeOptions& o) {
                 o.shutdown_timeout_seconds);
     std::fflush(stdout);
     server.stop(deadline);
+    reads.stop();  // running estimates are cancelled and answered 503 at once
   });
   server.run();  // returns once stop() has finished
   waiter.join();
+  reads.stop();
   (*observability)->stop();  // answers the readiness checks still waiting
   committer.stop();  // every batch still queued is committed (and answered) before exit
   const GroupCommitter::Stats stats = committer.stats();
@@ -409,6 +420,24 @@ int main(int argc, char** argv) {
   serve_cmd
       ->add_option("--enrollments-per-secret", serve_options.enrollment.per_secret_per_hour,
                    "POST /v1/enroll: enrollments allowed per enrollment secret and hour")
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--read-threads", serve_options.reads.threads,
+                   "Estimates and series run on this many threads of their own, never on the "
+                   "HTTP I/O threads")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--read-queue", serve_options.reads.max_queued,
+                   "Estimates and series waiting for a read thread; past it, 503 with "
+                   "Retry-After")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--read-deadline", serve_options.read_deadline_seconds,
+                   "Seconds an estimate or series may take, waiting included; past it, 503 "
+                   "(refusal \"deadline\") and the read is cancelled")
+      ->check(CLI::Range(0.01, 3600.0))
       ->capture_default_str();
   serve_cmd->add_flag("--no-auth", serve_options.no_auth,
                       "No authentication at all: for local experiments only (warns every start)");
