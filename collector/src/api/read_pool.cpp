@@ -79,14 +79,23 @@ void ReadPool::work() {
   for (;;) {
     std::shared_ptr<Job> job;
     std::list<std::shared_ptr<Job>>::iterator slot;
+    bool late = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
       work_ready_.wait(lock, [this] { return stopping_ || !queued_.empty(); });
       if (stopping_) return;  // stop() answers what is queued
       job = std::move(queued_.front());
       queued_.pop_front();
-      if (job->answered) continue;  // its deadline passed while it waited
-      slot = running_.insert(running_.end(), job);
+      if (job->answered) continue;  // the watchdog answered it: its deadline passed
+      late = Cancellation::Clock::now() >= job->deadline;
+      if (!late) slot = running_.insert(running_.end(), job);
+    }
+    if (late) {  // it passed its deadline waiting, before the watchdog saw it: never run
+      if (finish(*job, cancelled_response(Cancellation::Cause::kDeadline))) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++stats_.past_deadline;
+      }
+      continue;
     }
     const Cancellation cancel(job->deadline, &stopping_);
     ApiResponse answer;
@@ -95,10 +104,17 @@ void ReadPool::work() {
     } catch (const std::exception& e) {  // out of memory, mostly: this read fails, not the pool
       answer = ApiResponse(500, json_text({{"error", std::string("the read failed: ") + e.what()}}));
       answer.refusal = observe::Reason::kInternal;
+    } catch (...) {
+      answer = ApiResponse(500, json_text({{"error", "the read failed"}}));
+      answer.refusal = observe::Reason::kInternal;
     }
+    // Past the deadline (or stopping), whatever the read made of it: the
+    // same answer as the watchdog's, whichever of the two comes first.
+    const Cancellation::Cause cause = cancel.cause();
+    if (cause != Cancellation::Cause::kNone) answer = cancelled_response(cause);
     const bool answered = finish(*job, std::move(answer));
     std::lock_guard<std::mutex> lock(mutex_);
-    if (answered) ++stats_.answered;
+    if (answered) ++(cause == Cancellation::Cause::kDeadline ? stats_.past_deadline : stats_.answered);
     running_.erase(slot);
   }
 }

@@ -11,7 +11,8 @@
 //   included). Past it, it is answered 503 with refusal "deadline" at once
 //   (by a watchdog, whatever the read is doing), and the read is cancelled:
 //   its Cancellation reports kDeadline and the work stops at its next
-//   check, its own late answer being dropped.
+//   check, its own late answer being dropped (an answer finished past the
+//   deadline is dropped too: the deadline is a cut-off).
 // - stop() cancels every running read (Cancellation::Cause::kStopping),
 //   answers the queued ones 503 "unavailable", and joins the threads: what
 //   serve does on SIGTERM, so the process exits within its shutdown
@@ -71,7 +72,7 @@ class ReadPool {
   // (blur_collector_requests_refused_total{reason="deadline"}).
   void export_metrics(observe::Registry& registry);
   struct Stats {
-    uint64_t answered = 0;         // by the read itself
+    uint64_t answered = 0;         // by the read itself, within its deadline
     uint64_t past_deadline = 0;    // answered 503 "deadline"
     uint64_t refused = 0;          // the queue was full, or the pool stopping
     std::size_t running = 0, queued = 0;

@@ -327,11 +327,10 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
     }
   });
   if (stopped) return cancelled();
-  std::vector<Candidate> strongest;
-  for (const auto& list : joined) strongest.insert(strongest.end(), list.begin(), list.end());
-  keep_strongest(&strongest, kMaxWordCandidates);
-  std::vector<blur::Word> candidates;
-  for (const Candidate& c : strongest) candidates.push_back(c.word);
+  std::vector<blur::Word> candidates;  // at most 256 x kFinishedJoinsPerPiece
+  for (const auto& list : joined) {
+    for (const Candidate& c : list) candidates.push_back(c.word);
+  }
 
   // 3. Rank by the word sketch.
   std::vector<DiscoveredWord> found(candidates.size());

@@ -17,8 +17,9 @@
 // (position, piece, pair), or, on a position with few reports, a step per
 // nonzero cell and pair (fragment_support); step 2 at most kDefaultBeam x
 // 32 joins per piece and position, keeping at most
-// kFinishedJoinsPerPiece finished ones per piece; step 3 at most
-// kMaxWordCandidates candidates, 2^14 lookups each.
+// kFinishedJoinsPerPiece finished ones per piece; step 3 at most 256 x
+// kFinishedJoinsPerPiece = 32,768 candidates, 2^14 lookups each (10^6
+// honest devices give about 9,000, 35 a piece).
 //
 // Estimates (docs/math.md §3.12): randomized response over 2^g buckets at
 // epsilon / 2, p = e^{eps/2} / (e^{eps/2} + 2^g - 1), q = 2^-g. A fragment
@@ -43,9 +44,8 @@ namespace blur::collector {
 // The tally's layout (registry/mechanism_spec.h): the word sketch's cells
 // word_seed << g | bucket, then per position the fragment sketch's
 // (position * 1024 + fragment_seed) << g | bucket.
-// The caps of steps 2 and 3 (above).
-inline constexpr size_t kFinishedJoinsPerPiece = 64;
-inline constexpr size_t kMaxWordCandidates = 4096;
+// The cap of steps 2 and 3 (above).
+inline constexpr size_t kFinishedJoinsPerPiece = 128;
 
 struct FragmentPuzzleShape {
   uint32_t positions;
