@@ -196,4 +196,36 @@ TEST(Aggregate, SparseTallyMatchesTheDenseCount) {
   EXPECT_EQ(target.serialize(), before);
 }
 
+// The fingerprint (the discovery cache's key): equal for the same counts
+// however they were added (sparse pem, dense rr, numeric), different once
+// one more report is added, to any bucket.
+TEST(Aggregate, FingerprintFollowsTheContent) {
+  std::vector<MetricConfig> metrics = blur_test::one_metric_per_mechanism();
+  MetricConfig pem;
+  pem.id = 90;
+  pem.mechanism = MechanismId::kPrefixExtension;
+  pem.epsilon_micros = 4000000;
+  pem.domain_size = 16;
+  metrics.push_back(pem);
+  for (const MetricConfig& metric : metrics) {
+    std::mt19937_64 rng(metric.id);
+    std::vector<IncomingReport> reports;
+    for (int i = 0; i < 200; ++i) reports.push_back(blur_test::random_report(metric, rng));
+    Aggregate forward(metric), backward(metric), split(metric), other(metric);
+    for (const IncomingReport& r : reports) forward.add(r);
+    for (auto r = reports.rbegin(); r != reports.rend(); ++r) backward.add(*r);
+    for (size_t i = 0; i < reports.size(); ++i) (i % 3 == 0 ? split : other).add(reports[i]);
+    split.merge(other);
+    EXPECT_EQ(forward.fingerprint(), backward.fingerprint()) << describe(metric);
+    EXPECT_EQ(forward.fingerprint(), split.fingerprint()) << describe(metric);
+    auto restored = Aggregate::deserialize(metric, forward.serialize());
+    ASSERT_TRUE(restored);
+    EXPECT_EQ(restored->fingerprint(), forward.fingerprint()) << describe(metric);
+    Aggregate more = forward;
+    more.add(reports[0]);
+    EXPECT_NE(more.fingerprint(), forward.fingerprint()) << describe(metric);
+    EXPECT_NE(Aggregate(metric).fingerprint(), forward.fingerprint()) << describe(metric);
+  }
+}
+
 }  // namespace

@@ -5,14 +5,19 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "aggregate/aggregate.h"
 #include "blur/discovery/prefix_extension.h"
+#include "discovery/discovery_cache.h"
+#include "discovery/level_tally.h"
+#include "discovery/support_kernels.h"
 #include "blur/sampling/rng.h"
 #include "kat_randomizer_outputs.inc"  // kKatRandomizerOutputs
 #include "metrics/metric_config.h"
@@ -187,6 +192,136 @@ TEST(WordDiscovery, EmptyTallyFindsNothing) {
   const auto found = blur::collector::discover_words(metric, aggregate.tally(), 0, {});
   EXPECT_EQ(found.reports, 0u);
   EXPECT_TRUE(found.words.empty());
+}
+
+// The kernels (support_kernels.h) against the support rule, on every kind
+// of level LevelTally makes: dense, sparse with few seeds (column by
+// column hashing) and sparse with many (whole-seed hashing).
+TEST(WordDiscovery, KernelsMatchTheSupportRule) {
+  const MetricConfig metric = pem_metric(4000000, 16);  // 15 levels: kept sparse
+  Aggregate aggregate(metric);
+  std::mt19937_64 rng(7);
+  const uint32_t bits = blur::PrefixExtension::bucket_bits(metric.epsilon_micros);
+  // Level 0: 40 reports (few seeds); level 1: 20,000 (many); level 2 dense.
+  for (int i = 0; i < 40; ++i) {
+    aggregate.add(report(metric, static_cast<uint32_t>(rng() % 16384), rng() % (1u << bits)));
+  }
+  for (int i = 0; i < 20000; ++i) {
+    aggregate.add(report(metric, 1u << 16 | static_cast<uint32_t>(rng() % 16384),
+                         static_cast<uint32_t>(rng() % (1u << bits))));
+  }
+  for (uint32_t seed = 0; seed < 16384; ++seed) {
+    for (uint32_t bucket = 0; bucket < 24; ++bucket) {
+      aggregate.add(report(metric, 2u << 16 | seed, (bucket * 7 + seed) % (1u << bits)),
+                    1 + rng() % 3);
+    }
+  }
+  const blur::collector::LevelTally levels(aggregate);
+  ASSERT_EQ(levels.level(0).dense, nullptr);
+  ASSERT_LT(levels.level(0).columns() * 16, 16384u);
+  ASSERT_EQ(levels.level(1).dense, nullptr);
+  ASSERT_GE(levels.level(1).columns() * 16, 16384u);
+  ASSERT_NE(levels.level(2).dense, nullptr);
+  const std::vector<uint64_t> tally = aggregate.tally();
+  const PrefixSupport support(metric);
+  const blur::collector::Cancellation never;
+  for (uint32_t level = 0; level < 3; ++level) {
+    const uint32_t at = blur::PrefixExtension::prefix_length(level) - 1;
+    std::vector<blur::Word> parents;
+    for (int i = 0; i < 5; ++i) {
+      blur::Word w{0, 0, at};
+      for (uint32_t c = 0; c < at; ++c) w = w.with(c, 1 + static_cast<uint32_t>(rng() % 27));
+      parents.push_back(w);
+    }
+    std::vector<uint64_t> sums, ends;
+    ASSERT_TRUE(blur::collector::child_supports(levels.level(level), support.table(level), at,
+                                                parents, &sums, never));
+    ASSERT_TRUE(blur::collector::end_supports(levels.level(level), support.table(level), parents,
+                                              &ends, never));
+    for (size_t p = 0; p < parents.size(); ++p) {
+      EXPECT_EQ(ends[p], support.count(tally, level, parents[p])) << level;
+      EXPECT_EQ(sums[p * 28], ends[p]) << level;  // the end code: the parent padded
+      for (uint32_t code = 1; code < 28; ++code) {
+        blur::Word child = parents[p].with(at, code);
+        child.length = at + 1;
+        EXPECT_EQ(sums[p * 28 + code], support.count(tally, level, child)) << level << " " << code;
+      }
+    }
+  }
+}
+
+// The same words and estimates from the aggregate read sparse (its levels
+// sparse or dense by their cells) as from the dense tally.
+TEST(WordDiscovery, SparseAndDenseReadingsAgree) {
+  const MetricConfig metric = pem_metric(4000000, 16);
+  Aggregate aggregate = randomize_all(metric, population(), 99);
+  // Noise that makes the last level dense for LevelTally (24 cells a seed).
+  for (uint32_t seed = 0; seed < 16384; ++seed) {
+    for (uint32_t bucket = 0; bucket < 24; ++bucket) {
+      aggregate.add(report(metric, 14u << 16 | seed, (bucket * 7 + seed) % 64));
+    }
+  }
+  ASSERT_EQ(aggregate.dense_tally(), nullptr);
+  ASSERT_NE(blur::collector::LevelTally(aggregate).level(14).dense, nullptr);
+  blur::collector::DiscoveryOptions options;
+  options.top_k = 10;
+  const auto sparse = blur::collector::discover_words(aggregate, options);
+  const auto dense =
+      blur::collector::discover_words(metric, aggregate.tally(), aggregate.reports(), options);
+  ASSERT_GE(sparse.words.size(), 5u);
+  ASSERT_EQ(sparse.words.size(), dense.words.size());
+  for (size_t i = 0; i < sparse.words.size(); ++i) {
+    EXPECT_EQ(sparse.words[i].word, dense.words[i].word);
+    EXPECT_EQ(sparse.words[i].estimate.count, dense.words[i].estimate.count);
+    EXPECT_EQ(sparse.words[i].estimate.std_error, dense.words[i].estimate.std_error);
+  }
+  EXPECT_EQ(sparse.candidates_evaluated, dense.candidates_evaluated);
+}
+
+// A cancelled discovery (its deadline passed) answers no words, pem and sfp.
+TEST(WordDiscovery, CancelledDiscoveryAnswersNothing) {
+  const MetricConfig metric = pem_metric(4000000, 8);
+  const Aggregate aggregate = randomize_all(metric, population(), 5);
+  const std::atomic<bool> stopping{true};
+  const blur::collector::Cancellation cancel(blur::collector::Cancellation::Clock::time_point::max(),
+                                             &stopping);
+  blur::collector::DiscoveryOptions options;
+  options.cancel = &cancel;
+  const auto found = blur::collector::discover_words(aggregate, options);
+  EXPECT_TRUE(found.cancelled);
+  EXPECT_TRUE(found.words.empty());
+  MetricConfig sfp = metric;
+  sfp.mechanism = blur::MechanismId::kSequenceFragmentPuzzle;
+  const Aggregate empty_sfp(sfp);
+  Aggregate one(sfp);
+  std::mt19937_64 rng(1);
+  one.add(blur_test::random_report(sfp, rng));
+  const auto fragments = blur::collector::discover_words(one, options);
+  EXPECT_TRUE(fragments.cancelled);
+  EXPECT_TRUE(fragments.words.empty());
+}
+
+// The cache answers what was put under a key, never for another key, and
+// drops the least recently used once past its capacity.
+TEST(WordDiscovery, CacheKeepsRecentResultsByKey) {
+  blur::collector::DiscoveryCache cache(3);  // words (+1 per entry)
+  blur::collector::Discovery found;
+  found.reports = 10;
+  found.words.push_back({"the", {5, 1, 3, 7}});
+  const blur::collector::DiscoveryCache::Key a{1, 32, 10, 111}, b{1, 32, 10, 222};
+  cache.put(a, found);
+  ASSERT_TRUE(cache.find(a).has_value());
+  EXPECT_EQ(cache.find(a)->words[0].word, "the");
+  EXPECT_FALSE(cache.find(b).has_value());
+  EXPECT_FALSE(cache.find({1, 33, 10, 111}).has_value());  // another top_k
+  blur::collector::Discovery cancelled;
+  cancelled.cancelled = true;
+  cache.put(b, cancelled);
+  EXPECT_FALSE(cache.find(b).has_value());  // a cancelled discovery is not kept
+  cache.put(b, found);                      // 4 words' room: a goes
+  EXPECT_FALSE(cache.find(a).has_value());
+  EXPECT_TRUE(cache.find(b).has_value());
+  EXPECT_GE(cache.hits(), 3u);
 }
 
 }  // namespace

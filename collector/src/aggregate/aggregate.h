@@ -14,9 +14,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
+#include "aggregate/sparse_counts.h"
 #include "estimate/numeric_summary.h"
 #include "ingest/batch.h"
 #include "metrics/metric_config.h"
@@ -49,6 +49,9 @@ class Aggregate {
   // merge(deserialize(bytes)) without the intermediate aggregate (what an
   // estimate over many stored rows does); on kInvalid nothing is changed.
   Fallible add_serialized(std::string_view bytes);
+  // Before adding serialized rows of `bytes` bytes in all: room for their
+  // cells at once, instead of growing (and rehashing) row by row. A hint.
+  void reserve_serialized(size_t bytes);
 
   const MetricConfig& metric() const { return metric_; }
   uint64_t reports() const { return reports_; }
@@ -60,6 +63,31 @@ class Aggregate {
   const NumericSummary& summary() const { return summary_; }
   // Frequency oracles: the whole tally (a copy; for a sparse one, filled in).
   std::vector<uint64_t> tally() const;
+  // Frequency oracles: the tally itself when it is kept dense, else null
+  // (then for_each_tally_cell reads it without filling in the zeros).
+  const std::vector<uint64_t>* dense_tally() const {
+    return sparse_length_ == 0 ? &tally_ : nullptr;
+  }
+  // Frequency oracles: f(index, count) for every nonzero cell, in no
+  // particular order.
+  template <typename F>
+  void for_each_tally_cell(F&& f) const {
+    if (sparse_length_ == 0) {
+      for (size_t i = 0; i < tally_.size(); ++i) {
+        if (tally_[i] != 0) f(static_cast<uint64_t>(i), tally_[i]);
+      }
+      return;
+    }
+    sparse_cells_.for_each([&](uint64_t cell, uint64_t count) {
+      if (count != 0) f(cell, count);
+    });
+  }
+  // A fingerprint of the content (every count, the report count and the
+  // histogram), keyed with a secret drawn once per process: equal
+  // aggregates have equal fingerprints, and reports crafted without the
+  // key collide with another aggregate's with probability 2^-64. Order
+  // independent (a sum of keyed cell hashes), O(nonzero cells).
+  uint64_t fingerprint() const;
 
  private:
   const MechanismSpec* spec_;
@@ -68,7 +96,7 @@ class Aggregate {
   Fallible add_sparse(std::string_view tally_bytes, uint64_t reports);
   std::vector<uint64_t> tally_;  // frequency oracles
   size_t sparse_length_ = 0;     // > 0: the tally is sparse_cells_ instead
-  std::unordered_map<uint64_t, uint64_t> sparse_cells_;
+  SparseCounts sparse_cells_;
   NumericSummary summary_;       // numeric mechanisms
 };
 

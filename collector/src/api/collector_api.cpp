@@ -142,7 +142,23 @@ void describe_range(const TimeRange& range, JsonWriter& out) {
   if (range.to != INT64_MAX) out.member("to", format_time(range.to));
 }
 
+// A read that failed: cancelled, or the store's error.
+ApiResponse read_failure(const Error& error, const Cancellation& cancel) {
+  const Cancellation::Cause cause = cancel.cause();
+  return cause != Cancellation::Cause::kNone ? cancelled_response(cause) : error_response(error);
+}
+
 }  // namespace
+
+ApiResponse cancelled_response(Cancellation::Cause cause) {
+  if (cause == Cancellation::Cause::kStopping) {
+    return error_response(unavailable("the collector is stopping; retry later"));
+  }
+  return error_response(503,
+                        "the read did not finish within its deadline (--read-deadline); narrow "
+                        "from/to or retry later",
+                        observe::Reason::kDeadline);
+}
 
 ApiResponse error_response(const Error& error) {
   ApiResponse answer = error_response(http_status(error), error.message, refusal_reason(error));
@@ -301,7 +317,8 @@ ApiResponse CollectorApi::metrics() const {
   return json_answer(200, {{"metrics", list}});
 }
 
-ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryParams& query) const {
+ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryParams& query,
+                                   const Cancellation& cancel) const {
   auto request = read_request(store_, metric_id, query);
   if (!request) return error_response(request.error());
   if (find(query, "bucket")) {
@@ -315,20 +332,24 @@ ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryPara
   }
   if (!counts) return error_response(counts.error());
   uint64_t buckets = 0;
-  auto aggregate = store_.aggregate(request->metric, request->range, &buckets);
-  if (!aggregate) return error_response(aggregate.error());
+  auto aggregate = store_.aggregate(request->metric, request->range, &buckets, &cancel);
+  if (!aggregate) return read_failure(aggregate.error(), cancel);
   const DeviceClustering clustering =
       metric_clustering(request->metric, aggregate->reports(),
                         counts->empty() ? DeviceCounts{} : counts->front().counts, buckets);
   JsonWriter out;
   out.begin_object();
-  write_estimate(aggregate.value(), clustering, request->post, out, request->top_k);
+  if (!write_estimate(aggregate.value(), clustering, request->post, out,
+                      {request->top_k, &discovery_cache_, &cancel})) {
+    return cancelled_response(cancel.cause());
+  }
   describe_range(request->range, out);
   out.end_object();
   return {200, out.take()};
 }
 
-ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams& query) const {
+ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams& query,
+                                 const Cancellation& cancel) const {
   auto request = read_request(store_, metric_id, query);
   if (!request) return error_response(request.error());
   int64_t width = 86400;
@@ -352,34 +373,52 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
   if (!counts) return error_response(counts.error());
   std::map<int64_t, DeviceCounts> period_counts;
   for (const PeriodDeviceCounts& p : counts.value()) period_counts[p.period_start] = p.counts;
-  auto buckets = store_.aggregates(request->metric, request->range);
-  if (!buckets) return error_response(buckets.error());
+  auto buckets = store_.aggregates(request->metric, request->range, &cancel);
+  if (!buckets) return read_failure(buckets.error(), cancel);
+  // Metric buckets divide a day, so each falls in exactly one period.
+  auto period_of = [width](int64_t bucket_start) {
+    return bucket_start - ((bucket_start % width) + width) % width;
+  };
+  if (mechanism_spec(request->metric.mechanism).discovers_words) {
+    size_t periods = 0;
+    for (size_t i = 0; i < buckets->size(); ++i) {
+      const int64_t period = period_of((*buckets)[i].bucket_start);
+      if (i == 0 || period != period_of((*buckets)[i - 1].bucket_start)) ++periods;
+    }
+    if (periods > kMaxDiscoverySeriesPeriods) {
+      return error_response(invalid(
+          "a word-discovery series covers at most " + std::to_string(kMaxDiscoverySeriesPeriods) +
+          " periods with reports, one discovery each; this one has " + std::to_string(periods) +
+          ": narrow from/to or use bucket=day"));
+    }
+  }
   JsonWriter out;
   out.begin_object()
       .member("metric_id", request->metric.id)
       .member("bucket", width == 3600 ? "hour" : "day");
   describe_range(request->range, out);
   out.key("series").begin_array();
-  // Metric buckets divide a day, so each falls in exactly one period.
   std::optional<int64_t> period;
   std::optional<Aggregate> total;
   uint64_t period_buckets = 0;
+  const DiscoveryControls discovery{request->top_k, &discovery_cache_, &cancel};
   auto flush = [&] {
-    if (!total) return;
+    if (!total) return true;
     out.begin_object().member("start", format_time(*period)).member("start_unix", *period);
     const auto counted = period_counts.find(*period);
-    write_estimate(
+    const bool written = write_estimate(
         *total,
         metric_clustering(request->metric, total->reports(),
                           counted == period_counts.end() ? DeviceCounts{} : counted->second,
                           period_buckets),
-        request->post, out, request->top_k);
+        request->post, out, discovery);
     out.end_object();
+    return written;
   };
   for (BucketAggregate& bucket : buckets.value()) {
-    const int64_t start = bucket.bucket_start - ((bucket.bucket_start % width) + width) % width;
+    const int64_t start = period_of(bucket.bucket_start);
     if (!period || start != *period) {
-      flush();
+      if (!flush() || cancel.requested()) return cancelled_response(cancel.cause());
       period = start;
       total.emplace(request->metric);
       period_buckets = 0;
@@ -387,7 +426,7 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
     total->merge(bucket.aggregate);
     ++period_buckets;
   }
-  flush();
+  if (!flush()) return cancelled_response(cancel.cause());
   out.end_array().end_object();
   return {200, out.take()};
 }

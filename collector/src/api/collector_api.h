@@ -17,11 +17,18 @@
 //   GET  /v1/metrics                    the registered metrics, whole configurations
 //   GET  /v1/metrics/{id}/estimate?from=&to=&postprocess=none|norm-sub
 //   GET  /v1/metrics/{id}/series?bucket=hour|day&from=&to=&postprocess=
+//        (a word-discovery metric's series: at most kMaxDiscoverySeriesPeriods
+//        periods with reports, else 400)
 //   GET  /healthz
 //   (GET /readyz and GET /metrics: api/operator_routes.h)
 //
 // from/to: RFC 3339, a date or Unix seconds; the estimate covers the buckets
 // that start in [from, to) (default: all). A bad parameter is a 400 naming it.
+//
+// Estimates and series take a Cancellation (util/cancellation.h), checked
+// per stored row, per series period and inside word discovery: once it is
+// requested they answer cancelled_response() (503). The server runs them on
+// a ReadPool (read_pool.h) with a deadline; offline tools never cancel.
 #ifndef BLUR_COLLECTOR_API_COLLECTOR_API_H
 #define BLUR_COLLECTOR_API_COLLECTOR_API_H
 
@@ -33,9 +40,11 @@
 #include <vector>
 
 #include "ingest/enrollment_times.h"
+#include "discovery/discovery_cache.h"
 #include "ingest/group_commit.h"
 #include "observe/collector_metrics.h"
 #include "store/store.h"
+#include "util/cancellation.h"
 
 namespace blur::collector {
 
@@ -54,6 +63,11 @@ struct ApiResponse {
 
 using QueryParams = std::vector<std::pair<std::string, std::string>>;
 
+// A word-discovery series runs one discovery per period with reports (the
+// cache answers the periods unchanged since an earlier read): at most this
+// many periods, 31 days of hours, per request.
+inline constexpr size_t kMaxDiscoverySeriesPeriods = 744;
+
 class CollectorApi {
  public:
   // `committer` may be null for a read-only API (offline tools): POSTs then
@@ -69,17 +83,23 @@ class CollectorApi {
   void post_reports(std::string_view body, std::optional<uint64_t> device,
                     std::function<void(ApiResponse)> reply);
   ApiResponse metrics() const;
-  ApiResponse estimate(const std::string& metric_id, const QueryParams& query) const;
-  ApiResponse series(const std::string& metric_id, const QueryParams& query) const;
+  ApiResponse estimate(const std::string& metric_id, const QueryParams& query,
+                       const Cancellation& cancel = Cancellation()) const;
+  ApiResponse series(const std::string& metric_id, const QueryParams& query,
+                     const Cancellation& cancel = Cancellation()) const;
   ApiResponse health() const;
   // For /metrics: a device got a token (`renewal`: a known device).
   void enrolled(bool renewal);
+
+  // Word-discovery results, shared by every read of this API.
+  DiscoveryCache& discovery_cache() const { return discovery_cache_; }
 
  private:
   Store& store_;
   GroupCommitter* committer_;
   observe::CollectorMetrics* metrics_;
   EnrollmentTimes enrollment_times_;
+  mutable DiscoveryCache discovery_cache_;
 };
 
 // The answer for an error: its status, {"error": message}, its refusal
@@ -89,6 +109,9 @@ ApiResponse error_response(const Error& error);
 int http_status(const Error& error);
 // The refusal reason for an error kind.
 observe::Reason refusal_reason(const Error& error);
+// The answer for a read that was cancelled: 503 with refusal "deadline"
+// (its deadline passed) or "unavailable" (the collector is stopping).
+ApiResponse cancelled_response(Cancellation::Cause cause);
 
 }  // namespace blur::collector
 

@@ -29,6 +29,15 @@ http::Handler for_role(auth::Authenticator* authenticator, auth::Role role,
   };
 }
 
+// Runs `read` on the pool, or here without one, and answers `reply`.
+void run_read(ReadPool* reads, ReadPool::Read read, http::Reply reply) {
+  ReadPool::Answer answer = [reply = std::move(reply)](ApiResponse a) {
+    reply(to_http(std::move(a)));
+  };
+  if (reads == nullptr) return answer(read(Cancellation()));
+  reads->submit(std::move(read), std::move(answer));
+}
+
 }  // namespace
 
 http::Response to_http(ApiResponse answer) {
@@ -46,7 +55,7 @@ http::Response to_http(ApiResponse answer) {
 }
 
 void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
-                          auth::Authenticator* authenticator) {
+                          auth::Authenticator* authenticator, ReadPool* reads) {
   http::RouteLimits batch_limits;
   batch_limits.max_body_bytes = max_encoded_batch_size();
   batch_limits.content_types = {"application/x-protobuf"};
@@ -99,15 +108,23 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
   server.route(
       "GET", R"(/v1/metrics/([^/]+)/estimate)", {},
       for_role(authenticator, reader,
-               [&api](const http::Request& request, http::Reply reply) {
-                 reply(to_http(api.estimate(request.path_params.at(0), request.query)));
+               [&api, reads](const http::Request& request, http::Reply reply) {
+                 run_read(
+                     reads,
+                     [&api, id = request.path_params.at(0), query = request.query](
+                         const Cancellation& cancel) { return api.estimate(id, query, cancel); },
+                     std::move(reply));
                }),
       "/v1/metrics/{id}/estimate");
   server.route(
       "GET", R"(/v1/metrics/([^/]+)/series)", {},
       for_role(authenticator, reader,
-               [&api](const http::Request& request, http::Reply reply) {
-                 reply(to_http(api.series(request.path_params.at(0), request.query)));
+               [&api, reads](const http::Request& request, http::Reply reply) {
+                 run_read(
+                     reads,
+                     [&api, id = request.path_params.at(0), query = request.query](
+                         const Cancellation& cancel) { return api.series(id, query, cancel); },
+                     std::move(reply));
                }),
       "/v1/metrics/{id}/series");
   server.route("GET", "/healthz", {},

@@ -10,10 +10,13 @@
 //   GET  /healthz                            anyone
 //
 // A 401 carries WWW-Authenticate: Bearer; a 429 or 503 carries Retry-After.
+// Estimates and series run on a ReadPool (read_pool.h), never on the I/O
+// threads, so a slow read cannot hold /healthz or device POSTs.
 #ifndef BLUR_COLLECTOR_API_ROUTES_H
 #define BLUR_COLLECTOR_API_ROUTES_H
 
 #include "api/collector_api.h"
+#include "api/read_pool.h"
 #include "auth/authenticator.h"
 #include "server/http_server.h"
 
@@ -21,9 +24,11 @@ namespace blur::collector {
 
 // Registers the routes; `api`, `store` and `authenticator` must outlive the
 // server. A null `authenticator` (serve --no-auth) lets anyone do anything
-// and leaves out /v1/enroll and /v1/admin.
+// and leaves out /v1/enroll and /v1/admin. `reads`: the pool estimates and
+// series run on (it must be stopped before the server is destroyed); null
+// runs them on the I/O thread without a deadline (tests of the API alone).
 void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
-                          auth::Authenticator* authenticator);
+                          auth::Authenticator* authenticator, ReadPool* reads = nullptr);
 
 // The HTTP answer for an API answer (headers for its status included).
 http::Response to_http(ApiResponse answer);

@@ -8,6 +8,7 @@
 //                        [--tls-client-ca CA [--tls-client-crl CRL]]
 //                        [--credentials-reload-seconds 5]
 //                        [--max-report-age 3d]
+//                        [--read-threads 2] [--read-queue 16] [--read-deadline 30]
 //   blur-collector credentials --db blur.db [--auth-dir DIR]
 //   blur-collector estimate --db blur.db [--metric 1] [--from T] [--to T] [--postprocess norm-sub]
 //   blur-collector series --db blur.db --metric 1 [--bucket hour|day] [--from T] [--to T]
@@ -25,6 +26,7 @@
 #include <thread>
 
 #include "api/collector_api.h"
+#include "api/read_pool.h"
 #include "api/routes.h"
 #include "auth/authenticator.h"
 #include "cli/observability.h"
@@ -94,6 +96,8 @@ struct ServeOptions {
   auth::EnrollmentLimits enrollment;
   double credentials_reload_seconds = 5;  // also the client CRL's
   StoreOptions store;
+  ReadPool::Options reads;
+  double read_deadline_seconds = 30;
 };
 
 // Where the credentials live: --auth-dir, or DB.auth beside an SQLite file.
@@ -191,7 +195,12 @@ int serve(const ServeOptions& o) {
   http_options.tls_client_crl_reload_interval = reload_interval;
   (*observability)->attach(&http_options);
   http::Server server(http_options);
-  add_collector_routes(server, api, **store, authenticator->get());
+  ReadPool::Options read_options = o.reads;
+  read_options.deadline =
+      std::chrono::milliseconds(static_cast<long long>(o.read_deadline_seconds * 1000));
+  ReadPool reads(read_options);  // destroyed (stopped) before the server
+  reads.export_metrics((*observability)->metrics().registry);
+  add_collector_routes(server, api, **store, authenticator->get(), &reads);
   add_dashboard_routes(server);
   (*observability)->add_routes(server);  // after every route: each gets its histograms
   std::string error;
@@ -215,9 +224,11 @@ int serve(const ServeOptions& o) {
                 o.shutdown_timeout_seconds);
     std::fflush(stdout);
     server.stop(deadline);
+    reads.stop();  // running estimates are cancelled and answered 503 at once
   });
   server.run();  // returns once stop() has finished
   waiter.join();
+  reads.stop();
   (*observability)->stop();  // answers the readiness checks still waiting
   committer.stop();  // every batch still queued is committed (and answered) before exit
   const GroupCommitter::Stats stats = committer.stats();
@@ -463,6 +474,24 @@ int main(int argc, char** argv) {
       ->transform(CLI::AsNumberWithUnit(
           std::map<std::string, int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}}))
       ->check(CLI::Range(int64_t{60}, int64_t{kMaxRetentionDays} * 86400))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--read-threads", serve_options.reads.threads,
+                   "Estimates and series run on this many threads of their own, never on the "
+                   "HTTP I/O threads")
+      ->check(CLI::Range(1, 256))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--read-queue", serve_options.reads.max_queued,
+                   "Estimates and series waiting for a read thread; past it, 503 with "
+                   "Retry-After")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  serve_cmd
+      ->add_option("--read-deadline", serve_options.read_deadline_seconds,
+                   "Seconds an estimate or series may take, waiting included; past it, 503 "
+                   "(refusal \"deadline\") and the read is cancelled")
+      ->check(CLI::Range(0.01, 3600.0))
       ->capture_default_str();
   serve_cmd->add_flag("--no-auth", serve_options.no_auth,
                       "No authentication at all: for local experiments only (warns every start)");

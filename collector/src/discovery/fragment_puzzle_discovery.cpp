@@ -1,12 +1,13 @@
 #include "discovery/fragment_puzzle_discovery.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <string>
-#include <thread>
 
 #include "blur/discovery/fragment_puzzle.h"
+#include "discovery/discovery_threads.h"
 
 namespace blur::collector {
 
@@ -54,16 +55,19 @@ void keep_strongest(std::vector<Candidate>* candidates, size_t width) {
   candidates->resize(width);
 }
 
-template <typename Work>
-void run_threads(size_t items, Work work) {
-  const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
-  auto run = [&](unsigned t) {
-    for (size_t i = t; i < items; i += threads) work(i);
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(run, t);
-  run(0);
-  for (auto& thread : pool) thread.join();
+// A position is read cell by cell below this many nonzero cells: a cell
+// costs a step per pair and matching piece (about 5 x 757), a seed of the
+// dense pass 256 x 757 lookups.
+constexpr size_t kSparsePositionCells = 32 * kFragmentSeeds;
+
+// The puzzle piece as a table: the piece hash is linear like the others
+// (puzzle_piece(): seed 0 of key level kPuzzlePieceKeyLevel, 8 bits), so
+// a word's piece is the xor of its characters' rows, without the GF(2^64)
+// products.
+uint32_t piece_of(const WordHashTable& pieces, const blur::Word& word) {
+  uint8_t piece = 0;
+  for (uint32_t i = 0; i < word.length; ++i) piece ^= pieces.row(i, word.code(i))[0];
+  return piece;
 }
 
 }  // namespace
@@ -94,8 +98,8 @@ FragmentPuzzleDecoder::FragmentPuzzleDecoder(const MetricConfig& metric,
       reports_(reports),
       shape_(fragment_puzzle_shape(metric)),
       params_(fragment_puzzle_params(metric)),
-      word_table_(SequenceFragmentPuzzle::kWordKeyLevel, metric.domain_size, blur::kPrefixHashSeeds,
-                  shape_.bucket_bits),
+      word_table_(shared_word_table(SequenceFragmentPuzzle::kWordKeyLevel, metric.domain_size,
+                                    blur::kPrefixHashSeeds, shape_.bucket_bits)),
       position_reports_(shape_.positions, 0) {
   for (uint32_t position = 0; position < shape_.positions; ++position) {
     const uint64_t* counts = tally_.data() + shape_.fragment_offset(position);
@@ -111,8 +115,10 @@ CountEstimate FragmentPuzzleDecoder::scaled(uint64_t pooled_reports, uint64_t su
 
 // support[(first * 28 + second) * 256 + piece] = sum over seeds s of the
 // tally at (position, s, bucket_s(piece) xor bucket_s(first, second)).
-std::vector<uint64_t> FragmentPuzzleDecoder::fragment_support(uint32_t position) const {
+std::vector<uint64_t> FragmentPuzzleDecoder::fragment_support(uint32_t position,
+                                                              const Cancellation& cancel) const {
   const uint32_t bits = shape_.bucket_bits, shift = 64 - bits;
+  const uint32_t buckets = 1u << bits;
   const uint64_t* counts = tally_.data() + shape_.fragment_offset(position);
   std::vector<uint8_t> piece_bucket(size_t{kFragmentSeeds} * kPieces);
   std::vector<uint8_t> pair_bucket(size_t{kPairs} * kFragmentSeeds);
@@ -142,8 +148,44 @@ std::vector<uint64_t> FragmentPuzzleDecoder::fragment_support(uint32_t position)
     }
   }
   std::vector<uint64_t> support(size_t{kPairs} * kPieces, 0);
+  size_t cells = 0;
+  for (size_t i = 0; i < (size_t{kFragmentSeeds} << bits); ++i) cells += counts[i] != 0 ? 1 : 0;
+  if (cells < kSparsePositionCells) {
+    // Per seed, its pieces ordered by bucket: pieces[first[y] .. first[y + 1]).
+    std::vector<uint8_t> pieces(kPieces);
+    std::vector<uint32_t> first(buckets + 1);
+    for (uint32_t s = 0; s < kFragmentSeeds; ++s) {
+      const uint64_t* row = counts + (size_t{s} << bits);
+      bool any = false;
+      for (uint32_t y = 0; y < buckets; ++y) any = any || row[y] != 0;
+      if (!any) continue;
+      if (cancel.requested()) return {};
+      const uint8_t* bucket_of = piece_bucket.data() + size_t{s} * kPieces;
+      std::fill(first.begin(), first.end(), 0);
+      for (uint32_t piece = 0; piece < kPieces; ++piece) ++first[bucket_of[piece] + 1];
+      for (uint32_t y = 0; y < buckets; ++y) first[y + 1] += first[y];
+      std::vector<uint32_t> next(first.begin(), first.end() - 1);
+      for (uint32_t piece = 0; piece < kPieces; ++piece) {
+        pieces[next[bucket_of[piece]]++] = static_cast<uint8_t>(piece);
+      }
+      for (uint32_t y = 0; y < buckets; ++y) {
+        const uint64_t count = row[y];
+        if (count == 0) continue;
+        for (uint32_t pair = 0; pair < kPairs; ++pair) {
+          if (!possible_pair(position, pair / blur::kWordAlphabet, pair % blur::kWordAlphabet)) {
+            continue;
+          }
+          const uint32_t want = y ^ pair_bucket[size_t{pair} * kFragmentSeeds + s];
+          uint64_t* sums = support.data() + size_t{pair} * kPieces;
+          for (uint32_t k = first[want]; k < first[want + 1]; ++k) sums[pieces[k]] += count;
+        }
+      }
+    }
+    return support;
+  }
   for (uint32_t pair = 0; pair < kPairs; ++pair) {
     if (!possible_pair(position, pair / blur::kWordAlphabet, pair % blur::kWordAlphabet)) continue;
+    if (pair % 64 == 0 && cancel.requested()) return {};
     uint64_t* sums = support.data() + size_t{pair} * kPieces;
     for (uint32_t s = 0; s < kFragmentSeeds; ++s) {
       const uint64_t* row = counts + (size_t{s} << bits);
@@ -169,8 +211,8 @@ CountEstimate FragmentPuzzleDecoder::fragment(uint32_t position, uint32_t piece,
 
 CountEstimate FragmentPuzzleDecoder::word(const blur::Word& word) const {
   std::vector<uint8_t> hashes(blur::kPrefixHashSeeds);
-  word_table_.hash(word, hashes.data());
-  return scaled(reports_, word_table_.support(word_counts(), hashes.data(), nullptr));
+  word_table_->hash(word, hashes.data());
+  return scaled(reports_, word_table_->support(word_counts(), hashes.data(), nullptr));
 }
 
 // One pooled "level" of all n reports.
@@ -186,17 +228,33 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
   Discovery result;
   result.reports = reports;
   if (reports == 0 || options.top_k == 0) return result;
+  const Cancellation never;
+  const Cancellation& cancel = options.cancel != nullptr ? *options.cancel : never;
+  auto cancelled = [&result] {
+    result.cancelled = true;
+    result.words.clear();
+    return result;
+  };
   const FragmentPuzzleDecoder decoder(metric, tally, reports);
   const uint32_t positions = decoder.positions();
   const uint32_t longest = metric.domain_size;
-  const size_t beam = options.beam != 0 ? options.beam : kDefaultBeam;
+  const size_t beam = std::min<size_t>(options.beam != 0 ? options.beam : kDefaultBeam, kMaxBeam);
+  const auto piece_table = shared_word_table(blur::kPuzzlePieceKeyLevel, blur::kMaxWordLength, 1,
+                                             blur::kPuzzlePieceBits);
 
   // 1. fragments[position][piece]: the significant ones, strongest first.
   std::vector<std::vector<std::vector<Fragment>>> fragments(
       positions, std::vector<std::vector<Fragment>>(kPieces));
-  run_threads(positions, [&](size_t position) {
+  std::atomic<bool> stopped{false};
+  for_each_item(positions, [&](size_t position) {
+    if (stopped) return;
     const uint64_t n = decoder.position_reports(static_cast<uint32_t>(position));
-    const std::vector<uint64_t> support = decoder.fragment_support(static_cast<uint32_t>(position));
+    const std::vector<uint64_t> support =
+        decoder.fragment_support(static_cast<uint32_t>(position), cancel);
+    if (support.empty()) {
+      stopped = true;
+      return;
+    }
     for (uint32_t pair = 0; pair < kPairs; ++pair) {
       const uint32_t first = pair / blur::kWordAlphabet, second = pair % blur::kWordAlphabet;
       if (!possible_pair(static_cast<uint32_t>(position), first, second)) continue;
@@ -215,6 +273,7 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
       if (list.size() > kFragmentsPerPiece) list.resize(kFragmentsPerPiece);
     }
   });
+  if (stopped || cancel.requested()) return cancelled();
   uint64_t evaluated = 0;
   for (uint32_t position = 0; position < positions; ++position) {
     evaluated += uint64_t{kPieces} * (position == 0 ? kPairs - blur::kWordAlphabet
@@ -222,11 +281,21 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
   }
 
   // 2. Per piece, join fragments position by position; a word ends at a
-  // fragment holding the end code, or at the longest word's length.
+  // fragment holding the end code, or at the longest word's length. A
+  // finished join is kept only if it hashes back to its piece (a join of
+  // another word's fragments almost never does), and only the
+  // kFinishedJoinsPerPiece strongest.
   std::vector<std::vector<Candidate>> joined(kPieces);
-  run_threads(kPieces, [&](size_t piece) {
+  for_each_item(kPieces, [&](size_t piece) {
+    if (stopped || cancel.requested()) {
+      stopped = true;
+      return;
+    }
     std::vector<Candidate> partial{Candidate{blur::Word{0, 0, 0}, 0}};
     std::vector<Candidate>& finished = joined[piece];
+    auto finish = [&](const blur::Word& word, double score) {
+      if (piece_of(*piece_table, word) == piece) finished.push_back(Candidate{word, score});
+    };
     for (uint32_t position = 0; position < positions && !partial.empty(); ++position) {
       const uint32_t at = blur::kFragmentCharacters * position;
       std::vector<Candidate> next;
@@ -234,41 +303,45 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
         for (const Fragment& f : fragments[position][piece]) {
           const double score = c.score + f.count;
           if (f.first == blur::kWordEnd) {
-            finished.push_back(Candidate{c.word, score});
+            finish(c.word, score);
             continue;
           }
           blur::Word word = c.word.with(at, f.first);
           word.length = at + 1;
           if (f.second == blur::kWordEnd || at + 1 == longest) {
-            if (f.second == blur::kWordEnd) finished.push_back(Candidate{word, score});
+            if (f.second == blur::kWordEnd) finish(word, score);
             continue;  // past the longest word: only the end code is possible
           }
           word = word.with(at + 1, f.second);
           word.length = at + 2;
-          (at + 2 == longest ? finished : next).push_back(Candidate{word, score});
+          if (at + 2 == longest) {
+            finish(word, score);
+          } else {
+            next.push_back(Candidate{word, score});
+          }
         }
       }
       keep_strongest(&next, beam);
+      keep_strongest(&finished, kFinishedJoinsPerPiece);
       partial = std::move(next);
     }
-    // The piece is a function of the word: a join of another word's
-    // fragments almost never hashes back to its own piece.
-    finished.erase(std::remove_if(finished.begin(), finished.end(),
-                                  [&](const Candidate& c) {
-                                    return blur::puzzle_piece(c.word) != piece;
-                                  }),
-                   finished.end());
   });
-  std::vector<blur::Word> candidates;
+  if (stopped) return cancelled();
+  std::vector<blur::Word> candidates;  // at most 256 x kFinishedJoinsPerPiece
   for (const auto& list : joined) {
     for (const Candidate& c : list) candidates.push_back(c.word);
   }
 
   // 3. Rank by the word sketch.
   std::vector<DiscoveredWord> found(candidates.size());
-  run_threads(candidates.size(), [&](size_t i) {
+  for_each_item(candidates.size(), [&](size_t i) {
+    if (stopped || (i % 64 == 0 && cancel.requested())) {
+      stopped = true;
+      return;
+    }
     found[i] = DiscoveredWord{spell(candidates[i]), decoder.word(candidates[i])};
   });
+  if (stopped) return cancelled();
   evaluated += candidates.size();
   std::sort(found.begin(), found.end(), [](const DiscoveredWord& x, const DiscoveredWord& y) {
     return x.estimate.count > y.estimate.count ||

@@ -13,6 +13,14 @@
 // 3. Rank the candidates by the word sketch (every report carries it) and
 //    answer the top k that are significant.
 //
+// Work per query, whatever the reports: step 1 is 2^10 lookups per
+// (position, piece, pair), or, on a position with few reports, a step per
+// nonzero cell and pair (fragment_support); step 2 at most kDefaultBeam x
+// 32 joins per piece and position, keeping at most
+// kFinishedJoinsPerPiece finished ones per piece; step 3 at most 256 x
+// kFinishedJoinsPerPiece = 32,768 candidates, 2^14 lookups each (10^6
+// honest devices give about 9,000, 35 a piece).
+//
 // Estimates (docs/math.md §3.12): randomized response over 2^g buckets at
 // epsilon / 2, p = e^{eps/2} / (e^{eps/2} + 2^g - 1), q = 2^-g. A fragment
 // estimate uses its position's N_i reports scaled to all n (variance as
@@ -29,12 +37,16 @@
 #include "discovery/word_hash_table.h"
 #include "estimate/frequency_oracle.h"
 #include "metrics/metric_config.h"
+#include "util/cancellation.h"
 
 namespace blur::collector {
 
 // The tally's layout (registry/mechanism_spec.h): the word sketch's cells
 // word_seed << g | bucket, then per position the fragment sketch's
 // (position * 1024 + fragment_seed) << g | bucket.
+// The cap of steps 2 and 3 (above).
+inline constexpr size_t kFinishedJoinsPerPiece = 128;
+
 struct FragmentPuzzleShape {
   uint32_t positions;
   uint32_t bucket_bits;
@@ -60,7 +72,10 @@ class FragmentPuzzleDecoder {
   CountEstimate fragment(uint32_t position, uint32_t piece, uint32_t first, uint32_t second) const;
   // Every fragment's support at `position`: support[(first * 28 + second)
   // * 256 + piece], 0 for impossible pairs (an end code then a character).
-  std::vector<uint64_t> fragment_support(uint32_t position) const;
+  // Dense: 2^10 lookups per (pair, piece); sparse (few nonzero cells), the
+  // pieces whose bucket matches, per cell and pair. Empty if cancelled.
+  std::vector<uint64_t> fragment_support(uint32_t position,
+                                         const Cancellation& cancel = Cancellation()) const;
   // Devices whose word is exactly `word` (word sketch), without the seed
   // table's variance.
   CountEstimate word(const blur::Word& word) const;
@@ -70,7 +85,7 @@ class FragmentPuzzleDecoder {
 
   // c = (I - N q) / (p - q) over N reports, scaled to all reports.
   CountEstimate scaled(uint64_t pooled_reports, uint64_t support) const;
-  const WordHashTable& word_table() const { return word_table_; }
+  const WordHashTable& word_table() const { return *word_table_; }
   const uint64_t* word_counts() const { return tally_.data(); }
 
  private:
@@ -78,7 +93,7 @@ class FragmentPuzzleDecoder {
   uint64_t reports_;
   FragmentPuzzleShape shape_;
   OracleParams params_;
-  WordHashTable word_table_;
+  std::shared_ptr<const WordHashTable> word_table_;
   std::vector<uint64_t> position_reports_;
 };
 

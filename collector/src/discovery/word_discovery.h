@@ -10,12 +10,23 @@
 //   frequent words so get almost all the reports instead of 1/levels.
 // - Pruning keeps a beam wider than k (DiscoveryOptions::beam) of
 //   unfinished prefixes, so a true top-k word is not lost to a tie at a
-//   level; every finished word seen stays a candidate for the answer.
+//   level. Every finished word seen is ranked by its first and last
+//   levels' reports (the last level holds half of them), and the best 4k
+//   (at least 64, at most the beam) are estimated from all their levels:
+//   the candidates for the answer, with the last level's words.
 //
-// Cost: per level, (beam x 27 + finished words x levels) candidates, each
-// evaluated once per hash seed (4,096) by table lookups: the tally is
-// aggregated by (level, seed, bucket), so the work does not grow with the
-// number of reports.
+// Cost, bounded whatever the reports (DiscoveryOptions::beam, at most
+// kMaxBeam): per level, 28 x beam children (the end code included) are
+// estimated from that level; the finished words of the levels before the
+// last (beam per level) are ranked by their own and the last level's
+// reports pooled, and at most `beam` of them are estimated from all their
+// levels; the last level's children are words. Each estimate on a level is
+// at most one lookup per seed (2^14), and on a sparse level one step per
+// nonzero cell (level_tally.h, support_kernels.h): at most about
+// 2^14 x beam x 30 x levels lookups, 1.9 G at beam 256 and 15 levels,
+// reached only when every level is dense (millions of reports), and
+// proportional to the reports below that. The tally is read per level, dense
+// or sparse, never filled in whole.
 //
 // Estimates (docs/math.md §3.11): over the levels U that carry a candidate,
 // with N_U reports and I_U of them supporting it, the local-hashing
@@ -26,6 +37,7 @@
 #define BLUR_COLLECTOR_DISCOVERY_WORD_DISCOVERY_H
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,12 +46,20 @@
 #include "estimate/device_clustering.h"
 #include "estimate/frequency_oracle.h"
 #include "metrics/metric_config.h"
+#include "util/cancellation.h"
 
 namespace blur::collector {
 
+class Aggregate;
+
+// The widest beam (unfinished prefixes kept per level, and finished words
+// estimated from all their levels), whatever top_k or DiscoveryOptions::beam
+// ask for: the work per query is linear in it.
+inline constexpr uint32_t kMaxBeam = 1024;
+
 struct DiscoveryOptions {
   uint32_t top_k = 32;
-  // Unfinished prefixes kept per level; 0: max(8 top_k, 64).
+  // Unfinished prefixes kept per level; 0: max(8 top_k, 64). At most kMaxBeam.
   uint32_t beam = 0;
   // A word is answered only if its estimate is at least this many standard
   // errors above zero: tens of thousands of candidates are evaluated, and
@@ -47,7 +67,14 @@ struct DiscoveryOptions {
   // reports cannot support (4.5: about 5% of runs would let one absent word
   // through at 10^5 candidates). Fewer than top_k words then come back.
   double min_z = 4.5;
+  // Checked between units of work (a block of seeds, a candidate); once
+  // requested, discovery returns at once with Discovery::cancelled set.
+  // Null: never.
+  const Cancellation* cancel = nullptr;
 };
+
+// The beam a discovery with `options` uses (pem; sfp: its own per piece).
+uint32_t discovery_beam(const DiscoveryOptions& options);
 
 struct DiscoveredWord {
   std::string word;
@@ -56,8 +83,9 @@ struct DiscoveredWord {
 
 struct Discovery {
   uint64_t reports = 0;
-  uint32_t candidates_evaluated = 0;
+  uint32_t candidates_evaluated = 0;  // (candidate, level) supports summed
   std::vector<DiscoveredWord> words;  // at most top_k, decreasing estimate, each significant
+  bool cancelled = false;             // DiscoveryOptions::cancel was requested: no words
 };
 
 // The estimators' shared core (docs/math.md §3.11), for pem's and sfp's
@@ -91,6 +119,9 @@ std::string spell(const blur::Word& word);
 // fragment_puzzle_discovery.h.
 Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>& tally,
                          uint64_t reports, const DiscoveryOptions& options);
+// The same over a word-discovery metric's aggregate, read as it is kept
+// (a sparse pem tally is never filled in): what estimates use.
+Discovery discover_words(const Aggregate& aggregate, const DiscoveryOptions& options);
 
 // One candidate's estimate from the same tally: a whole word (`finished`:
 // devices whose word is exactly it) or, for pem, a prefix of 2 to the
@@ -102,7 +133,7 @@ CountEstimate estimate_candidate(const MetricConfig& metric, const std::vector<u
 
 // The collector's support rule, for tests and tools: how many reports of
 // `level` in `tally` support `word`'s prefix of that level's length.
-// Builds the per-level tables of the hash (about 20 MB, 0.1 s) once.
+// Shares the per-level tables of the hash (shared_word_table()).
 class PrefixSupport {
  public:
   explicit PrefixSupport(const MetricConfig& metric);
@@ -117,11 +148,12 @@ class PrefixSupport {
                    const uint8_t* extra) const;
   // Level `level`'s buckets for character code `code` at `position`.
   const uint8_t* row(uint32_t level, uint32_t position, uint32_t code) const;
+  const WordHashTable& table(uint32_t level) const { return *tables_[level]; }
 
  private:
   uint32_t levels_;
   uint32_t bits_;
-  std::vector<WordHashTable> tables_;  // one per level
+  std::vector<std::shared_ptr<const WordHashTable>> tables_;  // one per level
 };
 
 }  // namespace blur::collector

@@ -7,6 +7,7 @@
 #define BLUR_COLLECTOR_DISCOVERY_WORD_HASH_TABLE_H
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "blur/discovery/word.h"
@@ -36,6 +37,14 @@ class WordHashTable {
   uint32_t bits_;
   std::vector<uint8_t> table_;
 };
+
+// The table for these parameters, built once per process and shared by
+// every decoder (building one costs a few tens of milliseconds and up to 7
+// MB; pem's 15 levels at 16 characters, 62 MB and a few tenths of a
+// second). The kSharedTables most recently used are kept.
+inline constexpr size_t kSharedTables = 64;
+std::shared_ptr<const WordHashTable> shared_word_table(uint32_t key_level, uint32_t positions,
+                                                       uint32_t seeds, uint32_t bucket_bits);
 
 }  // namespace blur::collector
 

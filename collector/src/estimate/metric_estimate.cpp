@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "discovery/discovery_cache.h"
 #include "discovery/word_discovery.h"
 #include "estimate/frequency_oracle.h"
 #include "estimate/numeric_summary.h"
@@ -15,16 +16,28 @@ void write_interval(JsonWriter& out, std::string_view name, double low, double h
   out.key(name).begin_array().value(low).value(high).end_array();
 }
 
+// The words of `aggregate`, from the cache when it has them.
+Discovery find_words(const Aggregate& aggregate, const DiscoveryControls& controls) {
+  DiscoveryOptions options;
+  options.top_k = controls.top_k;
+  options.cancel = controls.cancel;
+  if (controls.cache == nullptr) return discover_words(aggregate, options);
+  const DiscoveryCache::Key key{aggregate.metric().id, controls.top_k, aggregate.reports(),
+                                aggregate.fingerprint()};
+  if (auto cached = controls.cache->find(key)) return std::move(*cached);
+  Discovery found = discover_words(aggregate, options);
+  controls.cache->put(key, found);
+  return found;
+}
+
 // {"top_k": K, "words": [{"word": "the", "estimate": ..., "stderr": ...,
 //  "ci95": [lo, hi], "fraction": ...}, ...]}, in decreasing estimate order.
-void write_discovery(const Aggregate& aggregate, const DeviceClustering& clustering, uint32_t top_k,
-                     JsonWriter& out) {
-  DiscoveryOptions options;
-  options.top_k = top_k;
-  const Discovery found =
-      discover_words(aggregate.metric(), aggregate.tally(), aggregate.reports(), options);
+bool write_discovery(const Aggregate& aggregate, const DeviceClustering& clustering,
+                     const DiscoveryControls& controls, JsonWriter& out) {
+  const Discovery found = find_words(aggregate, controls);
+  if (found.cancelled) return false;
   const double n = static_cast<double>(aggregate.reports());
-  out.member("top_k", options.top_k);
+  out.member("top_k", controls.top_k);
   out.member("intervals", "conditional on selection");
   out.key("words").begin_array();
   for (DiscoveredWord w : found.words) {
@@ -38,6 +51,7 @@ void write_discovery(const Aggregate& aggregate, const DeviceClustering& cluster
     out.end_object();
   }
   out.end_array();
+  return true;
 }
 
 void write_variance(const DeviceClustering& clustering, JsonWriter& out) {
@@ -49,13 +63,20 @@ void write_variance(const DeviceClustering& clustering, JsonWriter& out) {
 
 void write_estimate(const Aggregate& aggregate, const DeviceClustering& clustering,
                     PostProcessing post, JsonWriter& out, uint32_t top_k) {
+  DiscoveryControls controls;
+  controls.top_k = top_k;
+  (void)write_estimate(aggregate, clustering, post, out, controls);  // never cancelled
+}
+
+bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clustering,
+                    PostProcessing post, JsonWriter& out, const DiscoveryControls& discovery) {
   const MetricConfig& metric = aggregate.metric();
   if (aggregate.numeric()) {
     const nlohmann::json numeric =
         numeric_estimate_json(metric, aggregate.summary(), clustering, post);
     for (const auto& [name, value] : numeric.items()) out.key(name).raw(json_text(value));
     write_variance(clustering, out);
-    return;
+    return true;
   }
   out.member("metric_id", metric.id)
       .member("mechanism", blur::mechanism_name(metric.mechanism))
@@ -64,12 +85,11 @@ void write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
       .member("n", aggregate.reports());
   write_variance(clustering, out);
   if (mechanism_spec(metric.mechanism).discovers_words) {
-    write_discovery(aggregate, clustering, top_k, out);
-    return;
+    return write_discovery(aggregate, clustering, discovery, out);
   }
   if (aggregate.reports() == 0) {
     out.key("estimates").begin_array().end_array();
-    return;
+    return true;
   }
   const OracleParams params = oracle_params(metric);
   const uint64_t reports = aggregate.reports();
@@ -113,6 +133,7 @@ void write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
     out.end_object();
   }
   out.end_array();
+  return true;
 }
 
 std::string estimate_text(const Aggregate& aggregate, const DeviceClustering& clustering,

@@ -29,6 +29,7 @@
 #include "aggregate/aggregate.h"
 #include "estimate/device_clustering.h"
 #include "estimate/post_processing.h"
+#include "util/cancellation.h"
 #include "util/json_writer.h"
 
 namespace blur::collector {
@@ -47,6 +48,20 @@ inline constexpr uint32_t kMaxTopK = 1000;
 // is known to hold).
 void write_estimate(const Aggregate& aggregate, const DeviceClustering& clustering,
                     PostProcessing post, JsonWriter& out, uint32_t top_k = kDefaultTopK);
+
+class DiscoveryCache;
+// What a word discovery needs besides the aggregate: the words asked for,
+// results found before (discovery_cache.h; null: none) and when to give up
+// (null: never).
+struct DiscoveryControls {
+  uint32_t top_k = kDefaultTopK;
+  DiscoveryCache* cache = nullptr;
+  const Cancellation* cancel = nullptr;
+};
+// The same; false, with `out` incomplete, if the discovery was cancelled.
+[[nodiscard]] bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clustering,
+                                  PostProcessing post, JsonWriter& out,
+                                  const DiscoveryControls& discovery);
 std::string estimate_text(const Aggregate& aggregate, const DeviceClustering& clustering,
                           PostProcessing post = PostProcessing::kNone);
 // The same, parsed (for tools that read the estimate back).

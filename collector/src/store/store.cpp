@@ -450,11 +450,13 @@ Outcome<std::vector<AggregateRow>> Store::load_aggregate_rows(const MetricConfig
 }
 
 Outcome<std::vector<BucketAggregate>> Store::aggregates(const MetricConfig& metric,
-                                                        TimeRange range) const {
+                                                        TimeRange range,
+                                                        const Cancellation* cancel) const {
   auto rows = load_aggregate_rows(metric, range);
   if (!rows) return rows.error();
   std::vector<BucketAggregate> buckets;
   for (const AggregateRow& row : rows.value()) {
+    if (cancel != nullptr && cancel->requested()) return unavailable("the read was cancelled");
     if (buckets.empty() || buckets.back().bucket_start != row.bucket_start) {
       buckets.push_back({row.bucket_start, Aggregate(metric)});
     }
@@ -466,12 +468,16 @@ Outcome<std::vector<BucketAggregate>> Store::aggregates(const MetricConfig& metr
 }
 
 Outcome<Aggregate> Store::aggregate(const MetricConfig& metric, TimeRange range,
-                                    uint64_t* buckets) const {
+                                    uint64_t* buckets, const Cancellation* cancel) const {
   auto rows = load_aggregate_rows(metric, range);
   if (!rows) return rows.error();
   Aggregate total(metric);
+  size_t bytes = 0;
+  for (const AggregateRow& row : rows.value()) bytes += row.stats.size();
+  total.reserve_serialized(bytes);
   uint64_t distinct = 0;
   for (size_t i = 0; i < rows->size(); ++i) {
+    if (cancel != nullptr && cancel->requested()) return unavailable("the read was cancelled");
     const AggregateRow& row = rows.value()[i];
     if (i == 0 || row.bucket_start != rows.value()[i - 1].bucket_start) ++distinct;  // ordered
     if (auto added = total.add_serialized(row.stats); !added) return added.error();

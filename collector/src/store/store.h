@@ -27,6 +27,7 @@
 #include "ingest/batch.h"
 #include "metrics/metric_config.h"
 #include "store/backend.h"
+#include "util/cancellation.h"
 #include "util/outcome.h"
 
 namespace blur::collector {
@@ -119,12 +120,14 @@ class Store {
   Outcome<std::vector<BatchOutcome>> insert(const std::vector<ReceivedBatch>& batches);
 
   // The metric's aggregates per bucket in the range (all nodes merged),
-  // ordered by bucket; and all of them merged into one.
-  Outcome<std::vector<BucketAggregate>> aggregates(const MetricConfig& metric,
-                                                   TimeRange range) const;
+  // ordered by bucket; and all of them merged into one. `cancel`, if given,
+  // is checked per stored row: once requested, kUnavailable.
+  Outcome<std::vector<BucketAggregate>> aggregates(const MetricConfig& metric, TimeRange range,
+                                                   const Cancellation* cancel = nullptr) const;
   // `buckets`, if given, gets how many buckets the merged aggregate spans.
   Outcome<Aggregate> aggregate(const MetricConfig& metric, TimeRange range,
-                               uint64_t* buckets = nullptr) const;
+                               uint64_t* buckets = nullptr,
+                               const Cancellation* cancel = nullptr) const;
 
   // Deletes raw reports older than the metric's retention at `now`
   // (aggregates stay); returns how many.
