@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "blur/discovery/prefix_extension.h"
+#include "blur/enrollment.h"
 #include "blur/report/report_encoding.h"
 #include "device_reports.h"
 
@@ -37,12 +38,21 @@ struct Totals {
   std::string first_error;
 };
 
-// A device token for `nonce`, or "" (with the reason on stderr).
+// A device token for `nonce`, or "" (with the reason on stderr). The fake
+// device's secret: HMAC-SHA256("pem", nonce); its key derived as the SDK does.
 std::string enroll(httplib::Client& client, uint64_t nonce) {
   const char* secret = std::getenv("BLUR_ENROLLMENT_SECRET");
-  char body[64];
-  std::snprintf(body, sizeof body, "{\"device_nonce\":\"%016llx\"}",
-                static_cast<unsigned long long>(nonce));
+  static constexpr char kLabel[] = "pem";
+  uint8_t device_secret[blur::kEnrollmentSecretSize];
+  char body[blur::kEnrollmentBodySize] = "";
+  if (blur::hmac_sha256(reinterpret_cast<const uint8_t*>(kLabel), sizeof kLabel - 1,
+                        reinterpret_cast<const uint8_t*>(&nonce), sizeof nonce, nullptr, 0,
+                        device_secret) != blur::Status::kOk ||
+      blur::write_enrollment_body(nonce, device_secret, nullptr, body, sizeof body) !=
+          blur::Status::kOk) {
+    std::fprintf(stderr, "cannot write the enrollment body\n");
+    return "";
+  }
   auto answer = client.Post("/v1/enroll",
                             {{"Authorization", std::string("Bearer ") + (secret ? secret : "")}},
                             body, "application/json");
