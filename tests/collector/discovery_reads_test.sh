@@ -74,7 +74,7 @@ import http.client, json, os, sys, threading, time, urllib.parse
 port, out, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 token = os.environ.get("BLUR_READER_TOKEN", "")
 
-def get(path, timeout=600):
+def get(path, timeout=300):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     sent = time.monotonic()
     try:
@@ -103,15 +103,15 @@ for t in threads: t.start()
 all_sent = time.monotonic()
 healthz = []
 while any(t.is_alive() for t in threads):
-    healthz.append(get("/healthz", timeout=600))
+    healthz.append(get("/healthz", timeout=60))  # unanswered in 60 s: status 0
     time.sleep(0.02)
 for t in threads: t.join()
 json.dump({"start": start, "all_sent": all_sent, "baseline": baseline, "reads": reads,
            "healthz": healthz}, open(out, "w"))
 PY
 
-metric_value() {  # a sample of the collector's /metrics: metric_value NAME
-  curl -sf "$url/metrics" | awk -v name="$1" '$1 == name { print int($2) }'
+metric_value() {  # a sample of the collector's /metrics: metric_value NAME ("" if none)
+  { curl -sf --max-time 60 "$url/metrics" || true; } | awk -v name="$1" '$1 == name { print int($2) }'
 }
 
 # 1. The fleet alone.
@@ -125,11 +125,7 @@ fleet_pid=$!
 fleet_status=0
 wait $fleet_pid || fleet_status=$?
 fleet_pid=""
-# The cancelled reads stop working (generous deadline: 120 s).
-for _ in $(seq 1200); do
-  [ "$(metric_value blur_collector_reads_running)" = 0 ] && break
-  sleep 0.1
-done
+# Counted when answered: final once every read has its answer.
 deadline_refusals=$(metric_value 'blur_collector_requests_refused_total{reason="deadline"}')
 /usr/bin/python3 - "$work/reads.json" "${deadline_refusals:-0}" "$work/fleet-1.seconds" \
   "$work/fleet-2.seconds" "$fleet_devices" <<'PY'
@@ -174,6 +170,11 @@ import json, sys
 fleet, devices = json.load(open(sys.argv[1])), int(sys.argv[2])
 assert fleet["acknowledged"] == devices and fleet["accepted"] == devices, fleet
 PY
+done
+# The cancelled reads stop working (generous deadline: 120 s).
+for _ in $(seq 1200); do
+  [ "$(metric_value blur_collector_reads_running)" = 0 ] && break
+  sleep 0.1
 done
 [ "$(metric_value blur_collector_reads_running)" = 0 ] || fail "cancelled reads still running"
 

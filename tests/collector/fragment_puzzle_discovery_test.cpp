@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -283,6 +284,43 @@ TEST(FragmentPuzzleDiscovery, EmptyTallyFindsNothing) {
   const auto found = blur::collector::discover_words(metric, aggregate.tally(), 0, {});
   EXPECT_EQ(found.reports, 0u);
   EXPECT_TRUE(found.words.empty());
+}
+
+// Every fragment's support read cell by cell (a position with few reports)
+// and in the dense pass (many) is the count of the position's reports whose
+// fragment bucket is the fragment's hash, at g = 3 (eps 4) and g = 6 (eps 16).
+TEST(FragmentPuzzleDiscovery, FragmentSupportCountsEveryReportBothWays) {
+  for (const uint32_t epsilon : {4000000u, 16000000u}) {
+    const MetricConfig metric = sfp_metric(epsilon, 6);
+    const uint32_t bits = SequenceFragmentPuzzle::bucket_bits(epsilon);
+    for (const uint32_t reports : {300u, 200000u}) {
+      std::mt19937_64 rng(reports + epsilon);
+      Aggregate aggregate(metric);
+      std::vector<std::pair<uint32_t, uint32_t>> position_one;  // (fragment seed, bucket)
+      for (uint32_t i = 0; i < reports; ++i) {
+        const uint32_t seed = static_cast<uint32_t>(rng() % blur::kFragmentHashSeeds);
+        const uint32_t bucket = static_cast<uint32_t>(rng() % (1u << bits));
+        aggregate.add(report(metric, (1u << blur::kFragmentHashSeedBits | seed) << 16, bucket << 8));
+        position_one.emplace_back(seed, bucket);
+      }
+      const std::vector<uint64_t> tally = aggregate.tally();
+      const FragmentPuzzleDecoder decoder(metric, tally, aggregate.reports());
+      const std::vector<uint64_t> support = decoder.fragment_support(1);
+      for (int check = 0; check < 200; ++check) {
+        const uint32_t piece = static_cast<uint32_t>(rng() % blur::kPuzzlePieces);
+        const uint32_t first = 1 + static_cast<uint32_t>(rng() % 27);
+        const uint32_t second = static_cast<uint32_t>(rng() % blur::kWordAlphabet);
+        const uint64_t value = blur::fragment_value(piece, first, second);
+        uint64_t expected = 0;
+        for (const auto& [seed, bucket] : position_one) {
+          expected += blur::fragment_hash(1, seed, value, bits) == bucket ? 1 : 0;
+        }
+        EXPECT_EQ(support[(first * blur::kWordAlphabet + second) * blur::kPuzzlePieces + piece],
+                  expected)
+            << "eps " << epsilon << ", " << reports << " reports";
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -58,7 +58,8 @@ void ReadPool::submit(Read read, Answer answer) {
   job->deadline = Cancellation::Clock::now() + options_.deadline;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!stopping_ && queued_.size() < options_.max_queued) {
+    // An idle thread takes a read at once: it does not count as waiting.
+    if (!stopping_ && queued_.size() < options_.max_queued + idle_) {
       queued_.push_back(std::move(job));
       work_ready_.notify_one();
       watch_changed_.notify_one();
@@ -82,7 +83,9 @@ void ReadPool::work() {
     bool late = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
+      ++idle_;
       work_ready_.wait(lock, [this] { return stopping_ || !queued_.empty(); });
+      --idle_;
       if (stopping_) return;  // stop() answers what is queued
       job = std::move(queued_.front());
       queued_.pop_front();
@@ -186,6 +189,7 @@ ReadPool::Stats ReadPool::stats() const {
   Stats stats = stats_;
   stats.running = running_.size();
   stats.queued = queued_.size();
+  stats.idle = idle_;
   return stats;
 }
 

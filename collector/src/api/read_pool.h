@@ -75,7 +75,7 @@ class ReadPool {
     uint64_t answered = 0;         // by the read itself, within its deadline
     uint64_t past_deadline = 0;    // answered 503 "deadline"
     uint64_t refused = 0;          // the queue was full, or the pool stopping
-    std::size_t running = 0, queued = 0;
+    std::size_t running = 0, queued = 0, idle = 0;  // reads; threads waiting for one
   };
   Stats stats() const;
 
@@ -92,6 +92,7 @@ class ReadPool {
   std::condition_variable work_ready_, watch_changed_;
   std::deque<std::shared_ptr<Job>> queued_;
   std::list<std::shared_ptr<Job>> running_;
+  std::size_t idle_ = 0;  // threads waiting for a read
   Stats stats_;
   std::vector<std::thread> workers_;
   std::thread watchdog_;

@@ -55,10 +55,13 @@ void keep_strongest(std::vector<Candidate>* candidates, size_t width) {
   candidates->resize(width);
 }
 
-// A position is read cell by cell below this many nonzero cells: a cell
-// costs a step per pair and matching piece (about 5 x 757), a seed of the
-// dense pass 256 x 757 lookups.
-constexpr size_t kSparsePositionCells = 32 * kFragmentSeeds;
+// Whether a position with `cells` nonzero cells of 2^g buckets is read cell
+// by cell: a cell costs a step per pair and matching piece (1 + 256 / 2^g
+// per pair), a seed of the dense pass 256 lookups per pair; cell by cell
+// when that is under half the dense work.
+bool read_cell_by_cell(size_t cells, uint32_t buckets) {
+  return cells * (1 + kPieces / buckets) * 2 < size_t{kFragmentSeeds} * kPieces;
+}
 
 // The puzzle piece as a table: the piece hash is linear like the others
 // (puzzle_piece(): seed 0 of key level kPuzzlePieceKeyLevel, 8 bits), so
@@ -150,7 +153,7 @@ std::vector<uint64_t> FragmentPuzzleDecoder::fragment_support(uint32_t position,
   std::vector<uint64_t> support(size_t{kPairs} * kPieces, 0);
   size_t cells = 0;
   for (size_t i = 0; i < (size_t{kFragmentSeeds} << bits); ++i) cells += counts[i] != 0 ? 1 : 0;
-  if (cells < kSparsePositionCells) {
+  if (read_cell_by_cell(cells, buckets)) {
     // Per seed, its pieces ordered by bucket: pieces[first[y] .. first[y + 1]).
     std::vector<uint8_t> pieces(kPieces);
     std::vector<uint32_t> first(buckets + 1);

@@ -1,7 +1,6 @@
 #include "discovery/word_discovery.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 
 #include "aggregate/aggregate.h"
@@ -96,14 +95,11 @@ class Decoder {
   }
 
   // `word` padded with ends over levels first..last.
-  Outcome<CountEstimate> estimate(const blur::Word& word, uint32_t first, uint32_t last,
-                                  const Cancellation& cancel) const {
+  CountEstimate estimate(const blur::Word& word, uint32_t first, uint32_t last) const {
     uint64_t pooled_reports = 0, pooled_support = 0;
     std::vector<uint64_t> support;
     for (uint32_t l = first; l <= last; ++l) {
-      if (!end_supports(level(l), table(l), {word}, &support, cancel)) {
-        return unavailable("cancelled");
-      }
+      (void)end_supports(level(l), table(l), {word}, &support, Cancellation());  // never cancelled
       pooled_reports += level_reports(l);
       pooled_support += support[0];
     }
@@ -123,7 +119,6 @@ class Decoder {
     return with_seed_table_variance(e, params_, bits_, kSeeds, others_squared,
                                     squares / (pooled * pooled));
   }
-
 
  private:
   const LevelTally& tally_;
@@ -366,7 +361,7 @@ CountEstimate estimate_candidate(const MetricConfig& metric, const std::vector<u
   const uint32_t first = finished ? first_level_of_word(candidate.length, decoder.levels())
                                   : candidate.length - blur::PrefixExtension::kFirstPrefixLength;
   const uint32_t last = finished ? decoder.levels() - 1 : first;
-  return decoder.estimate(candidate, first, last, Cancellation()).value();  // never cancelled
+  return decoder.estimate(candidate, first, last);
 }
 
 PrefixSupport::PrefixSupport(const MetricConfig& metric)
