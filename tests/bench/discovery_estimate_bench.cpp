@@ -157,8 +157,7 @@ Store* filled_store(Population population, int64_t reports) {
       const uint32_t level = static_cast<uint32_t>(random.engine()() % levels);
       const uint32_t seed = static_cast<uint32_t>(random.engine()() % blur::kPrefixHashSeeds);
       const blur::Word prefix = w.prefix(blur::PrefixExtension::prefix_length(level));
-      const uint32_t bucket =
-          blur::prefix_hash(blur::prefix_hash_key(level, seed), prefix, bits);
+      const uint32_t bucket = blur::prefix_hash(blur::prefix_hash_key(level, seed), prefix, bits);
       fill.add(static_cast<uint64_t>(i / 64) + 1, pem_report(metric, level << 16 | seed, bucket),
                minute);
     }

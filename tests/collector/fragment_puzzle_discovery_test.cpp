@@ -300,7 +300,8 @@ TEST(FragmentPuzzleDiscovery, FragmentSupportCountsEveryReportBothWays) {
       for (uint32_t i = 0; i < reports; ++i) {
         const uint32_t seed = static_cast<uint32_t>(rng() % blur::kFragmentHashSeeds);
         const uint32_t bucket = static_cast<uint32_t>(rng() % (1u << bits));
-        aggregate.add(report(metric, (1u << blur::kFragmentHashSeedBits | seed) << 16, bucket << 8));
+        aggregate.add(
+            report(metric, (1u << blur::kFragmentHashSeedBits | seed) << 16, bucket << 8));
         position_one.emplace_back(seed, bucket);
       }
       const std::vector<uint64_t> tally = aggregate.tally();

@@ -70,7 +70,8 @@ void wait_until(const std::atomic<bool>& flag) {
 TEST(ReadPool, AnswersWithTheReadsOwnAnswer) {
   Answers answers;
   ReadPool pool({2, 4, 10s, 0});
-  pool.submit([](const Cancellation&) { return ApiResponse(200, "{\"ok\":1}"); }, answers.collect(1));
+  pool.submit([](const Cancellation&) { return ApiResponse(200, "{\"ok\":1}"); },
+              answers.collect(1));
   ASSERT_TRUE(answers.wait_for(1));
   const auto got = answers.taken();
   EXPECT_EQ(got[0].second.status, 200);

@@ -15,10 +15,10 @@
 
 #include "aggregate/aggregate.h"
 #include "blur/discovery/prefix_extension.h"
+#include "blur/sampling/rng.h"
 #include "discovery/discovery_cache.h"
 #include "discovery/level_tally.h"
 #include "discovery/support_kernels.h"
-#include "blur/sampling/rng.h"
 #include "kat_randomizer_outputs.inc"  // kKatRandomizerOutputs
 #include "metrics/metric_config.h"
 #include "random_reports.h"
@@ -264,7 +264,7 @@ TEST(WordDiscovery, SparseAndDenseReadingsAgree) {
   ASSERT_EQ(aggregate.dense_tally(), nullptr);
   ASSERT_NE(blur::collector::LevelTally(aggregate).level(14).dense, nullptr);
   blur::collector::DiscoveryOptions options;
-  options.top_k = 10;
+  options.top_k = 8;  // a beam of 64: the dense reading is 15 levels of 2^14 lookups a candidate
   const auto sparse = blur::collector::discover_words(aggregate, options);
   const auto dense =
       blur::collector::discover_words(metric, aggregate.tally(), aggregate.reports(), options);
@@ -283,8 +283,8 @@ TEST(WordDiscovery, CancelledDiscoveryAnswersNothing) {
   const MetricConfig metric = pem_metric(4000000, 8);
   const Aggregate aggregate = randomize_all(metric, population(), 5);
   const std::atomic<bool> stopping{true};
-  const blur::collector::Cancellation cancel(blur::collector::Cancellation::Clock::time_point::max(),
-                                             &stopping);
+  const blur::collector::Cancellation cancel(
+      blur::collector::Cancellation::Clock::time_point::max(), &stopping);
   blur::collector::DiscoveryOptions options;
   options.cancel = &cancel;
   const auto found = blur::collector::discover_words(aggregate, options);

@@ -89,7 +89,8 @@ void Aggregate::merge(const Aggregate& other) {
   for (size_t i = 0; i < tally_.size() && i < other.tally_.size(); ++i)
     tally_[i] += other.tally_[i];
   sparse_cells_.reserve(sparse_cells_.size() + other.sparse_cells_.size());
-  other.sparse_cells_.for_each([&](uint64_t cell, uint64_t count) { sparse_cells_[cell] += count; });
+  other.sparse_cells_.for_each(
+      [&](uint64_t cell, uint64_t count) { sparse_cells_[cell] += count; });
   for (const auto& [value, count] : other.summary_.histogram()) summary_.add(value, count);
 }
 

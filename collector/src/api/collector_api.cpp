@@ -334,6 +334,7 @@ ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryPara
   uint64_t buckets = 0;
   auto aggregate = store_.aggregate(request->metric, request->range, &buckets, &cancel);
   if (!aggregate) return read_failure(aggregate.error(), cancel);
+  if (cancel.requested()) return cancelled_response(cancel.cause());
   const DeviceClustering clustering =
       metric_clustering(request->metric, aggregate->reports(),
                         counts->empty() ? DeviceCounts{} : counts->front().counts, buckets);
@@ -375,6 +376,7 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
   for (const PeriodDeviceCounts& p : counts.value()) period_counts[p.period_start] = p.counts;
   auto buckets = store_.aggregates(request->metric, request->range, &cancel);
   if (!buckets) return read_failure(buckets.error(), cancel);
+  if (cancel.requested()) return cancelled_response(cancel.cause());
   // Metric buckets divide a day, so each falls in exactly one period.
   auto period_of = [width](int64_t bucket_start) {
     return bucket_start - ((bucket_start % width) + width) % width;

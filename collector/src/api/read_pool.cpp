@@ -67,11 +67,12 @@ void ReadPool::submit(Read read, Answer answer) {
     }
     ++stats_.refused;
   }
-  ApiResponse refusal = stopping_ ? cancelled_response(Cancellation::Cause::kStopping)
-                                  : error_response(unavailable(
-                                        std::to_string(options_.threads) + " reads are running and " +
-                                        std::to_string(options_.max_queued) +
-                                        " waiting (--read-threads, --read-queue); retry later"));
+  ApiResponse refusal =
+      stopping_ ? cancelled_response(Cancellation::Cause::kStopping)
+                : error_response(
+                      unavailable(std::to_string(options_.threads) + " reads are running and " +
+                                  std::to_string(options_.max_queued) +
+                                  " waiting (--read-threads, --read-queue); retry later"));
   finish(*job, std::move(refusal));
 }
 
@@ -105,7 +106,8 @@ void ReadPool::work() {
     try {
       answer = job->read(cancel);
     } catch (const std::exception& e) {  // out of memory, mostly: this read fails, not the pool
-      answer = ApiResponse(500, json_text({{"error", std::string("the read failed: ") + e.what()}}));
+      answer =
+          ApiResponse(500, json_text({{"error", std::string("the read failed: ") + e.what()}}));
       answer.refusal = observe::Reason::kInternal;
     } catch (...) {
       answer = ApiResponse(500, json_text({{"error", "the read failed"}}));
@@ -117,7 +119,8 @@ void ReadPool::work() {
     if (cause != Cancellation::Cause::kNone) answer = cancelled_response(cause);
     const bool answered = finish(*job, std::move(answer));
     std::lock_guard<std::mutex> lock(mutex_);
-    if (answered) ++(cause == Cancellation::Cause::kDeadline ? stats_.past_deadline : stats_.answered);
+    if (answered)
+      ++(cause == Cancellation::Cause::kDeadline ? stats_.past_deadline : stats_.answered);
     running_.erase(slot);
   }
 }

@@ -72,9 +72,9 @@ class ReadPool {
   // (blur_collector_requests_refused_total{reason="deadline"}).
   void export_metrics(observe::Registry& registry);
   struct Stats {
-    uint64_t answered = 0;         // by the read itself, within its deadline
-    uint64_t past_deadline = 0;    // answered 503 "deadline"
-    uint64_t refused = 0;          // the queue was full, or the pool stopping
+    uint64_t answered = 0;                          // by the read itself, within its deadline
+    uint64_t past_deadline = 0;                     // answered 503 "deadline"
+    uint64_t refused = 0;                           // the queue was full, or the pool stopping
     std::size_t running = 0, queued = 0, idle = 0;  // reads; threads waiting for one
   };
   Stats stats() const;

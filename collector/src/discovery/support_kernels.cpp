@@ -13,7 +13,7 @@ namespace {
 constexpr uint32_t kCodes = blur::kWordAlphabet;  // the end code 0 and 27 characters
 constexpr uint32_t kBlock = 64;                   // columns (seeds) per block
 constexpr uint32_t kMaxBuckets = 64;              // 2^g, g <= PrefixExtension::kMaxBucketBits
-constexpr uint32_t kMoreCodes = 0x80;             // a first code's flag: other codes share its bucket
+constexpr uint32_t kMoreCodes = 0x80;  // a first code's flag: other codes share its bucket
 // Below this many steps a call runs on one thread: starting threads costs
 // more than small tallies' work (a series of hourly buckets is many).
 constexpr uint64_t kStepsPerThread = uint64_t{1} << 21;
@@ -41,7 +41,8 @@ void hash_columns(const LevelTally::Level& level, const WordHashTable& table,
   const uint32_t columns = level.columns();
   out->resize(which.size() * columns);
   if (level.dense != nullptr) {
-    for (size_t j = 0; j < which.size(); ++j) table.hash(words[which[j]], out->data() + j * columns);
+    for (size_t j = 0; j < which.size(); ++j)
+      table.hash(words[which[j]], out->data() + j * columns);
     return;
   }
   if (uint64_t{columns} * 16 >= table.seeds()) {
@@ -159,7 +160,8 @@ bool child_supports(const LevelTally::Level& level, const WordHashTable& table, 
           }
         }
         uint64_t* out = sums->data() + mine[k] * kCodes;
-        for (uint32_t c = 0; c < kCodes; ++c) out[c] += acc[0][c] + acc[1][c] + acc[2][c] + acc[3][c];
+        for (uint32_t c = 0; c < kCodes; ++c)
+          out[c] += acc[0][c] + acc[1][c] + acc[2][c] + acc[3][c];
       }
     }
   });

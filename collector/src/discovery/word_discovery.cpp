@@ -22,8 +22,8 @@ struct Candidate {
   blur::Word word;
   uint64_t pooled_reports = 0;
   uint64_t pooled_support = 0;
-  double count = 0;     // its estimate's count, for ranking
-  uint32_t first = 0;   // a finished word's first level (first_level_of_word)
+  double count = 0;    // its estimate's count, for ranking
+  uint32_t first = 0;  // a finished word's first level (first_level_of_word)
 };
 
 // The spelled words' order (word < word as strings) without spelling them:
@@ -88,9 +88,8 @@ class Decoder {
   double count(uint64_t pooled_reports, uint64_t pooled_support) const {
     if (pooled_reports == 0) return 0;
     const double m = static_cast<double>(pooled_reports);
-    const double within =
-        (static_cast<double>(pooled_support) / params_.weight - m * params_.q) /
-        (params_.p - params_.q);
+    const double within = (static_cast<double>(pooled_support) / params_.weight - m * params_.q) /
+                          (params_.p - params_.q);
     return within * (static_cast<double>(reports_) / m);
   }
 
@@ -209,7 +208,8 @@ Discovery discover_prefixes(const MetricConfig& metric, const LevelTally& tally,
   // one-character prefixes, not estimated on their own. Each parent's
   // code-0 child is the parent as a finished word on its own level.
   std::vector<blur::Word> parents;
-  for (uint32_t code = 1; code < kCodes; ++code) parents.push_back(blur::Word{0, 0, 1}.with(0, code));
+  for (uint32_t code = 1; code < kCodes; ++code)
+    parents.push_back(blur::Word{0, 0, 1}.with(0, code));
   std::vector<Candidate> pending;   // finished on a level before the last
   std::vector<Candidate> finished;  // estimated from all their levels
   pending.reserve(size_t{beam_width} * levels);
@@ -237,8 +237,8 @@ Discovery discover_prefixes(const MetricConfig& metric, const LevelTally& tally,
         blur::Word child = word.with(at, code);
         child.length = at + 1;
         if (last) {  // as long as words get: a whole word
-          finished.push_back(
-              Candidate{child, n_level, support[code], decoder.count(n_level, support[code]), level});
+          finished.push_back(Candidate{child, n_level, support[code],
+                                       decoder.count(n_level, support[code]), level});
         } else {
           children.push_back(Child{support[code], child});
         }
@@ -264,27 +264,27 @@ Discovery discover_prefixes(const MetricConfig& metric, const LevelTally& tally,
   // Every finished word's (clipped) estimate enters the others' table
   // variance; the candidates never finished are near zero.
   double all_squared = 0;
-  for (const Candidate& w : finished) all_squared += std::max(w.count, 0.0) * std::max(w.count, 0.0);
+  for (const Candidate& w : finished)
+    all_squared += std::max(w.count, 0.0) * std::max(w.count, 0.0);
   for (const double c : others) all_squared += std::max(c, 0.0) * std::max(c, 0.0);
   // The significant words, then the top k of them: significance is each
   // word's own, so this is the top k's significant words in rank order.
   std::vector<std::pair<Candidate, CountEstimate>> significant;
   for (const Candidate& w : finished) {
     if (w.count <= 0) continue;
-    const CountEstimate e = decoder.with_table_variance(
-        decoder.scaled(w.pooled_reports, w.pooled_support), w.first, levels - 1,
-        all_squared - w.count * w.count);
+    const CountEstimate e =
+        decoder.with_table_variance(decoder.scaled(w.pooled_reports, w.pooled_support), w.first,
+                                    levels - 1, all_squared - w.count * w.count);
     if (e.count >= options.min_z * e.std_error) significant.emplace_back(w, e);
   }
   const size_t answered = std::min<size_t>(options.top_k, significant.size());
-  std::partial_sort(significant.begin(), significant.begin() + static_cast<std::ptrdiff_t>(answered),
-                    significant.end(),
+  std::partial_sort(significant.begin(),
+                    significant.begin() + static_cast<std::ptrdiff_t>(answered), significant.end(),
                     [](const auto& x, const auto& y) { return ranks_before(x.first, y.first); });
   for (size_t i = 0; i < answered; ++i) {
     result.words.push_back({spell(significant[i].first.word), significant[i].second});
   }
-  result.candidates_evaluated =
-      static_cast<uint32_t>(std::min<uint64_t>(evaluated, UINT32_MAX));
+  result.candidates_evaluated = static_cast<uint32_t>(std::min<uint64_t>(evaluated, UINT32_MAX));
   return result;
 }
 

@@ -449,8 +449,7 @@ Outcome<std::vector<AggregateRow>> Store::load_aggregate_rows(const MetricConfig
   return read([&](Connection& c) { return c.load_aggregates(metric.id, range.from, range.to); });
 }
 
-Outcome<std::vector<BucketAggregate>> Store::aggregates(const MetricConfig& metric,
-                                                        TimeRange range,
+Outcome<std::vector<BucketAggregate>> Store::aggregates(const MetricConfig& metric, TimeRange range,
                                                         const Cancellation* cancel) const {
   auto rows = load_aggregate_rows(metric, range);
   if (!rows) return rows.error();
@@ -467,8 +466,8 @@ Outcome<std::vector<BucketAggregate>> Store::aggregates(const MetricConfig& metr
   return buckets;
 }
 
-Outcome<Aggregate> Store::aggregate(const MetricConfig& metric, TimeRange range,
-                                    uint64_t* buckets, const Cancellation* cancel) const {
+Outcome<Aggregate> Store::aggregate(const MetricConfig& metric, TimeRange range, uint64_t* buckets,
+                                    const Cancellation* cancel) const {
   auto rows = load_aggregate_rows(metric, range);
   if (!rows) return rows.error();
   Aggregate total(metric);
