@@ -34,7 +34,11 @@ class EstimateReads : public ::testing::Test {
   void SetUp() override {
     char pattern[] = "/tmp/blur-estimate-reads-XXXXXX";
     dir_ = mkdtemp(pattern);
-    auto store = Store::open(dir_ + "/blur.db", Store::Mode::kReadWrite);
+    // Reports observed up to 40 days back keep their hour (the default age
+    // window, 3 days, would bucket them at arrival).
+    StoreOptions options;
+    options.max_report_age_seconds = int64_t{40} * 86400;
+    auto store = Store::open(dir_ + "/blur.db", Store::Mode::kReadWrite, options);
     ASSERT_TRUE(store) << store.error().message;
     store_ = std::move(store).value();
     ASSERT_TRUE(store_->register_metric(pem_metric()));
