@@ -36,9 +36,9 @@
 #include <thread>
 #include <vector>
 
-#include "blur/enrollment.h"
 #include "blur/report/report_encoding.h"
 #include "device_reports.h"
+#include "fake_enrollment.h"
 
 namespace {
 
@@ -57,35 +57,10 @@ httplib::Result post_batch(httplib::Client& client, const std::string& body,
   return client.Post("/v1/reports", headers, body, "application/x-protobuf");
 }
 
-// A device token for `nonce`, or "" (with the reason on stderr). The fake
-// device's secret: HMAC-SHA256("crafted", nonce).
+// A device token for `nonce` (tests/collector/fake_enrollment.h).
 std::string enroll(httplib::Client& client, uint64_t nonce) {
   if (const char* given = std::getenv("BLUR_DEVICE_TOKEN")) return given;
-  const char* secret = std::getenv("BLUR_ENROLLMENT_SECRET");
-  static constexpr char kLabel[] = "crafted";
-  uint8_t device_secret[blur::kEnrollmentSecretSize];
-  char body[blur::kEnrollmentBodySize] = "";
-  if (blur::hmac_sha256(reinterpret_cast<const uint8_t*>(kLabel), sizeof kLabel - 1,
-                        reinterpret_cast<const uint8_t*>(&nonce), sizeof nonce, nullptr, 0,
-                        device_secret) != blur::Status::kOk ||
-      blur::write_enrollment_body(nonce, device_secret, nullptr, body, sizeof body) !=
-          blur::Status::kOk) {
-    std::fprintf(stderr, "cannot write the enrollment body\n");
-    return "";
-  }
-  auto answer = client.Post("/v1/enroll",
-                            {{"Authorization", std::string("Bearer ") + (secret ? secret : "")}},
-                            body, "application/json");
-  const auto json = answer && answer->status == 200
-                        ? nlohmann::json::parse(answer->body, nullptr, false)
-                        : nlohmann::json();
-  if (!json.is_object() || !json.contains("token")) {
-    std::fprintf(stderr, "enrollment failed: %s\n",
-                 answer ? (std::to_string(answer->status) + " " + answer->body).c_str()
-                        : httplib::to_string(answer.error()).c_str());
-    return "";
-  }
-  return json["token"].get<std::string>();
+  return blur_test::enroll_fake_device(client, nonce, "crafted");
 }
 
 // When a nonce's report j (from 0) was observed.
