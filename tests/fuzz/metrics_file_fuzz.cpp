@@ -57,6 +57,9 @@ std::string to_toml(const std::vector<MetricConfig>& metrics) {
     if (m.epsilon_allowance_per_bucket_micros != 0) {
       out += "epsilon_allowance_per_bucket = " + nats(m.epsilon_allowance_per_bucket_micros) + "\n";
     }
+    if (m.quarantine_seconds != 0) {
+      out += "quarantine = \"" + std::to_string(m.quarantine_seconds) + "s\"\n";
+    }
     if (m.mechanism == MechanismId::kRappor) {
       out += "bloom_bits = " + std::to_string(m.rappor.bloom_bits) +
              "\nhash_count = " + std::to_string(m.rappor.hash_count) +
