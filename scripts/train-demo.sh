@@ -47,7 +47,7 @@ fi
   --prompt "you will be" --prompt "i don't know" --prompt "a computer is" > "$work/suggest.json"
 "$collector" export-model --model "$work/model.blm" --out "$work/model.blnw" > "$work/export.json"
 # A simulated keyboard: the SDK's int8 predictor on the exported file.
-build/host/examples/fleet-sim/blur-device-sim suggest --model "$work/model.blnw" \
+build/host/collector/tools/device-sim/blur-device-sim suggest --model "$work/model.blnw" \
   --prompt "the meaning of life is" --prompt "you will be" > "$work/device.json"
 python3 - "$work" <<'PY'
 import json, sys
