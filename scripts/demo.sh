@@ -92,5 +92,7 @@ PY
 if [ "$model" = 1 ]; then
   kill "$collector_pid" 2>/dev/null || true
   echo
-  scripts/train-demo.sh --vocabulary-from-metric 2 --db "$work/blur.db"
+  build/host/collector/blur-collector discovered-words --db "$work/blur.db" --metric 2 \
+    --out "$work/words-2.txt"
+  scripts/train-demo.sh --discovered-words "$work/words-2.txt"
 fi

@@ -1,6 +1,6 @@
 // blur-device-sim suggest: a simulated keyboard running the SDK's int8
 // next-word model (blur::NextWordPredictor, integer arithmetic only) on the
-// file `blur-collector export-model` wrote and its vocabulary beside it:
+// file `blur-trainer export-model` wrote and its vocabulary beside it:
 //
 //   blur-device-sim suggest --model model.blnw --prompt "you will be" [--count 3]
 //

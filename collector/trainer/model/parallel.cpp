@@ -11,14 +11,14 @@
 // OpenBLAS's pthread build starts its thread pool when the library is
 // loaded, before main(): threads that block no signal. A process that
 // handles SIGTERM by blocking it and waiting in sigwait (blur-collector
-// serve) would then have the signal delivered to one of them and die on
-// its default action. The trainer never uses that pool (one GEMM thread per
+// serve, when it still linked the trainer) would then have the signal
+// delivered to one of them and die on its default action. The trainer never uses that pool (one GEMM thread per
 // worker), so the first thing this library does is hold OpenBLAS to one
 // thread and stop the pool (library constructors run after those of the
 // libraries they depend on).
 extern "C" int blas_thread_shutdown_(void);
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 std::atomic<size_t> configured_threads{0};
@@ -71,4 +71,4 @@ std::string gemm_backend() {
   return version + " (" + (core != nullptr ? core : "unknown") + ")";
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -11,7 +11,7 @@
 
 #include "mbedtls/platform_util.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -517,4 +517,4 @@ void DiscreteGaussianNoise::sample(int64_t* out, size_t n, unsigned log2_sigma,
   }
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -9,7 +9,7 @@
 
 #include "mbedtls/platform_util.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -218,4 +218,4 @@ template void GaussianNoise::add<double>(double*, size_t, double, uint64_t) cons
 template void GaussianNoise::add_parallel<float>(float*, size_t, double, unsigned) const;
 template void GaussianNoise::add_parallel<double>(double*, size_t, double, unsigned) const;
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -9,8 +9,8 @@
 
 namespace {
 
-using blur::collector::RdpAccountant;
-using blur::collector::RdpConversion;
+using blur::trainer::RdpAccountant;
+using blur::trainer::RdpConversion;
 
 // Relative agreement to 4 significant digits (and tighter where the peers
 // publish more).
@@ -34,11 +34,11 @@ TEST(RdpAccountant, DpAccountingPoissonSampledGaussian) {
   const double published[] = {6.70579741e-04, 1.08548710e-03, 2.18075656e-03, 2.38460375e-02,
                               1.67416308e02};
   for (int k = 0; k < 5; ++k) {
-    expect_relative(50 * blur::collector::rdp_sampled_gaussian(0.01, 2.5, orders[k]), published[k],
+    expect_relative(50 * blur::trainer::rdp_sampled_gaussian(0.01, 2.5, orders[k]), published[k],
                     1e-4);
   }
   EXPECT_TRUE(std::isinf(
-      blur::collector::rdp_sampled_gaussian(0.01, 2.5, std::numeric_limits<double>::infinity())));
+      blur::trainer::rdp_sampled_gaussian(0.01, 2.5, std::numeric_limits<double>::infinity())));
 }
 
 // Same file, test_compute_epsilon_delta_pure_dp: orders 2..32, RDP 1.1 at
@@ -49,7 +49,7 @@ TEST(RdpAccountant, DpAccountingPureDpConversion) {
     orders.push_back(a);
     rdp.push_back(1.1);
   }
-  const auto e = blur::collector::epsilon_from_rdp(orders, rdp, 1e-5);
+  const auto e = blur::trainer::epsilon_from_rdp(orders, rdp, 1e-5);
   expect_relative(e.epsilon, 1.32783806176, 1e-10);
   EXPECT_EQ(e.order, 32);
 }
@@ -63,7 +63,7 @@ TEST(RdpAccountant, DpAccountingGaussianIsOneAtOneInAMillion) {
   accountant.add(1.0, 4.530877117, 1);
   expect_relative(accountant.epsilon(1e-6).epsilon, 1.0, 1e-7);
   // q = 1 is the plain Gaussian mechanism: alpha / (2 sigma^2) (test_compute_rdp_gaussian).
-  expect_relative(blur::collector::rdp_sampled_gaussian(1.0, 2.71828, 3.14159),
+  expect_relative(blur::trainer::rdp_sampled_gaussian(1.0, 2.71828, 3.14159),
                   3.14159 / (2 * 2.71828 * 2.71828), 1e-12);
 }
 
@@ -90,7 +90,7 @@ TEST(RdpAccountant, OpacusValues) {
   expect_relative(epsilon, 7.32911117143, 1e-4);
   EXPECT_GE(epsilon, 7.32911117143);
   auto sigma_for = [](uint64_t steps) {
-    return blur::collector::calibrate_noise_multiplier(
+    return blur::trainer::calibrate_noise_multiplier(
         [steps](double s) {
           RdpAccountant a(opacus_orders());
           a.add(0.04, s, steps);
@@ -132,12 +132,12 @@ TEST(RdpAccountant, PropertiesAndSpecialCases) {
   EXPECT_GT(eps(0.02, 1.0, 1000), eps(0.01, 1.0, 1000));  // larger samples, more loss
   EXPECT_LT(eps(0.01, 1.0, 1000), eps(0.01, 1.0, 1000, RdpConversion::kClassic));  // tighter
   // Integer and fractional formulas meet: alpha 3 vs 3 + 1e-7.
-  expect_relative(blur::collector::rdp_sampled_gaussian(0.01, 1.0, 3.0),
-                  blur::collector::rdp_sampled_gaussian(0.01, 1.0, 3.0000001), 1e-6);
+  expect_relative(blur::trainer::rdp_sampled_gaussian(0.01, 1.0, 3.0),
+                  blur::trainer::rdp_sampled_gaussian(0.01, 1.0, 3.0000001), 1e-6);
   // Tiny q and sigma with large orders stay finite (ln erfc asymptotics).
-  EXPECT_TRUE(std::isfinite(blur::collector::rdp_sampled_gaussian(1e-5, 0.1, 256.1)));
-  EXPECT_THROW(blur::collector::rdp_sampled_gaussian(1.5, 1.0, 2.0), std::invalid_argument);
-  EXPECT_THROW(blur::collector::rdp_sampled_gaussian(0.1, 1.0, 1.0), std::invalid_argument);
+  EXPECT_TRUE(std::isfinite(blur::trainer::rdp_sampled_gaussian(1e-5, 0.1, 256.1)));
+  EXPECT_THROW(blur::trainer::rdp_sampled_gaussian(1.5, 1.0, 2.0), std::invalid_argument);
+  EXPECT_THROW(blur::trainer::rdp_sampled_gaussian(0.1, 1.0, 1.0), std::invalid_argument);
   RdpAccountant a;
   EXPECT_THROW(a.epsilon(0.0), std::invalid_argument);
   EXPECT_THROW(a.epsilon(1.0), std::invalid_argument);
@@ -153,11 +153,11 @@ TEST(RdpAccountant, CalibrationRoundTrip) {
     return a.epsilon(1e-5).epsilon;
   };
   for (double target : {2.0, 3.0, 8.0}) {  // the vocabulary phase alone is 1.66
-    const double sigma = blur::collector::calibrate_noise_multiplier(eps, target);
+    const double sigma = blur::trainer::calibrate_noise_multiplier(eps, target);
     EXPECT_LE(eps(sigma), target);
     EXPECT_GT(eps(sigma * (1 - 1e-4)), target);
   }
-  EXPECT_THROW(blur::collector::calibrate_noise_multiplier(eps, 1.0e-3), std::invalid_argument);
+  EXPECT_THROW(blur::trainer::calibrate_noise_multiplier(eps, 1.0e-3), std::invalid_argument);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@
 
 namespace {
 
-using namespace blur::collector;
+using namespace blur::trainer;
 
 // Binned chi-square of `samples` against N_Z(0, sigma^2): one bin per value
 // whose expected count is >= 5, and two tail bins (everything beyond).

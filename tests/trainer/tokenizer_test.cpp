@@ -6,9 +6,9 @@
 
 namespace {
 
-using blur::collector::is_valid_utf8;
-using blur::collector::Sentence;
-using blur::collector::Tokenizer;
+using blur::trainer::is_valid_utf8;
+using blur::trainer::Sentence;
+using blur::trainer::Tokenizer;
 
 using Sentences = std::vector<Sentence>;
 

@@ -14,12 +14,12 @@
 
 namespace {
 
-using blur::collector::PldAccountant;
-using blur::collector::PldErrorCode;
-using blur::collector::PldOptions;
-using blur::collector::PldValue;
-using blur::collector::pld_delta;
-using blur::collector::pld_epsilon;
+using blur::trainer::PldAccountant;
+using blur::trainer::PldErrorCode;
+using blur::trainer::PldOptions;
+using blur::trainer::PldValue;
+using blur::trainer::pld_delta;
+using blur::trainer::pld_epsilon;
 
 double ok_value(const PldValue& v) {
   EXPECT_TRUE(v.ok()) << v.error;
@@ -32,7 +32,7 @@ void expect_relative(double actual, double expected, double tolerance) {
 }
 
 double rdp_epsilon(double q, double sigma, uint64_t steps, double delta) {
-  blur::collector::RdpAccountant rdp;
+  blur::trainer::RdpAccountant rdp;
   rdp.add(q, sigma, steps);
   return rdp.epsilon(delta).epsilon;
 }
@@ -126,7 +126,7 @@ TEST(PldAccountant, GaussianMechanismIsExact) {
     PldAccountant one_step;  // composed once, asked five times
     ASSERT_TRUE(one_step.add(1.0, sigma, 1));
     for (double eps : {0.0, 0.1, 0.5, 1.0, 2.0}) {
-      const double exact = blur::collector::gaussian_mechanism_delta(sigma, eps);
+      const double exact = blur::trainer::gaussian_mechanism_delta(sigma, eps);
       if (exact < 1e-12) continue;
       SCOPED_TRACE(testing::Message() << "sigma " << sigma << " eps " << eps);
       expect_relative(ok_value(one_step.delta(eps)), exact, 1e-3);
@@ -135,11 +135,11 @@ TEST(PldAccountant, GaussianMechanismIsExact) {
   PldAccountant hundred_steps;
   ASSERT_TRUE(hundred_steps.add(1.0, 10.0, 100));
   for (double eps : {0.25, 1.0, 3.0}) {
-    const double exact = blur::collector::gaussian_mechanism_delta(1.0, eps);
+    const double exact = blur::trainer::gaussian_mechanism_delta(1.0, eps);
     expect_relative(ok_value(hundred_steps.delta(eps)), exact, 1e-3);
   }
   // Balle and Wang's formula itself: sigma 1, epsilon 1 (Phi(-0.5) - e Phi(-1.5)).
-  expect_relative(blur::collector::gaussian_mechanism_delta(1.0, 1.0), 0.126936, 1e-5);
+  expect_relative(blur::trainer::gaussian_mechanism_delta(1.0, 1.0), 0.126936, 1e-5);
 }
 
 // PLD is tight; RDP's conversion is not: PLD epsilon <= RDP epsilon.
@@ -250,11 +250,11 @@ TEST(PldAccountant, RefusesInvalidInput) {
 TEST(PldAccountant, CalibratesLessNoiseThanRdp) {
   const double q = 0.01, delta = 1e-5;
   const uint64_t steps = 1000;
-  const double sigma_rdp = blur::collector::calibrate_noise_multiplier(
+  const double sigma_rdp = blur::trainer::calibrate_noise_multiplier(
       [&](double s) { return rdp_epsilon(q, s, steps, delta); }, 2.0);
   PldOptions fast;
   fast.grid_width = 1e-3;
-  const double sigma_pld = blur::collector::calibrate_noise_multiplier(
+  const double sigma_pld = blur::trainer::calibrate_noise_multiplier(
       [&](double s) { return pld_epsilon(q, s, steps, delta, fast).value; }, 2.0);
   EXPECT_LT(sigma_pld, sigma_rdp);
   EXPECT_LE(ok_value(pld_epsilon(q, sigma_pld, steps, delta, fast)), 2.0);
@@ -263,13 +263,13 @@ TEST(PldAccountant, CalibratesLessNoiseThanRdp) {
 TEST(PldAccountant, SummaryReportsBoth) {
   // The fortunes run at epsilon 3: DP vocabulary (q = 1, sigma 8, one step)
   // and 72 DP-SGD steps at q = 512/12144, sigma 1.019.
-  const auto summary = blur::collector::summarize_privacy(
+  const auto summary = blur::trainer::summarize_privacy(
       {{1.0, 8.0, 1}, {512.0 / 12144, 1.019, 72}}, 1e-5);
   ASSERT_TRUE(summary.rdp_epsilon.ok()) << summary.rdp_epsilon.error;
   ASSERT_TRUE(summary.pld_epsilon.ok()) << summary.pld_epsilon.error;
   expect_relative(summary.rdp_epsilon.value, 3.0, 2e-3);  // calibrated with RDP to 3
   EXPECT_LT(summary.pld_epsilon.value, summary.rdp_epsilon.value);
-  const auto refused = blur::collector::summarize_privacy({{1.0, -1.0, 1}}, 1e-5);
+  const auto refused = blur::trainer::summarize_privacy({{1.0, -1.0, 1}}, 1e-5);
   EXPECT_FALSE(refused.rdp_epsilon.ok());
   EXPECT_FALSE(refused.pld_epsilon.ok());
 }

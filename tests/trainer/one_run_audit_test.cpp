@@ -10,7 +10,7 @@
 
 namespace {
 
-using namespace blur::collector;
+using namespace blur::trainer;
 
 TEST(OneRunAudit, PValueMatchesTheFormula) {
   EXPECT_NEAR(one_run_audit_p_value(1000, 100, 80, 1.0, 1e-5), 0.07300911594917775, 1e-12);

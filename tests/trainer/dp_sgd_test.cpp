@@ -22,7 +22,7 @@
 #include "trainer/random/discrete_gaussian.h"
 #include "trainer/random/gaussian_noise.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 namespace {
 
 const LanguageModelConfig kSmall{20, 12, 24};
@@ -363,4 +363,4 @@ TEST(DpSgd, NonPrivateTrainingLearnsTheToyLanguage) {
 TEST(DpSgd, PrivateTrainingWithSmallNoiseLearnsTheToyLanguage) { expect_learns(0.3, 1.0); }
 
 }  // namespace
-}  // namespace blur::collector
+}  // namespace blur::trainer

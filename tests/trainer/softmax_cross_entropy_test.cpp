@@ -15,8 +15,8 @@
 
 namespace {
 
-using blur::collector::softmax_cross_entropy_avx2;
-using blur::collector::softmax_cross_entropy_portable;
+using blur::trainer::softmax_cross_entropy_avx2;
+using blur::trainer::softmax_cross_entropy_portable;
 
 TEST(SoftmaxCrossEntropy, VectorizedKernelMatchesTheReference) {
   std::mt19937 rng(5);
@@ -63,7 +63,7 @@ TEST(SoftmaxCrossEntropy, VectorizedKernelMatchesTheReference) {
 // Without the gradient, z holds exp(z + b - max) and only the loss matters.
 TEST(SoftmaxCrossEntropy, LossOfAUniformColumnIsLogSize) {
   std::vector<float> z(1000, 2.5f), bias(1000, 0.0f);
-  EXPECT_NEAR(blur::collector::softmax_cross_entropy(z.data(), bias.data(), 1000, 17, 1.0f, false),
+  EXPECT_NEAR(blur::trainer::softmax_cross_entropy(z.data(), bias.data(), 1000, 17, 1.0f, false),
               std::log(1000.0), 1e-6);
 }
 

@@ -13,7 +13,7 @@
 
 namespace {
 
-using namespace blur::collector;
+using namespace blur::trainer;
 namespace fs = std::filesystem;
 
 constexpr double kNoThreshold = -std::numeric_limits<double>::infinity();

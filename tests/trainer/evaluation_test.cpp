@@ -8,8 +8,8 @@
 
 namespace {
 
-using blur::collector::LogitsVisitor;
-using blur::collector::TokenSequence;
+using blur::trainer::LogitsVisitor;
+using blur::trainer::TokenSequence;
 
 constexpr size_t kVocab = 20;
 constexpr int32_t kFirstWord = 4;
@@ -34,17 +34,17 @@ void successor_model(const TokenSequence& tokens, const LogitsVisitor& visit) {
 TEST(Evaluation, AccuracyAndPerplexityOfAKnownModel) {
   // Successor runs: every target is the model's first choice.
   const std::vector<TokenSequence> runs = {{4, 5, 6, 7, 8}, {10, 11, 12, 13}};
-  auto r = blur::collector::evaluate_model(runs, kVocab, kFirstWord, successor_model);
+  auto r = blur::trainer::evaluate_model(runs, kVocab, kFirstWord, successor_model);
   EXPECT_EQ(r.word_targets, 7u);
   EXPECT_DOUBLE_EQ(r.top1, 1.0);
   EXPECT_DOUBLE_EQ(r.top3, 1.0);
   EXPECT_NEAR(r.perplexity, 2.0, 1e-3);  // -ln(1/2) per target
   // Jumps of two: never first, always in the top three.
-  r = blur::collector::evaluate_model({{4, 6, 8, 10}}, kVocab, kFirstWord, successor_model);
+  r = blur::trainer::evaluate_model({{4, 6, 8, 10}}, kVocab, kFirstWord, successor_model);
   EXPECT_DOUBLE_EQ(r.top1, 0.0);
   EXPECT_DOUBLE_EQ(r.top3, 1.0);
   // Specials are targets for perplexity only; <pad> for nothing.
-  r = blur::collector::evaluate_model({{2, 4, 1, 5, 3, 0}}, kVocab, kFirstWord, successor_model);
+  r = blur::trainer::evaluate_model({{2, 4, 1, 5, 3, 0}}, kVocab, kFirstWord, successor_model);
   EXPECT_EQ(r.word_targets, 2u);  // 4, 5
   EXPECT_EQ(r.all_targets, 4u);   // 4, <unk>, 5, </s>
 }
@@ -52,7 +52,7 @@ TEST(Evaluation, AccuracyAndPerplexityOfAKnownModel) {
 TEST(Evaluation, UnigramBaseline) {
   const std::vector<TokenSequence> train = {{2, 7, 7, 7, 9, 9, 5, 3}};
   const std::vector<TokenSequence> test = {{2, 7, 9, 5, 6, 3}};
-  const auto r = blur::collector::evaluate_unigram(train, test, kVocab, kFirstWord);
+  const auto r = blur::trainer::evaluate_unigram(train, test, kVocab, kFirstWord);
   EXPECT_EQ(r.word_targets, 4u);
   EXPECT_DOUBLE_EQ(r.top1, 0.25);  // always 7
   EXPECT_DOUBLE_EQ(r.top3, 0.75);  // 7, 9, 5
@@ -74,13 +74,13 @@ TEST(Evaluation, CanaryExposure) {
     }
   }
   const TokenSequence canary = {4, 5, 6, 7};
-  auto r = blur::collector::canary_exposure(canary, others, kVocab, successor_model);
+  auto r = blur::trainer::canary_exposure(canary, others, kVocab, successor_model);
   EXPECT_EQ(r.candidates, 256u);
   EXPECT_EQ(r.rank, 1u);
   EXPECT_DOUBLE_EQ(r.exposure, 8.0);
   // A filling the model finds unremarkable sits mid-pack: (a, b) with a, b
   // not successors ties with most others and ranks last among the ties.
-  r = blur::collector::canary_exposure({4, 5, 12, 4}, others, kVocab, successor_model);
+  r = blur::trainer::canary_exposure({4, 5, 12, 4}, others, kVocab, successor_model);
   EXPECT_GT(r.rank, 200u);
   EXPECT_LT(r.exposure, 0.4);
 }

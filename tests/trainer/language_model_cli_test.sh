@@ -1,5 +1,5 @@
 #!/bin/bash
-# blur-collector's language-model commands end to end on a small corpus
+# blur-trainer's commands end to end on a small corpus
 # (Debian's fortunes-min "fortunes" file): privacy (published anchor and
 # calibration), train with a checkpoint interrupted and resumed (the same
 # model as an uninterrupted run; a resume that disagrees with the
@@ -8,7 +8,7 @@
 # export-model (device agreement), canary, suggest, public pretraining +
 # private fine-tuning (--init-from), and clear errors for bad input.
 set -euo pipefail
-collector=$1
+trainer=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 corpus=/usr/share/games/fortunes/fortunes
@@ -16,7 +16,7 @@ json() { python3 -c "import json,sys; d=json.load(open('$1')); print(eval('d' + 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # Privacy: TF Privacy's MNIST anchor (N 60000, batch 150, sigma 1.3, 15 epochs).
-"$collector" privacy --sample-rate 0.0025 --noise-multiplier 1.3 --steps 6000 --delta 1e-5 > "$work/p.json"
+"$trainer" privacy --sample-rate 0.0025 --noise-multiplier 1.3 --steps 6000 --delta 1e-5 > "$work/p.json"
 python3 - "$work/p.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -25,20 +25,20 @@ assert d["accountant"] == "rdp" and d["order"] > 1, d
 # PLD at the same noise: tighter than RDP (0.6401, docs/math.md §6.7).
 assert abs(d["epsilon_pld"] - 0.6401) < 0.0065, d
 PY
-"$collector" privacy --sample-rate 0.0025 --target-epsilon 0.7242 --steps 6000 --delta 1e-5 > "$work/c.json"
+"$trainer" privacy --sample-rate 0.0025 --target-epsilon 0.7242 --steps 6000 --delta 1e-5 > "$work/c.json"
 python3 -c "import json; d=json.load(open('$work/c.json')); assert abs(d['noise_multiplier']-1.3) < 2e-3 and d['epsilon'] <= 0.7242, d"
-status=0; "$collector" privacy --sample-rate 0.01 --steps 10 --delta 1e-5 2> "$work/err" || status=$?
+status=0; "$trainer" privacy --sample-rate 0.01 --steps 10 --delta 1e-5 2> "$work/err" || status=$?
 [ "$status" = 2 ] && grep -q "exactly one of" "$work/err" || fail "privacy without sigma: exit $status"
 
 small=(--corpus "$corpus" --vocab-size 300 --embedding 16 --hidden 24 --epochs 2 --batch 32
        --learning-rate 2 --momentum 0.9 --seed 7 --progress-every 1000)
 # An uninterrupted DP run, and the same run stopped at step 10 and resumed.
-"$collector" train "${small[@]}" --epsilon 8 --out "$work/full.blm" > "$work/full.json" 2> "$work/full.log"
+"$trainer" train "${small[@]}" --epsilon 8 --out "$work/full.blm" > "$work/full.json" 2> "$work/full.log"
 status=0
-"$collector" train "${small[@]}" --epsilon 8 --out "$work/resumed.blm" --checkpoint "$work/ck" \
+"$trainer" train "${small[@]}" --epsilon 8 --out "$work/resumed.blm" --checkpoint "$work/ck" \
   --checkpoint-every 4 --stop-after 10 > /dev/null 2> "$work/stop.log" || status=$?
 [ "$status" = 1 ] && grep -q "stopped after step 10" "$work/stop.log" || fail "stop-after: exit $status"
-"$collector" train "${small[@]}" --epsilon 8 --out "$work/resumed.blm" --checkpoint "$work/ck" \
+"$trainer" train "${small[@]}" --epsilon 8 --out "$work/resumed.blm" --checkpoint "$work/ck" \
   --resume > "$work/resumed.json" 2> "$work/resumed.log"
 grep -q "resumed at step 10" "$work/resumed.log" || fail "no resume"
 python3 - "$work/full.json" "$work/full.log" <<'PY'
@@ -70,21 +70,21 @@ PY
 # uninterrupted run.
 one=(--corpus "$corpus" --vocab-size 300 --embedding 16 --hidden 24 --batch 32
      --learning-rate 2 --seed 7 --progress-every 1000 --epsilon 3)
-"$collector" train "${one[@]}" --epochs 1 --out "$work/one.blm" > "$work/one.json" 2> /dev/null
+"$trainer" train "${one[@]}" --epochs 1 --out "$work/one.blm" > "$work/one.json" 2> /dev/null
 status=0
-"$collector" train "${one[@]}" --epochs 1 --checkpoint "$work/ck1" --stop-after 5 \
+"$trainer" train "${one[@]}" --epochs 1 --checkpoint "$work/ck1" --stop-after 5 \
   --out "$work/r1.blm" > /dev/null 2>&1 || status=$?
 [ "$status" = 1 ] || fail "stop-after 5: exit $status"
 for other in "--epochs 4" "--epsilon 5" "--batch 64" "--clip 0.5" "--noise-multiplier 1.2" \
              "--delta 1e-6" "--seed 8" "--tuning-runs 2"; do
   status=0
   # shellcheck disable=SC2086
-  "$collector" train --corpus "$corpus" --checkpoint "$work/ck1" --resume $other \
+  "$trainer" train --corpus "$corpus" --checkpoint "$work/ck1" --resume $other \
     --out "$work/r1.blm" > /dev/null 2> "$work/err" || status=$?
   [ "$status" = 2 ] && grep -q "disagrees with the checkpoint" "$work/err" && [ ! -e "$work/r1.blm" ] ||
     fail "resume with $other: exit $status, $(cat "$work/err")"
 done
-"$collector" train --corpus "$corpus" --checkpoint "$work/ck1" --resume --out "$work/r1.blm" \
+"$trainer" train --corpus "$corpus" --checkpoint "$work/ck1" --resume --out "$work/r1.blm" \
   > "$work/r1.json" 2> /dev/null
 python3 - "$work/one.json" "$work/r1.json" <<'PY'
 import json, sys
@@ -96,13 +96,13 @@ for k in ("steps", "sample_rate", "noise_multiplier", "epochs", "expected_batch"
 assert a["units"] == b["units"] and a["validation"] == b["validation"], (a, b)
 assert b["privacy"]["epsilon"] <= 3.0, b
 PY
-cmp <("$collector" export-model --model "$work/one.blm" --out "$work/one.blnw" >/dev/null; cat "$work/one.blnw") \
-    <("$collector" export-model --model "$work/r1.blm" --out "$work/r1.blnw" >/dev/null; cat "$work/r1.blnw") ||
+cmp <("$trainer" export-model --model "$work/one.blm" --out "$work/one.blnw" >/dev/null; cat "$work/one.blnw") \
+    <("$trainer" export-model --model "$work/r1.blm" --out "$work/r1.blnw" >/dev/null; cat "$work/r1.blnw") ||
   fail "resumed run differs from the uninterrupted one"
 
 # Tuning is accounted: 4 runs at epsilon 8 in total give each run a larger
 # noise multiplier than one run at 8, and the stated total is <= 8.
-"$collector" train "${small[@]}" --epsilon 8 --tuning-runs 4 --validation-corpus \
+"$trainer" train "${small[@]}" --epsilon 8 --tuning-runs 4 --validation-corpus \
   /usr/share/games/fortunes/riddles --out "$work/t4.blm" > "$work/t4.json" 2> /dev/null
 python3 - "$work/full.json" "$work/t4.json" <<'PY'
 import json, sys
@@ -116,8 +116,8 @@ v = four["validation"]
 assert v["source"].startswith("public corpus") and "perplexity" in v and v["units"] > 10, v
 assert "validation" not in [x["phase"] for x in p["phases_per_run"]], p
 PY
-"$collector" export-model --model "$work/full.blm" --out "$work/full.blnw" > "$work/x.json"
-"$collector" export-model --model "$work/resumed.blm" --out "$work/resumed.blnw" > /dev/null
+"$trainer" export-model --model "$work/full.blm" --out "$work/full.blnw" > "$work/x.json"
+"$trainer" export-model --model "$work/resumed.blm" --out "$work/resumed.blnw" > /dev/null
 cmp "$work/full.blnw" "$work/resumed.blnw" || fail "resumed run differs from the uninterrupted one"
 python3 - "$work/x.json" <<'PY'
 import json, sys
@@ -126,10 +126,10 @@ assert d["contexts_checked"] >= 500 and d["top1_agreement_with_float"] >= 0.95, 
 PY
 
 # Non-private training (same code path), eval against the unigram baseline.
-"$collector" train "${small[@]}" --epsilon inf --out "$work/np.blm" \
+"$trainer" train "${small[@]}" --epsilon inf --out "$work/np.blm" \
   --canary "my secret number is nine one four seven" --canary-repeats 30 > "$work/np.json" 2> /dev/null
 python3 -c "import json; d=json.load(open('$work/np.json')); assert d['privacy']['epsilon']=='inf' and d['training']['clip_norm']==0, d"
-"$collector" eval --model "$work/np.blm" --split validation > "$work/e.json"
+"$trainer" eval --model "$work/np.blm" --split validation > "$work/e.json"
 python3 - "$work/e.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -138,10 +138,10 @@ for k in ("top1", "top3", "perplexity"):
 assert 0 <= d["top1"] <= d["top3"] <= 1 and d["perplexity"] > 1, d
 assert d["word_targets"] > 100, d
 PY
-"$collector" canary --model "$work/np.blm" --canary "my secret number is nine one four seven" \
+"$trainer" canary --model "$work/np.blm" --canary "my secret number is nine one four seven" \
   --secret-words 4 --candidates 256 > "$work/k.json"
 python3 -c "import json; d=json.load(open('$work/k.json')); assert d['candidates']==256 and 0 <= d['exposure'] <= 8 and d['rank'] >= 1, d"
-"$collector" suggest --model "$work/np.blm" --prompt "what is the" --prompt "" > "$work/s.json"
+"$trainer" suggest --model "$work/np.blm" --prompt "what is the" --prompt "" > "$work/s.json"
 python3 -c "import json; d=json.load(open('$work/s.json')); assert len(d)==2 and all(len(x['suggestions'])==3 for x in d), d"
 
 # Public pretraining, private fine-tuning: a model trained without privacy
@@ -150,10 +150,10 @@ python3 -c "import json; d=json.load(open('$work/s.json')); assert len(d)==2 and
 # the public model's vocabulary and sizes (not --embedding) and its
 # accounting covers only itself: no vocabulary phase.
 public=/usr/share/games/fortunes/literature
-"$collector" train --corpus "$public" --epsilon inf --vocab-size 300 --embedding 16 --hidden 24 \
+"$trainer" train --corpus "$public" --epsilon inf --vocab-size 300 --embedding 16 --hidden 24 \
   --epochs 2 --batch 32 --learning-rate 1 --lr-schedule cosine --seed 3 --progress-every 1000 \
   --out "$work/public.blm" > "$work/public.json" 2> /dev/null
-"$collector" train --corpus "$corpus" --epsilon 8 --init-from "$work/public.blm" --embedding 32 \
+"$trainer" train --corpus "$corpus" --epsilon 8 --init-from "$work/public.blm" --embedding 32 \
   --epochs 2 --batch 32 --learning-rate 1 --seed 7 --progress-every 1000 \
   --out "$work/ft.blm" > "$work/ft.json" 2> /dev/null
 python3 - "$work/ft.json" "$work/public.blm" "$public" <<'PY'
@@ -171,26 +171,26 @@ PY
 # The fine-tuning starts at the public model's parameters: one step at a
 # negligible learning rate leaves its predictions on the public text as
 # they were (same top-1, perplexity within 1e-6).
-"$collector" train --corpus "$corpus" --epsilon inf --init-from "$work/public.blm" \
+"$trainer" train --corpus "$corpus" --epsilon inf --init-from "$work/public.blm" \
   --epochs 0.001 --learning-rate 1e-12 --momentum 0 --seed 7 --out "$work/same.blm" > /dev/null 2>&1
-"$collector" eval --model "$work/public.blm" --corpus "$public" > "$work/e_public.json"
-"$collector" eval --model "$work/same.blm" --corpus "$public" > "$work/e_same.json"
+"$trainer" eval --model "$work/public.blm" --corpus "$public" > "$work/e_public.json"
+"$trainer" eval --model "$work/same.blm" --corpus "$public" > "$work/e_same.json"
 python3 - "$work/e_public.json" "$work/e_same.json" <<'PY'
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:])
 assert a["top1"] == b["top1"] and abs(a["perplexity"] / b["perplexity"] - 1) < 1e-6, (a, b)
 PY
 status=0
-"$collector" train --corpus "$corpus" --init-from "$work/public.blm" --vocabulary "$work/public.blm" \
+"$trainer" train --corpus "$corpus" --init-from "$work/public.blm" --vocabulary "$work/public.blm" \
   --out "$work/m.blm" 2> "$work/err" || status=$?
 [ "$status" = 2 ] && grep -q "init-from brings its own vocabulary" "$work/err" && [ ! -e "$work/m.blm" ] ||
   fail "--init-from with --vocabulary: exit $status"
 
 # Bad input: a clear message and a non-zero exit, nothing written.
-status=0; "$collector" train --corpus "$work/missing.txt" --out "$work/m.blm" 2> "$work/err" || status=$?
+status=0; "$trainer" train --corpus "$work/missing.txt" --out "$work/m.blm" 2> "$work/err" || status=$?
 [ "$status" = 1 ] && grep -q "missing.txt" "$work/err" && [ ! -e "$work/m.blm" ] || fail "missing corpus: $status"
-status=0; "$collector" train --corpus "$corpus" --epsilon abc --out "$work/m.blm" 2> "$work/err" || status=$?
+status=0; "$trainer" train --corpus "$corpus" --epsilon abc --out "$work/m.blm" 2> "$work/err" || status=$?
 [ "$status" = 2 ] || fail "bad epsilon: exit $status"
-status=0; "$collector" eval --model "$corpus" 2> "$work/err" || status=$?
+status=0; "$trainer" eval --model "$corpus" 2> "$work/err" || status=$?
 [ "$status" = 1 ] && grep -q "not a Blur model file" "$work/err" || fail "foreign model: exit $status"
 echo "language model CLI: ok"

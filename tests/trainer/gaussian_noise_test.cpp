@@ -14,7 +14,7 @@
 
 namespace {
 
-using namespace blur::collector;
+using namespace blur::trainer;
 
 std::array<uint8_t, 32> key_from(uint64_t seed) {
   DrbgStream stream(TrainSeed::from_u64(seed), "aes-test", 0);

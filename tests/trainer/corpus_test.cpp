@@ -13,7 +13,7 @@
 
 namespace {
 
-using namespace blur::collector;
+using namespace blur::trainer;
 namespace fs = std::filesystem;
 
 // A fresh directory under the test temp dir, named after the test.

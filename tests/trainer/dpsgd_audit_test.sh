@@ -1,6 +1,6 @@
 #!/bin/bash
 # DP-SGD audited in one training run (Steinke, Nasr, Jagielski 2023):
-# blur-collector audit-dpsgd with the real trainer on a small model,
+# blur-trainer audit-dpsgd with the real trainer on a small model,
 # 1000 canaries (fair coins), 400 guesses, 99.9% confidence.
 #   (a) at epsilon 4 the empirical lower bound stays <= the accountant's
 #       epsilon: a correct trainer fails this with probability <= 1e-3
@@ -9,13 +9,13 @@
 #   (b) without privacy (epsilon inf) the same audit finds a large bound
 #       (> 2): it has the power to see memorization.
 set -euo pipefail
-collector=$1
+trainer=$1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 audit=(--canaries 1000 --guesses 400 --confidence 0.999 --seed 1)
-"$collector" audit-dpsgd "${audit[@]}" --epsilon 4 > "$work/dp.json"
-"$collector" audit-dpsgd "${audit[@]}" --epsilon inf > "$work/np.json"
+"$trainer" audit-dpsgd "${audit[@]}" --epsilon 4 > "$work/dp.json"
+"$trainer" audit-dpsgd "${audit[@]}" --epsilon inf > "$work/np.json"
 python3 - "$work/dp.json" "$work/np.json" <<'PY'
 import json, sys
 dp, np = (json.load(open(f)) for f in sys.argv[1:])

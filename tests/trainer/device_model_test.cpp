@@ -17,7 +17,7 @@
 
 namespace {
 
-using blur::collector::FloatLstmWeights;
+using blur::trainer::FloatLstmWeights;
 
 // A deterministic pseudo-random model (an LCG: the same bytes on every
 // host), weights uniform in +-scale per block.
@@ -84,7 +84,7 @@ size_t arg_max(const std::vector<double>& logits, size_t from) {
 TEST(DeviceModel, IntegerPredictorAgreesWithTheFloatModel) {
   const FloatLstmWeights w = random_model(200, 32, 48, 7);
   std::string error;
-  const std::vector<uint8_t> bytes = blur::collector::export_device_model(w, &error);
+  const std::vector<uint8_t> bytes = blur::trainer::export_device_model(w, &error);
   ASSERT_FALSE(bytes.empty()) << error;
   EXPECT_EQ(bytes.size(), blur::NextWordModel::file_size(200, 32, 48));
   Predictor p(bytes);
@@ -95,7 +95,7 @@ TEST(DeviceModel, IntegerPredictorAgreesWithTheFloatModel) {
     const std::vector<uint32_t> context = random_context(lcg, w.vocab);
     p.predictor.reset();
     for (uint32_t token : context) ASSERT_EQ(p.predictor.feed(token), blur::Status::kOk);
-    const std::vector<double> expected = blur::collector::float_lstm_logits(w, context);
+    const std::vector<double> expected = blur::trainer::float_lstm_logits(w, context);
     for (uint32_t v = 0; v < w.vocab; ++v) {
       int32_t logit = 0;
       ASSERT_EQ(p.predictor.logit(v, &logit), blur::Status::kOk);
@@ -118,7 +118,7 @@ TEST(DeviceModel, IntegerPredictorAgreesWithTheFloatModel) {
 TEST(DeviceModel, OpenRefusesDamagedOrForeignFiles) {
   const FloatLstmWeights w = random_model(50, 8, 8, 3);
   std::string error;
-  std::vector<uint8_t> bytes = blur::collector::export_device_model(w, &error);
+  std::vector<uint8_t> bytes = blur::trainer::export_device_model(w, &error);
   ASSERT_TRUE(blur::NextWordModel::open(bytes.data(), bytes.size()).ok());
   std::vector<uint8_t> flipped = bytes;
   flipped[flipped.size() / 2] ^= 0x10;
@@ -138,10 +138,10 @@ TEST(DeviceModel, OpenRefusesDamagedOrForeignFiles) {
   // Export refuses what the device cannot run.
   FloatLstmWeights bad = w;
   bad.output_weights[3] = NAN;
-  EXPECT_TRUE(blur::collector::export_device_model(bad, &error).empty());
+  EXPECT_TRUE(blur::trainer::export_device_model(bad, &error).empty());
   bad = w;
   bad.hidden = 600;
-  EXPECT_TRUE(blur::collector::export_device_model(bad, &error).empty());
+  EXPECT_TRUE(blur::trainer::export_device_model(bad, &error).empty());
   // A predictor refuses short or misaligned scratch and unknown tokens.
   const auto model = blur::NextWordModel::open(bytes.data(), bytes.size());
   blur::NextWordPredictor predictor;
@@ -162,9 +162,9 @@ TEST(DeviceModel, OpenRefusesDamagedOrForeignFiles) {
 std::string kat_text() {
   const FloatLstmWeights w = random_model(64, 16, 24, 2024);
   std::string error;
-  const std::vector<uint8_t> bytes = blur::collector::export_device_model(w, &error);
+  const std::vector<uint8_t> bytes = blur::trainer::export_device_model(w, &error);
   std::ostringstream out;
-  out << "# tests/vectors/next_word_model.kat: written by tests/collector/device_model_test.cpp\n"
+  out << "# tests/vectors/next_word_model.kat: written by tests/trainer/device_model_test.cpp\n"
       << "# model <hex bytes of a 64-word, 16/24-wide int8 model>, then\n"
       << "# context <token ids> -> top-3 <id:Q12 logit ...>\nmodel ";
   for (uint8_t b : bytes) {

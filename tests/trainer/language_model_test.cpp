@@ -11,7 +11,7 @@
 
 #include "trainer/model/parallel.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 namespace {
 
 using ModelD = LanguageModelT<double>;
@@ -291,4 +291,4 @@ TEST(LanguageModel, RepeatedTokensAreSummedBeforeTheNorm) {
 }
 
 }  // namespace
-}  // namespace blur::collector
+}  // namespace blur::trainer
