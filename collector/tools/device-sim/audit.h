@@ -13,8 +13,8 @@
 // Tests with a score (e.g. how many bits two reports share) pick their
 // threshold on the first half of the devices and are counted on the other
 // half only, so the bound stays valid (docs/privacy-audit.md).
-#ifndef BLUR_EXAMPLES_FLEET_SIM_AUDIT_H
-#define BLUR_EXAMPLES_FLEET_SIM_AUDIT_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_AUDIT_H
+#define BLUR_TOOLS_DEVICE_SIM_AUDIT_H
 
 #include <cstdint>
 #include <functional>
@@ -65,4 +65,4 @@ int audit(const Options& o, bool long_form, double alpha, const std::string& onl
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_AUDIT_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_AUDIT_H

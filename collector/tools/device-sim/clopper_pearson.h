@@ -7,8 +7,8 @@
 // = 0.05), so that eps_lower exceeds the true loss with probability at
 // most 2 alpha (a union bound over the two): the false-alarm rate of the
 // assertion "eps_lower <= charged" for a mechanism that keeps its charge.
-#ifndef BLUR_EXAMPLES_FLEET_SIM_CLOPPER_PEARSON_H
-#define BLUR_EXAMPLES_FLEET_SIM_CLOPPER_PEARSON_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_CLOPPER_PEARSON_H
+#define BLUR_TOOLS_DEVICE_SIM_CLOPPER_PEARSON_H
 
 #include <cstdint>
 
@@ -32,4 +32,4 @@ LossBound epsilon_lower_bound(uint64_t k1, uint64_t n1, uint64_t k0, uint64_t n0
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_CLOPPER_PEARSON_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_CLOPPER_PEARSON_H

@@ -2,8 +2,8 @@
 // first boot, its records, and sending its queue until acknowledged, to a
 // collector over HTTP or to the collector's decode -> validate -> count
 // path in process (offline_delivery).
-#ifndef BLUR_EXAMPLES_FLEET_SIM_DEVICE_LIFE_H
-#define BLUR_EXAMPLES_FLEET_SIM_DEVICE_LIFE_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_DEVICE_LIFE_H
+#define BLUR_TOOLS_DEVICE_SIM_DEVICE_LIFE_H
 
 #include <cstdint>
 #include <functional>
@@ -61,4 +61,4 @@ DeviceOutcome live(const Options& o, uint64_t index, const collector::MetricConf
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_DEVICE_LIFE_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_DEVICE_LIFE_H

@@ -11,8 +11,8 @@
 // send to --collector (metric --metric, registered there as pem with the
 // same epsilon and longest word), as the fleet command does, and the
 // collector's estimate (GET /v1/metrics/ID/estimate?top_k=K) is printed.
-#ifndef BLUR_EXAMPLES_FLEET_SIM_DISCOVER_H
-#define BLUR_EXAMPLES_FLEET_SIM_DISCOVER_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_DISCOVER_H
+#define BLUR_TOOLS_DEVICE_SIM_DISCOVER_H
 
 #include "options.h"
 
@@ -24,4 +24,4 @@ int discover(const Options& o);
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_DISCOVER_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_DISCOVER_H

@@ -14,8 +14,8 @@
 //   --enrollment-secret-file F, else $BLUR_ENROLLMENT_SECRET
 //   --reader-token-file F,      else $BLUR_READER_TOKEN
 // Neither given: no credentials are sent (a collector started --no-auth).
-#ifndef BLUR_EXAMPLES_FLEET_SIM_ENROLLMENT_H
-#define BLUR_EXAMPLES_FLEET_SIM_ENROLLMENT_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_ENROLLMENT_H
+#define BLUR_TOOLS_DEVICE_SIM_ENROLLMENT_H
 
 #include <httplib.h>
 
@@ -64,4 +64,4 @@ class DeviceCredentials {
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_ENROLLMENT_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_ENROLLMENT_H

@@ -1,8 +1,8 @@
 // blur-device-sim fleet: N simulated devices (blur::Client each), their
 // reports delivered to a collector over HTTP(S) or, --offline, through the
 // collector's decode -> validate -> estimate path in process.
-#ifndef BLUR_EXAMPLES_FLEET_SIM_FLEET_H
-#define BLUR_EXAMPLES_FLEET_SIM_FLEET_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_FLEET_H
+#define BLUR_TOOLS_DEVICE_SIM_FLEET_H
 
 #include <iostream>
 
@@ -18,4 +18,4 @@ int fleet(const Options& o, std::ostream& summary = std::cout);
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_FLEET_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_FLEET_H

@@ -3,8 +3,8 @@
 // records each value in order, and what it sent is read back off the wire.
 // The raw material of privacy audits (audit.h) and of `blur-device-sim
 // history`, which writes it for anyone's own attack.
-#ifndef BLUR_EXAMPLES_FLEET_SIM_HISTORY_H
-#define BLUR_EXAMPLES_FLEET_SIM_HISTORY_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_HISTORY_H
+#define BLUR_TOOLS_DEVICE_SIM_HISTORY_H
 
 #include <cstdint>
 #include <string>
@@ -45,4 +45,4 @@ int history(const Options& o, const std::string& metric_spec, const std::string&
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_HISTORY_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_HISTORY_H

@@ -2,8 +2,8 @@
 // HTTP/1.1 connections, each with one request in flight. Requests come from
 // a pool of pre-encoded POSTs; each gets a fresh 8-byte nonce written at its
 // nonce offset before it is sent (never a nonce twice in a run).
-#ifndef BLUR_EXAMPLES_FLEET_SIM_HTTP_LOAD_H
-#define BLUR_EXAMPLES_FLEET_SIM_HTTP_LOAD_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_HTTP_LOAD_H
+#define BLUR_TOOLS_DEVICE_SIM_HTTP_LOAD_H
 
 #include <sys/socket.h>
 
@@ -56,4 +56,4 @@ bool run_http_load(const std::vector<LoadRequest>& pool, const LoadTarget& targe
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_HTTP_LOAD_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_HTTP_LOAD_H

@@ -1,8 +1,8 @@
 // Just enough of an HTTP/1.1 response for the load generator: the status
 // line, Content-Length and Connection, and the "accepted" count of the
 // collector's JSON answer.
-#ifndef BLUR_EXAMPLES_FLEET_SIM_HTTP_RESPONSE_H
-#define BLUR_EXAMPLES_FLEET_SIM_HTTP_RESPONSE_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_HTTP_RESPONSE_H
+#define BLUR_TOOLS_DEVICE_SIM_HTTP_RESPONSE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -29,4 +29,4 @@ uint64_t accepted_of(const char* body, size_t length);
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_HTTP_RESPONSE_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_HTTP_RESPONSE_H

@@ -3,8 +3,8 @@
 // for --duration seconds over --connections keep-alive connections from one
 // thread (http_load.h), each request with a device nonce never sent before:
 // nonces derive from the run's seed, fresh from the OS unless --seed.
-#ifndef BLUR_EXAMPLES_FLEET_SIM_LOAD_GENERATOR_H
-#define BLUR_EXAMPLES_FLEET_SIM_LOAD_GENERATOR_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_LOAD_GENERATOR_H
+#define BLUR_TOOLS_DEVICE_SIM_LOAD_GENERATOR_H
 
 #include <cstddef>
 #include <cstdint>
@@ -20,4 +20,4 @@ int load(Options o);
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_LOAD_GENERATOR_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_LOAD_GENERATOR_H

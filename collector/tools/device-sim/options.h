@@ -1,6 +1,6 @@
 // blur-device-sim's command-line options and the helpers every command uses.
-#ifndef BLUR_EXAMPLES_FLEET_SIM_OPTIONS_H
-#define BLUR_EXAMPLES_FLEET_SIM_OPTIONS_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_OPTIONS_H
+#define BLUR_TOOLS_DEVICE_SIM_OPTIONS_H
 
 #include <cstdint>
 #include <optional>
@@ -71,4 +71,4 @@ bool load_words(const std::string& path, std::vector<std::string>* words, std::s
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_OPTIONS_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_OPTIONS_H

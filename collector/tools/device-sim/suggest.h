@@ -7,8 +7,8 @@
 // prints [{"prompt": ..., "suggestions": [...]}]. Typed words are lower-cased
 // and split as the trainer splits them (letters, digits, inner apostrophes);
 // a word outside the vocabulary is <unk>.
-#ifndef BLUR_EXAMPLES_FLEET_SIM_SUGGEST_H
-#define BLUR_EXAMPLES_FLEET_SIM_SUGGEST_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_SUGGEST_H
+#define BLUR_TOOLS_DEVICE_SIM_SUGGEST_H
 
 #include <string>
 #include <vector>
@@ -27,4 +27,4 @@ int suggest(const SuggestOptions& o);
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_SUGGEST_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_SUGGEST_H
