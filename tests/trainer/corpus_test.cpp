@@ -1,7 +1,6 @@
 #include "trainer/data/corpus.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -9,28 +8,15 @@
 #include <fstream>
 #include <set>
 
+#include "scratch_files.h"
 #include "trainer/data/tokenizer.h"
 
 namespace {
 
 using namespace blur::trainer;
+using blur::test::scratch_dir;
+using blur::test::write_file;
 namespace fs = std::filesystem;
-
-// A fresh directory under the test temp dir, named after the test.
-std::string scratch_dir() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::path(::testing::TempDir()) /
-                       ("blur_corpus_test_" + std::to_string(getpid()) + "_" + info->name());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-std::string write(const std::string& dir, const std::string& name, const std::string& bytes) {
-  const std::string path = dir + "/" + name;
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
-}
 
 // The message of the CorpusError `f` throws ("" if it does not throw).
 template <typename F>
@@ -45,7 +31,7 @@ std::string error_of(F f) {
 
 TEST(Corpus, ParsesFortuneFiles) {
   const std::string dir = scratch_dir();
-  const std::string path = write(dir, "f",
+  const std::string path = write_file(dir, "f",
                                  "First fortune.\n%\nSecond line one\n\tline two\n%\r\n\n  \n%\n"
                                  "Third, with 100% and\n%% in it\n");
   const Corpus corpus = read_corpus(path, CorpusFormat::kFortune);
@@ -61,7 +47,7 @@ TEST(Corpus, ParsesFortuneFiles) {
 
 TEST(Corpus, ReadsOneExamplePerLine) {
   const std::string dir = scratch_dir();
-  const std::string path = write(dir, "l", "one example\r\n\n   \nanother\tone\nlast");
+  const std::string path = write_file(dir, "l", "one example\r\n\n   \nanother\tone\nlast");
   const Corpus corpus = read_corpus(path);  // auto: a line without a tab -> lines
   ASSERT_EQ(corpus.units.size(), 3u);
   EXPECT_EQ(corpus.units[0].texts, std::vector<std::string>{"one example"});
@@ -71,8 +57,8 @@ TEST(Corpus, ReadsOneExamplePerLine) {
 
 TEST(Corpus, GroupsUserTabLinesByUserAcrossFiles) {
   const std::string dir = scratch_dir();
-  const std::string a = write(dir, "a", "u1\thello there\nu2\tbye\n\nu1\tagain\nu3\t  \n");
-  const std::string b = write(dir, "b", "u2\tsecond file\nu1\tthird\n");
+  const std::string a = write_file(dir, "a", "u1\thello there\nu2\tbye\n\nu1\tagain\nu3\t  \n");
+  const std::string b = write_file(dir, "b", "u2\tsecond file\nu1\tthird\n");
   const Corpus corpus = read_corpus_files({a, b});  // auto: every line has an id and a tab
   ASSERT_EQ(corpus.units.size(), 2u);               // u3 has only a blank text
   EXPECT_EQ(corpus.units[0].key, "u1");
@@ -83,10 +69,10 @@ TEST(Corpus, GroupsUserTabLinesByUserAcrossFiles) {
 
 TEST(Corpus, UserTabLineWithoutAnIdIsAnError) {
   const std::string dir = scratch_dir();
-  const std::string path = write(dir, "u", "u1\tfine\nno tab here\n");
+  const std::string path = write_file(dir, "u", "u1\tfine\nno tab here\n");
   const std::string message = error_of([&] { read_corpus(path, CorpusFormat::kUserTab); });
   EXPECT_NE(message.find(path + ":2: expected user_id<TAB>text"), std::string::npos) << message;
-  const std::string empty_id = write(dir, "e", "\tno id\n");
+  const std::string empty_id = write_file(dir, "e", "\tno id\n");
   EXPECT_NE(error_of([&] { read_corpus(empty_id, CorpusFormat::kUserTab); }).find("empty user id"),
             std::string::npos);
   // auto falls back to lines when a line has no id.
@@ -95,9 +81,9 @@ TEST(Corpus, UserTabLineWithoutAnIdIsAnError) {
 
 TEST(Corpus, DirectoryReadsEachFileOnceAndSkipsIndexes) {
   const std::string dir = scratch_dir();
-  write(dir, "b", "bee\n%\nbuzz\n");
-  write(dir, "a", "ant\n%\n");
-  write(dir, "a.dat", std::string("\x00\x00\x00\x02\xff", 5));
+  write_file(dir, "b", "bee\n%\nbuzz\n");
+  write_file(dir, "a", "ant\n%\n");
+  write_file(dir, "a.dat", std::string("\x00\x00\x00\x02\xff", 5));
   fs::create_symlink(dir + "/a", dir + "/a.u8");
   fs::create_hard_link(dir + "/b", dir + "/c");
   const Corpus corpus = read_corpus(dir);
@@ -112,15 +98,15 @@ TEST(Corpus, BadInputGivesClearErrors) {
             std::string::npos);
   EXPECT_NE(error_of([&] { read_corpus_files({dir + "/missing"}); }).find("missing"),
             std::string::npos);
-  const std::string empty = write(dir, "empty", "");
+  const std::string empty = write_file(dir, "empty", "");
   EXPECT_NE(error_of([&] { read_corpus(empty); }).find("no examples"), std::string::npos);
-  const std::string blank = write(dir, "blank", "\n  \n%\n%\n");
+  const std::string blank = write_file(dir, "blank", "\n  \n%\n%\n");
   EXPECT_NE(error_of([&] { read_corpus(blank); }).find("no examples"), std::string::npos);
   const std::string empty_dir = dir + "/sub";
   fs::create_directories(empty_dir);
   EXPECT_NE(error_of([&] { read_corpus(empty_dir); }).find("no text files"), std::string::npos);
 
-  const std::string bad = write(dir, "bad", "fine line\nbad \xc3\x28 byte\n");
+  const std::string bad = write_file(dir, "bad", "fine line\nbad \xc3\x28 byte\n");
   const std::string message = error_of([&] { read_corpus(bad); });
   EXPECT_NE(message.find(bad + ":2: invalid UTF-8 at byte 14"), std::string::npos) << message;
   // Repair on request: the bad byte becomes U+FFFD, a separator.
@@ -138,7 +124,7 @@ TEST(Corpus, BadInputGivesClearErrors) {
 
 TEST(Corpus, ByteOrderMarkIsDropped) {
   const std::string dir = scratch_dir();
-  const std::string path = write(dir, "bom", "\xEF\xBB\xBFu1\thi\n");
+  const std::string path = write_file(dir, "bom", "\xEF\xBB\xBFu1\thi\n");
   const Corpus corpus = read_corpus(path);
   ASSERT_EQ(corpus.units.size(), 1u);
   EXPECT_EQ(corpus.units[0].key, "u1");
@@ -184,7 +170,7 @@ TEST(Split, UsersNeverSpanSplitsAndTheSplitIsDeterministic) {
       text += "user" + std::to_string(user) + "\tline " + std::to_string(line) + "\n";
     }
   }
-  const Corpus corpus = read_corpus(write(dir, "users", text));
+  const Corpus corpus = read_corpus(write_file(dir, "users", text));
   ASSERT_EQ(corpus.units.size(), 50u);
   const SplitCorpus split = split_corpus(corpus);
   EXPECT_EQ(split.train.size() + split.validation.size() + split.test.size(), 50u);

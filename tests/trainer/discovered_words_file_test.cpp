@@ -4,30 +4,21 @@
 #include "common/discovered_words_file.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "scratch_files.h"
+
 namespace {
 
 using namespace blur::common;
+using blur::test::scratch_file;
 namespace fs = std::filesystem;
 
-std::string scratch_file(const std::string& name) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::path(::testing::TempDir()) /
-                       ("blur_discovered_words_test_" + std::to_string(getpid()) + "_" +
-                        info->name());
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
-
 std::string write_bytes(const std::string& name, const std::string& bytes) {
-  const std::string path = scratch_file(name);
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
+  return blur::test::write_file(blur::test::scratch_dir(), name, bytes);
 }
 
 std::string read_bytes(const std::string& path) {

@@ -1,7 +1,6 @@
 #include "trainer/data/vocabulary.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -9,27 +8,18 @@
 #include <fstream>
 #include <limits>
 
+#include "scratch_files.h"
 #include "trainer/random/drbg_stream.h"
 
 namespace {
 
 using namespace blur::trainer;
-namespace fs = std::filesystem;
+using blur::test::scratch_file;
 
 constexpr double kNoThreshold = -std::numeric_limits<double>::infinity();
 
-std::string scratch_file(const std::string& name) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::path(::testing::TempDir()) /
-                       ("blur_vocabulary_test_" + std::to_string(getpid()) + "_" + info->name());
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
-
 std::string write(const std::string& name, const std::string& bytes) {
-  const std::string path = scratch_file(name);
-  std::ofstream(path, std::ios::binary) << bytes;
-  return path;
+  return blur::test::write_file(blur::test::scratch_dir(), name, bytes);
 }
 
 template <typename F>
