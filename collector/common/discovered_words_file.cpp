@@ -49,8 +49,9 @@ bool read_discovered_words(const std::string& path, DiscoveredWords* found, std:
   std::string header, source;
   if (!std::getline(file, header) || header != kDiscoveredWordsHeader ||
       !std::getline(file, source) || source.compare(0, source_prefix.size(), source_prefix) != 0) {
-    *error = path + " is not a discovered-words file (blur-collector discovered-words --out): "
-                    "it must start with the lines '" +
+    *error = path +
+             " is not a discovered-words file (blur-collector discovered-words --out): "
+             "it must start with the lines '" +
              std::string(kDiscoveredWordsHeader) + "' and '" + source_prefix + "...'";
     return false;
   }

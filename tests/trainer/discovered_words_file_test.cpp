@@ -35,8 +35,9 @@ std::string read_error(const std::string& path) {
 }
 
 TEST(DiscoveredWordsFile, RoundTripsWordsInOrderAndTheSource) {
-  const DiscoveredWords words{{"the", "a", "don't", "café"},
-                              "word-discovery metric 2 (pem, epsilon 4 per report over 20000 reports)"};
+  const DiscoveredWords words{
+      {"the", "a", "don't", "café"},
+      "word-discovery metric 2 (pem, epsilon 4 per report over 20000 reports)"};
   const std::string path = scratch_file("words.txt");
   std::string error;
   ASSERT_TRUE(write_discovered_words(path, words, &error)) << error;

@@ -65,13 +65,13 @@ int discovered_words(const std::string& db, uint32_t metric_id, uint32_t top_k,
   if (!store) return report(store.error());
   const auto metric = store.value()->metric(metric_id);
   if (!metric) {
-    return report(Error{Error::Kind::kInvalid, "no metric " + std::to_string(metric_id) + " in " + db}, 2);
+    const std::string message = "no metric " + std::to_string(metric_id) + " in " + db;
+    return report(Error{Error::Kind::kInvalid, message}, 2);
   }
   if (!mechanism_spec(metric->mechanism).discovers_words) {
-    return report(Error{Error::Kind::kInvalid, "metric " + std::to_string(metric_id) + " is " +
-                                                   describe(*metric) +
-                                                   ", not a word-discovery (pem, sfp) metric"},
-                  2);
+    const std::string message = "metric " + std::to_string(metric_id) + " is " +
+                                describe(*metric) + ", not a word-discovery (pem, sfp) metric";
+    return report(Error{Error::Kind::kInvalid, message}, 2);
   }
   auto aggregate = store.value()->aggregate(*metric, TimeRange{});
   if (!aggregate) return report(aggregate.error());
@@ -84,8 +84,9 @@ int discovered_words(const std::string& db, uint32_t metric_id, uint32_t top_k,
   for (const DiscoveredWord& w : found.words) words.words.push_back(w.word);
   char epsilon[32];
   std::snprintf(epsilon, sizeof epsilon, "%g", metric->epsilon_micros / 1e6);
-  words.source = "word-discovery metric " + std::to_string(metric_id) + " (" + blur::mechanism_name(metric->mechanism) + ", epsilon " +
-                 epsilon + " per report over " + std::to_string(aggregate->reports()) +
+  words.source = "word-discovery metric " + std::to_string(metric_id) + " (" +
+                 blur::mechanism_name(metric->mechanism) + ", epsilon " + epsilon +
+                 " per report over " + std::to_string(aggregate->reports()) +
                  " reports: local DP, paid on the devices)";
   std::string error;
   if (!blur::common::write_discovered_words(out, words, &error)) {

@@ -30,7 +30,7 @@ struct TrainArgs {
   double noise_multiplier = -1;
   uint64_t seed = 0;
   std::string discovered_words;  // --discovered-words
-  double units_estimate = 0;  // --units-estimate (0: the DP count)
+  double units_estimate = 0;     // --units-estimate (0: the DP count)
 };
 
 struct ModelArgs {

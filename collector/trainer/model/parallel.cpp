@@ -14,10 +14,10 @@
 // loaded, before main(): threads that block no signal. A process that
 // handles SIGTERM by blocking it and waiting in sigwait (blur-collector
 // serve, when it still linked the trainer) would then have the signal
-// delivered to one of them and die on its default action. The trainer never uses that pool (one GEMM thread per
-// worker), so the first thing this library does is hold OpenBLAS to one
-// thread and stop the pool (library constructors run after those of the
-// libraries they depend on).
+// delivered to one of them and die on its default action. The trainer
+// never uses that pool (one GEMM thread per worker), so the first thing
+// this library does is hold OpenBLAS to one thread and stop the pool
+// (library constructors run after those of the libraries they depend on).
 extern "C" int blas_thread_shutdown_(void);
 
 namespace blur::trainer {

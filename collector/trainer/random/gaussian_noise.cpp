@@ -190,9 +190,8 @@ void GaussianNoise::add_parallel(Scalar* out, size_t n, double stddev, unsigned 
     add(out, n, stddev);
     return;
   }
-  run_in_shares(n, threads, [&](size_t begin, size_t end) {
-    add(out + begin, end - begin, stddev, begin);
-  });
+  run_in_shares(n, threads,
+                [&](size_t begin, size_t end) { add(out + begin, end - begin, stddev, begin); });
 }
 
 template void GaussianNoise::add<float>(float*, size_t, double, uint64_t) const;
