@@ -30,15 +30,23 @@ struct DiscoveredWords {
   std::string source;              // one line: what the words are
 };
 
-// Writes `found` to `path`, replacing it. False, with *error, when a word or
-// the source cannot be written as one line, a word repeats, or the file
-// cannot be written.
+// The file's text for `found`. False, with *error, when a word or the
+// source cannot be written as one line, or a word is empty or repeats.
+bool format_discovered_words(const DiscoveredWords& found, std::string* text, std::string* error);
+
+// The words and source of a file's text; `name` (the file's) starts the
+// errors. False, with *error naming the line, when the text is not that
+// format or holds an empty or repeated word. Any bytes: never throws.
+bool parse_discovered_words(const std::string& text, const std::string& name,
+                            DiscoveredWords* found, std::string* error);
+
+// format_discovered_words to `path`, replacing it (nothing written when the
+// words cannot be); also false when the file cannot be written.
 bool write_discovered_words(const std::string& path, const DiscoveredWords& found,
                             std::string* error);
 
-// Reads a file written by write_discovered_words. False, with *error naming
-// the file (and the line), when it is missing, is not that format, or holds
-// an empty or repeated word.
+// parse_discovered_words of the file at `path`; also false when it cannot
+// be read.
 bool read_discovered_words(const std::string& path, DiscoveredWords* found, std::string* error);
 
 }  // namespace blur::common

@@ -75,6 +75,19 @@ TEST(DiscoveredWordsFile, WriteRefusesWhatCannotBeOneLine) {
   EXPECT_NE(error.find("cannot write"), std::string::npos) << error;
 }
 
+TEST(DiscoveredWordsFile, FormatAndParseAreInverses) {
+  const DiscoveredWords words{{"x", "y"}, "metric 3"};
+  std::string text, error;
+  ASSERT_TRUE(format_discovered_words(words, &text, &error)) << error;
+  DiscoveredWords parsed;
+  ASSERT_TRUE(parse_discovered_words(text, "t", &parsed, &error)) << error;
+  EXPECT_EQ(parsed.words, words.words);
+  EXPECT_EQ(parsed.source, words.source);
+  // A last line without its '\n' is still a word.
+  ASSERT_TRUE(parse_discovered_words(text + "z", "t", &parsed, &error)) << error;
+  EXPECT_EQ(parsed.words, (std::vector<std::string>{"x", "y", "z"}));
+}
+
 TEST(DiscoveredWordsFile, ReadRefusesOtherFilesNamingFileAndLine) {
   EXPECT_NE(read_error(scratch_file("missing.txt")).find("cannot read"), std::string::npos);
   // A plain word list, the trainer's saved vocabulary, a header without source.
@@ -90,6 +103,12 @@ TEST(DiscoveredWordsFile, ReadRefusesOtherFilesNamingFileAndLine) {
   EXPECT_EQ(read_error(empty), empty + ":4: an empty word, or a carriage return in one");
   const std::string crlf = write_bytes("crlf.txt", header + "the\r\n");
   EXPECT_EQ(read_error(crlf), crlf + ":3: an empty word, or a carriage return in one");
+  const std::string source_cr =
+      write_bytes("source.txt", "#blur-discovered-words v1\r\n#source s\r\nthe\r\n");
+  EXPECT_NE(read_error(source_cr).find("is not a discovered-words file"), std::string::npos);
+  const std::string source_cr2 =
+      write_bytes("source2.txt", "#blur-discovered-words v1\n#source s\r\n");
+  EXPECT_EQ(read_error(source_cr2), source_cr2 + ":2: a carriage return in the source");
   const std::string repeated = write_bytes("repeated.txt", header + "the\na\nthe\n");
   EXPECT_EQ(read_error(repeated), repeated + ":5: 'the' repeats");
 }
