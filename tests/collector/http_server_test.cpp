@@ -18,6 +18,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "api/collector_api.h"
@@ -76,7 +77,14 @@ class CollectorFixture : public ::testing::Test {
     // cpp-httplib's 5 s default; the tests assert answers, not speed.
     client_->set_read_timeout(std::chrono::seconds(120));
     client_->set_write_timeout(std::chrono::seconds(120));
-    for (int i = 0; i < 100 && !client_->Get("/healthz"); ++i) usleep(10000);
+    // Answered once run() is up; the deadline only fails a hung server.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    bool up = false;
+    while (!(up = static_cast<bool>(client_->Get("/healthz"))) &&
+           std::chrono::steady_clock::now() < deadline) {
+      usleep(10000);
+    }
+    ASSERT_TRUE(up) << "/healthz not answered";
   }
   void TearDown() override {
     server_->stop(std::chrono::seconds(5));
@@ -240,7 +248,8 @@ TEST_F(CollectorFixture, ChunkedBodyPastTheLimitIsRefusedWhileReading) {
   std::string in;
   std::optional<raw_http::Answer> answer;
   bool closed = false;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  // Ends when the server closes; the deadline only fails a hung test.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (!closed && std::chrono::steady_clock::now() < deadline) {
     if (out.size() < chunk.size() && body_queued < total) {
       out += chunk;
@@ -482,17 +491,22 @@ TEST_F(CollectorFixture, SeriesAndTimeRanges) {
   EXPECT_EQ(nlohmann::json::parse(response->body)["n"], 0);
   response = client_->Get("/v1/metrics/1/estimate?from=0");
   EXPECT_EQ(nlohmann::json::parse(response->body)["n"], 1);
-  for (const char* bad : {"/v1/metrics/1/estimate?from=yesterday",
-                          "/v1/metrics/1/estimate?from=2026-13-01",
-                          "/v1/metrics/1/series?bucket=week",
-                          "/v1/metrics/1/estimate?from=10&to=5",
-                          "/v1/metrics/1/estimate?colour=red"}) {
+  // Each bad request is a 400 whose message names the offending parameter
+  // (quoted, as the API writes it), not just the word "parameter".
+  const std::pair<const char*, const char*> bad_requests[] = {
+      {"/v1/metrics/1/estimate?from=yesterday", "'from'"},
+      {"/v1/metrics/1/estimate?from=2026-13-01", "'from'"},
+      {"/v1/metrics/1/series?bucket=week", "'bucket'"},
+      {"/v1/metrics/1/estimate?from=10&to=5", "'from'"},
+      {"/v1/metrics/1/estimate?colour=red", "'colour'"},
+  };
+  for (const auto& [bad, parameter] : bad_requests) {
     response = client_->Get(bad);
     ASSERT_TRUE(response);
     EXPECT_EQ(response->status, 400) << bad;
-    EXPECT_NE(nlohmann::json::parse(response->body)["error"].get<std::string>().find("parameter"),
+    EXPECT_NE(nlohmann::json::parse(response->body)["error"].get<std::string>().find(parameter),
               std::string::npos)
-        << response->body;
+        << bad << " -> " << response->body;
   }
 }
 
@@ -606,12 +620,12 @@ TEST(GroupCommitQueue, FullQueueAnswersUnavailableAtOnce) {
     }
 
     gate->open();
-    for (int i = 0; i < 1000; ++i) {
+    for (int i = 0; i < 12000; ++i) {  // a minute: only a hung commit fails it
       {
         std::lock_guard<std::mutex> lock(mutex);
         if (answers.size() == 4) break;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     {
       std::lock_guard<std::mutex> lock(mutex);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <condition_variable>
 #include <functional>
@@ -29,6 +30,22 @@ using Clock = std::chrono::steady_clock;
 
 long long ms_since(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+// The tests assert events and their order, never how fast they came: a wait
+// for an event gives up only after kHungMs, which fails a hung test and
+// nothing else (a busy CI machine is slow, not this slow). Lower bounds
+// (closed no earlier than a deadline) stay: load only makes them truer.
+constexpr int kHungMs = 30000;
+
+// Polls `done` until it holds or kHungMs pass; its last value.
+template <class Condition>
+bool wait_until(Condition done) {
+  const auto deadline = Clock::now() + std::chrono::milliseconds(kHungMs);
+  while (!done() && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return done();
 }
 
 class TransportFixture : public ::testing::Test {
@@ -87,8 +104,17 @@ class TransportFixture : public ::testing::Test {
     port_ = server_->port();
     thread_ = std::thread([this] {
       server_->run();
+      std::lock_guard<std::mutex> lock(mutex_);
       run_returned_ = Clock::now();
+      returned_ = true;
+      returned_changed_.notify_all();
     });
+  }
+  // True once run() has returned, waiting up to kHungMs for it.
+  bool wait_run_returned() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return returned_changed_.wait_for(lock, std::chrono::milliseconds(kHungMs),
+                                      [this] { return returned_; });
   }
   size_t held_count() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -97,6 +123,14 @@ class TransportFixture : public ::testing::Test {
   void release_held() {
     std::lock_guard<std::mutex> lock(mutex_);
     held_.clear();  // destroyed unanswered: 500
+  }
+  void answer_held() {
+    std::vector<Reply> held;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      held.swap(held_);
+    }
+    for (auto& reply : held) reply(json_response(200, {{"held", true}}));
   }
   void TearDown() override {
     if (server_) server_->stop(std::chrono::seconds(2));
@@ -108,6 +142,8 @@ class TransportFixture : public ::testing::Test {
   std::unique_ptr<Server> server_;
   std::thread thread_;
   Clock::time_point run_returned_;
+  bool returned_ = false;
+  std::condition_variable returned_changed_;
   int port_ = 0;
   std::mutex mutex_;
   std::vector<std::thread> workers_;
@@ -194,7 +230,7 @@ TEST_F(TransportFixture, ExpectContinue) {
       fd, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
           "Content-Length: 3\r\nExpect: 100-continue\r\n\r\n"));
   std::string pending;
-  ASSERT_TRUE(raw_http::readable(fd, 2000));
+  ASSERT_TRUE(raw_http::readable(fd, kHungMs));
   char buffer[256];
   const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
   ASSERT_GT(n, 0);
@@ -280,16 +316,19 @@ TEST_F(TransportFixture, HundredRequestsOnOneConnectionThenIdleTimeout) {
   // Pipelined: ten requests in one write, ten answers in order.
   std::string ten;
   for (int i = 0; i < 10; ++i) ten += raw_http::get(i % 2 ? "/ok" : "/nothing");
+  // The server's idle time starts after its last answer, so after this.
+  const auto idle_since = Clock::now();
   ASSERT_TRUE(raw_http::send_all(fd, ten));
   for (int i = 0; i < 10; ++i) {
     const auto answer = raw_http::read_answer(fd, &pending);
     ASSERT_TRUE(answer) << i;
     EXPECT_EQ(answer->status, i % 2 ? 200 : 404);
   }
-  // Idle past idle_timeout (1.5 s): closed.
-  const auto idle_since = Clock::now();
-  EXPECT_TRUE(raw_http::closed_by_peer(fd, 5000));
-  EXPECT_GE(ms_since(idle_since), 1200);
+  // Idle past idle_timeout (1.5 s): closed, not before.
+  EXPECT_TRUE(raw_http::closed_by_peer(fd, kHungMs));
+  const long long idle_closed = ms_since(idle_since);
+  std::printf("idle keep-alive connection closed after %lld ms\n", idle_closed);
+  EXPECT_GE(idle_closed, 1450);
   close(fd);
 }
 
@@ -342,7 +381,9 @@ TEST(TransportBacklog, AThousandConnectionsWaitInTheQueue) {
   for (int i = 0; i < 1000; ++i) {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     ASSERT_GE(fd, 0);
-    timeval timeout{1, 0};  // connect() gives up after a second (SO_SNDTIMEO)
+    // A connection past the backlog waits for an accept() that never comes:
+    // connect() gives up after 10 s (SO_SNDTIMEO) and the test fails.
+    timeval timeout{10, 0};
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -352,34 +393,85 @@ TEST(TransportBacklog, AThousandConnectionsWaitInTheQueue) {
     fds.push_back(fd);
     ASSERT_TRUE(connected) << "connection " << i << " not queued: " << std::strerror(errno);
   }
-  EXPECT_LT(ms_since(start_time), 1000);
+  std::printf("1,000 connections queued without run() in %lld ms\n", ms_since(start_time));
   for (int fd : fds) close(fd);
 }
 
-// Slowloris: clients that drip a header (or a body) one byte at a time are
-// closed at the deadline although they keep sending, and never hold the
-// single I/O thread: others are served meanwhile.
-TEST_F(TransportFixture, SlowClientsAreClosedAndDoNotBlockOthers) {
-  start(1);
+// Slowloris: clients that drip a header (or a body) one byte at a time never
+// hold the single I/O thread: with their deadlines ten minutes away, others
+// are answered between their bytes while every slow one is still open (a
+// server that waited on one would answer nobody until its deadline).
+TEST_F(TransportFixture, SlowClientsDoNotBlockOthers) {
+  start(1, [](Server::Options& options) {
+    options.header_timeout = std::chrono::minutes(10);
+    options.body_timeout = std::chrono::minutes(10);
+    options.idle_timeout = std::chrono::minutes(10);
+  });
   const std::string header = raw_http::get("/ok");
   const std::string body_head =
       "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
       "Content-Length: 100\r\n\r\n";
+  std::vector<int> slow_header, slow_body, idle;
+  for (int i = 0; i < 20; ++i) {
+    slow_header.push_back(raw_http::connect_to(port_));
+    slow_body.push_back(raw_http::connect_to(port_));
+    ASSERT_TRUE(raw_http::send_all(slow_body.back(), body_head));
+  }
+  for (int i = 0; i < 100; ++i) idle.push_back(raw_http::connect_to(port_));
+  long long slowest_other = 0;
+  for (size_t byte = 0; byte < 10; ++byte) {
+    for (size_t i = 0; i < slow_header.size(); ++i) {
+      ASSERT_TRUE(raw_http::send_all(slow_header[i], header.substr(byte, 1))) << i;
+      ASSERT_TRUE(raw_http::send_all(slow_body[i], "b")) << i;
+    }
+    const auto asked = Clock::now();
+    const int other = raw_http::connect_to(port_);
+    ASSERT_TRUE(raw_http::send_all(other, header));
+    const auto other_answer = raw_http::read_answer(other, nullptr, kHungMs);
+    close(other);
+    ASSERT_TRUE(other_answer) << "another client was not answered meanwhile (byte " << byte << ")";
+    EXPECT_EQ(other_answer->status, 200);
+    slowest_other = std::max(slowest_other, ms_since(asked));
+  }
+  std::printf("others answered among 140 slow and silent clients within %lld ms\n",
+              slowest_other);
+  // None of the slow or silent ones was answered or closed meanwhile.
+  for (const auto* fds : {&slow_header, &slow_body, &idle}) {
+    for (int fd : *fds) {
+      EXPECT_FALSE(raw_http::readable(fd, 0)) << "a slow client was answered or closed";
+      close(fd);
+    }
+  }
+}
+
+// ... and they are closed at their deadlines although they keep sending
+// (header_timeout 600 ms, body_timeout 800 ms), as are the silent ones.
+TEST_F(TransportFixture, SlowClientsAreClosedAtTheirDeadlines) {
+  start(1);
+  // Neither the header nor the body would end before max_header_bytes.
+  const std::string header = "GET /ok HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(4000, 'a');
+  const std::string body_head =
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+      "Content-Length: 100000\r\n\r\n";
   std::vector<int> slow_header, slow_body;
   for (int i = 0; i < 20; ++i) {
     slow_header.push_back(raw_http::connect_to(port_));
     slow_body.push_back(raw_http::connect_to(port_));
     ASSERT_TRUE(raw_http::send_all(slow_body.back(), body_head));
   }
-  // 100 idle connections that never send anything.
   std::vector<int> idle;
   for (int i = 0; i < 100; ++i) idle.push_back(raw_http::connect_to(port_));
 
   const auto start_time = Clock::now();
   std::vector<long long> header_closed(slow_header.size(), -1), body_closed(slow_body.size(), -1);
-  long long slowest_other = 0;
-  for (size_t byte = 0; byte < 30 && ms_since(start_time) < 3000; ++byte) {
+  auto all_closed = [&] {
+    return std::count(header_closed.begin(), header_closed.end(), -1) == 0 &&
+           std::count(body_closed.begin(), body_closed.end(), -1) == 0;
+  };
+  // Ten bytes a second each, until all are closed (or the test is hung).
+  for (size_t byte = 0; !all_closed() && ms_since(start_time) < kHungMs; ++byte) {
     for (size_t i = 0; i < slow_header.size(); ++i) {
+      // A write can still succeed just after the close; the reset fails the next.
       if (header_closed[i] < 0 &&
           !raw_http::send_all(slow_header[i], header.substr(byte % header.size(), 1))) {
         header_closed[i] = ms_since(start_time);
@@ -388,34 +480,23 @@ TEST_F(TransportFixture, SlowClientsAreClosedAndDoNotBlockOthers) {
         body_closed[i] = ms_since(start_time);
       }
     }
-    // Another client meanwhile: answered at once.
-    const auto asked = Clock::now();
-    const auto answer = raw_http::exchange(port_, raw_http::get("/ok"));
-    ASSERT_TRUE(answer);
-    EXPECT_EQ(answer->status, 200);
-    slowest_other = std::max(slowest_other, ms_since(asked));
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // ten bytes a second
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  EXPECT_LT(slowest_other, 300);
-  std::printf("slow clients: first header one closed after %lld ms, body one after %lld ms; "
-              "others answered within %lld ms\n",
-              header_closed[0], body_closed[0], slowest_other);
+  std::printf("slow clients: header ones closed after %lld..%lld ms, body ones after %lld..%lld ms "
+              "(-1: not closed)\n",
+              *std::min_element(header_closed.begin(), header_closed.end()),
+              *std::max_element(header_closed.begin(), header_closed.end()),
+              *std::min_element(body_closed.begin(), body_closed.end()),
+              *std::max_element(body_closed.begin(), body_closed.end()));
   for (size_t i = 0; i < slow_header.size(); ++i) {
-    // A write can still succeed just after the close; the reset fails the next.
-    EXPECT_TRUE(header_closed[i] >= 0 || raw_http::closed_by_peer(slow_header[i], 100)) << i;
-    EXPECT_TRUE(body_closed[i] >= 0 || raw_http::closed_by_peer(slow_body[i], 100)) << i;
-    if (header_closed[i] >= 0) {
-      EXPECT_LT(header_closed[i], 600 + 800) << i;  // header_timeout
-    }
-    if (body_closed[i] >= 0) {
-      EXPECT_LT(body_closed[i], 800 + 800) << i;  // body_timeout
-    }
+    EXPECT_GE(header_closed[i], 0) << "a dripped header was never closed: " << i;
+    EXPECT_GE(body_closed[i], 0) << "a dripped body was never closed: " << i;
     close(slow_header[i]);
     close(slow_body[i]);
   }
   // The silent ones are closed at the header deadline too.
   for (int fd : idle) {
-    EXPECT_TRUE(raw_http::closed_by_peer(fd, 1000));
+    EXPECT_TRUE(raw_http::closed_by_peer(fd, kHungMs));
     close(fd);
   }
 }
@@ -444,18 +525,20 @@ long long drip_until_closed(int fd, const std::string& text, Clock::time_point s
 // never end, is closed at header_timeout (600 ms; the sweep checks every
 // 75 ms), neither before nor long after.
 TEST_F(TransportFixture, DrippedHeaderIsClosedAtTheHeaderDeadline) {
-  start(1);
+  // idle_timeout far from the 400 ms pause below, so only the header
+  // deadline can close the keep-alive connection.
+  start(1, [](Server::Options& options) { options.idle_timeout = std::chrono::seconds(60); });
   const std::string endless = "GET /ok HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(4000, 'a');
   int fd = raw_http::connect_to(port_);
   ASSERT_GE(fd, 0);
   auto connected = Clock::now();
-  const long long fresh = drip_until_closed(fd, endless, connected, 4000);
+  const long long fresh = drip_until_closed(fd, endless, connected, kHungMs);
   close(fd);
-  EXPECT_GE(fresh, 550) << "closed before header_timeout";
-  EXPECT_LT(fresh, 600 + 700) << "not closed at header_timeout (-1: never)";
+  EXPECT_GE(fresh, 550) << "closed before header_timeout (-1: never closed)";
 
-  // Keep-alive: a request answered, 400 ms idle (idle_timeout is 1.5 s),
-  // then a dripped header: its deadline starts at its first byte.
+  // Keep-alive: a request answered, 400 ms idle, then a dripped header: its
+  // deadline starts at its first byte (from the connection's start it would
+  // close some 200 ms after that byte).
   fd = raw_http::connect_to(port_);
   ASSERT_GE(fd, 0);
   connected = Clock::now();
@@ -465,12 +548,11 @@ TEST_F(TransportFixture, DrippedHeaderIsClosedAtTheHeaderDeadline) {
   EXPECT_EQ(answer->status, 200);
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   const auto first_byte = Clock::now();
-  const long long kept = drip_until_closed(fd, endless, first_byte, 4000);
+  const long long kept = drip_until_closed(fd, endless, first_byte, kHungMs);
   close(fd);
   std::printf("dripped headers closed after %lld ms (new connection), %lld ms (keep-alive)\n",
               fresh, kept);
-  EXPECT_GE(kept, 550);
-  EXPECT_LT(kept, 600 + 700);
+  EXPECT_GE(kept, 550) << "(-1: never closed)";
   EXPECT_GE(ms_since(connected), 400 + 550);
 }
 
@@ -487,6 +569,9 @@ TEST_F(TransportFixture, ConnectionCapAnswers503AndRecovers) {
   start(2, [refusals](Server::Options& options) {
     options.max_connections = 8;
     options.retry_after = std::chrono::seconds(3);
+    // No deadline can answer or close the silent ones: only the cap.
+    options.header_timeout = std::chrono::minutes(10);
+    options.idle_timeout = std::chrono::minutes(10);
     options.on_complete = [refusals](const Completion& completion) {
       std::lock_guard<std::mutex> lock(refusals->mutex);
       refusals->tokens.push_back(completion.response->refusal);
@@ -500,22 +585,17 @@ TEST_F(TransportFixture, ConnectionCapAnswers503AndRecovers) {
     ASSERT_GE(served.back(), 0);
     ASSERT_TRUE(raw_http::send_all(served.back(), raw_http::get("/held")));
   }
-  for (int i = 0; i < 200 && held_count() < 8; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_EQ(held_count(), 8u);
+  ASSERT_TRUE(wait_until([this] { return held_count() == 8; })) << held_count();
 
   // Twenty more: ten silent, ten sending a request; all refused at once.
   for (int i = 0; i < 20; ++i) {
     const int fd = raw_http::connect_to(port_);
     ASSERT_GE(fd, 0);
-    const auto asked = Clock::now();
     if (i % 2) {
       ASSERT_TRUE(raw_http::send_all(fd, raw_http::get("/ok")));
     }
-    const auto answer = raw_http::read_answer(fd, nullptr, 2000);
+    const auto answer = raw_http::read_answer(fd, nullptr, kHungMs);
     ASSERT_TRUE(answer) << i;
-    EXPECT_LT(ms_since(asked), 500) << i;
     EXPECT_EQ(answer->status, 503) << i;
     EXPECT_EQ(answer->header("retry-after"), "3") << i;
     EXPECT_EQ(answer->header("connection"), "close") << i;
@@ -524,7 +604,7 @@ TEST_F(TransportFixture, ConnectionCapAnswers503AndRecovers) {
                   "limit of 8 connections"),
               std::string::npos)
         << answer->body;
-    EXPECT_TRUE(raw_http::closed_by_peer(fd, 2000)) << i;
+    EXPECT_TRUE(raw_http::closed_by_peer(fd, kHungMs)) << i;
     close(fd);
   }
   {
@@ -540,10 +620,8 @@ TEST_F(TransportFixture, ConnectionCapAnswers503AndRecovers) {
     EXPECT_EQ(answer->status, 500);
     close(fd);
   }
-  for (int i = 0; i < 200 && server_->open_connections() > 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_EQ(server_->open_connections(), 0u);
+  EXPECT_TRUE(wait_until([this] { return server_->open_connections() == 0; }))
+      << server_->open_connections();
   // Recovered: eight at once are served again.
   std::vector<int> again;
   for (int i = 0; i < 8; ++i) {
@@ -585,15 +663,13 @@ TEST_F(TransportFixture, PerAddressCapKeepsOneAddressFromTakingEveryConnection) 
     silent.push_back(raw_http::connect_to(port_, "127.0.0.2"));
     ASSERT_GE(silent.back(), 0) << "cannot connect from 127.0.0.2";
   }
-  for (int i = 0; i < 200 && server_->open_connections() < 5; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_EQ(server_->open_connections(), 5u);
+  ASSERT_TRUE(wait_until([this] { return server_->open_connections() == 5; }))
+      << server_->open_connections();
   EXPECT_EQ(server_->open_sources(), 1u);
   for (int i = 0; i < 10; ++i) {  // more from the same address: refused at once
     const int fd = raw_http::connect_to(port_, "127.0.0.2");
     ASSERT_GE(fd, 0);
-    const auto answer = raw_http::read_answer(fd, nullptr, 2000);
+    const auto answer = raw_http::read_answer(fd, nullptr, kHungMs);
     ASSERT_TRUE(answer) << i;
     EXPECT_EQ(answer->status, 503) << i;
     EXPECT_EQ(answer->header("retry-after"), "1") << i;
@@ -601,7 +677,7 @@ TEST_F(TransportFixture, PerAddressCapKeepsOneAddressFromTakingEveryConnection) 
                   "limit of 5 connections per address"),
               std::string::npos)
         << answer->body;
-    EXPECT_TRUE(raw_http::closed_by_peer(fd, 2000)) << i;
+    EXPECT_TRUE(raw_http::closed_by_peer(fd, kHungMs)) << i;
     close(fd);
   }
   // Others are served meanwhile, up to the global cap: 5 + 7 = 12.
@@ -616,7 +692,7 @@ TEST_F(TransportFixture, PerAddressCapKeepsOneAddressFromTakingEveryConnection) 
   EXPECT_EQ(server_->open_sources(), 3u);
   {
     const int fd = raw_http::connect_to(port_, "127.0.0.4");  // past the global cap
-    const auto answer = raw_http::read_answer(fd, nullptr, 2000);
+    const auto answer = raw_http::read_answer(fd, nullptr, kHungMs);
     ASSERT_TRUE(answer);
     EXPECT_EQ(answer->status, 503);
     close(fd);
@@ -629,43 +705,45 @@ TEST_F(TransportFixture, PerAddressCapKeepsOneAddressFromTakingEveryConnection) 
   }
   for (int fd : silent) close(fd);
   for (int fd : others) close(fd);
-  for (int i = 0; i < 200 && server_->open_connections() > 0; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_EQ(server_->open_connections(), 0u);
+  EXPECT_TRUE(wait_until([this] { return server_->open_connections() == 0; }))
+      << server_->open_connections();
   EXPECT_EQ(server_->open_sources(), 0u);  // no entry left behind
   const auto again = raw_http::exchange(port_, raw_http::get("/ok"));
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, 200);
 }
 
-// stop(): idle and slow connections close at once, the request being
-// handled is answered (with "Connection: close"), run() returns without
-// waiting for the deadline.
+// stop(): idle and slow connections close while the request being handled
+// is still held, that request is then answered (with "Connection: close"),
+// and run() returns without waiting for the (hour-long) deadline.
 TEST_F(TransportFixture, StopFinishesRequestsInFlightAndClosesTheRest) {
-  later_delay_ = std::chrono::milliseconds(400);
   start();
   const int in_flight = raw_http::connect_to(port_);
   const int slow = raw_http::connect_to(port_);
   const int idle = raw_http::connect_to(port_);
-  ASSERT_TRUE(raw_http::send_all(in_flight, raw_http::get("/later")));
+  ASSERT_TRUE(raw_http::send_all(in_flight, raw_http::get("/held")));
   ASSERT_TRUE(raw_http::send_all(slow, "GET /ok HTTP/1.1\r\nHo"));
   ASSERT_TRUE(raw_http::send_all(idle, raw_http::get("/ok")));
   ASSERT_TRUE(raw_http::read_answer(idle));  // now idle between requests
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(wait_until([this] { return held_count() == 1; }));
 
   const auto stop_time = Clock::now();
-  server_->stop(std::chrono::seconds(10));
-  EXPECT_TRUE(raw_http::closed_by_peer(slow, 300));
-  EXPECT_TRUE(raw_http::closed_by_peer(idle, 300));
-  const auto answer = raw_http::read_answer(in_flight);
+  server_->stop(std::chrono::hours(1));
+  EXPECT_TRUE(raw_http::closed_by_peer(slow, kHungMs));
+  EXPECT_TRUE(raw_http::closed_by_peer(idle, kHungMs));
+  EXPECT_FALSE(raw_http::readable(in_flight, 0)) << "the request in flight was cut off";
+  answer_held();
+  const auto answer = raw_http::read_answer(in_flight, nullptr, kHungMs);
   ASSERT_TRUE(answer);
   EXPECT_EQ(answer->status, 200);
   EXPECT_EQ(answer->header("connection"), "close");
-  EXPECT_TRUE(raw_http::closed_by_peer(in_flight, 1000));
+  EXPECT_TRUE(raw_http::closed_by_peer(in_flight, kHungMs));
+  ASSERT_TRUE(wait_run_returned()) << "run() waits for the stop deadline";
+  std::printf("stop: run() returned %lld ms after stop() (deadline: an hour)\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         run_returned_ - stop_time)
+                                         .count()));
   thread_.join();
-  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(run_returned_ - stop_time).count(),
-            2000);
   // No longer accepting.
   EXPECT_LT(raw_http::connect_to(port_), 0);
   close(in_flight);
@@ -673,20 +751,24 @@ TEST_F(TransportFixture, StopFinishesRequestsInFlightAndClosesTheRest) {
   close(idle);
 }
 
-// A handler that never answers cannot hold stop() past its deadline.
+// A handler that never answers cannot hold stop() past its deadline: run()
+// returns, not before the deadline, while the Reply is still held.
 TEST_F(TransportFixture, StopDeadlineClosesWhatIsLeft) {
   start();
   const int held = raw_http::connect_to(port_);
   ASSERT_TRUE(raw_http::send_all(held, raw_http::get("/held")));
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(wait_until([this] { return held_count() == 1; }));
   const auto stop_time = Clock::now();
   server_->stop(std::chrono::milliseconds(500));
-  EXPECT_TRUE(raw_http::closed_by_peer(held, 2000));
+  EXPECT_TRUE(raw_http::closed_by_peer(held, kHungMs));
+  ASSERT_TRUE(wait_run_returned()) << "a held Reply kept run() past the stop deadline";
+  EXPECT_EQ(held_count(), 1u);  // never answered: the deadline ended it
   thread_.join();
   const auto took =
       std::chrono::duration_cast<std::chrono::milliseconds>(run_returned_ - stop_time).count();
+  std::printf("stop with a held request: run() returned %lld ms after stop() (deadline 500 ms)\n",
+              static_cast<long long>(took));
   EXPECT_GE(took, 450);
-  EXPECT_LT(took, 1500);
   close(held);
 }
 
