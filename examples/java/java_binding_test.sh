@@ -49,9 +49,16 @@ run org.blur.test.BindingTest second "$work/device" "$work/state" "$url" > "$wor
 cat "$work/first.log" "$work/second.log"
 if grep -q "WARNING" "$work/first.log" "$work/second.log"; then exit 1; fi
 
-# The second JVM's five reports reached the collector.
-read_api "$url/v1/metrics/1/estimate" | grep -q '"n":3'
-read_api "$url/v1/metrics/2/estimate" | grep -q '"n":1'
+# The second JVM's five reports reached the collector, each metric's
+# exactly: rr 3 (one from the first JVM, two from the second), oue 1,
+# laplace 1 (n read as a JSON number, so 30 is not 3).
+for expected in 1:3 2:1 3:1; do
+  metric=${expected%:*} want=${expected#*:}
+  n=$(read_api "$url/v1/metrics/$metric/estimate" |
+      /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["n"])')
+  [ "$n" = "$want" ] || { echo "FAIL: metric $metric holds $n reports, not $want" >&2; exit 1; }
+done
+echo "the five reports reached the collector: metric 1 3, metric 2 1, metric 3 1"
 
 # 3. The fleet. Estimates must lie within 4.5 of the collector's own standard
 # errors of the truth. SecureRandom cannot be seeded, so the randomization
