@@ -3,11 +3,13 @@
 // to float rounding, over sizes that exercise the 8-lane tail, logits far
 // apart (exps that underflow), and the target anywhere. On a CPU without
 // AVX2 the kernel is absent and the test says so and checks the portable
-// path only.
+// path only; the dispatcher is also forced onto the portable path (as on
+// such a CPU) and compared with the AVX2 one.
 #include "trainer/model/softmax_cross_entropy.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -58,6 +60,54 @@ TEST(SoftmaxCrossEntropy, VectorizedKernelMatchesTheReference) {
     }
   }
   if (!ran_avx2) std::printf("this CPU has no AVX2+FMA: checked the portable kernel only\n");
+}
+
+// The dispatcher itself, both ways on this machine: forced to the portable
+// path (what a CPU without AVX2+FMA runs) it gives the portable kernel's
+// result bit for bit and names it; left to choose, it gives the AVX2 kernel's
+// where the CPU has one (else the portable one again); the two paths agree
+// to float rounding.
+TEST(SoftmaxCrossEntropy, DispatchRunsThePortablePathWhenForcedAndAgrees) {
+  std::mt19937 rng(9);
+  std::normal_distribution<float> logit(0.0f, 5.0f);
+  const int32_t size = 5003, target = 1234;
+  std::vector<float> z(static_cast<size_t>(size)), bias(z.size());
+  for (auto& v : z) v = logit(rng);
+  for (auto& v : bias) v = logit(rng) * 0.1f;
+
+  std::vector<float> portable = z;
+  const double portable_loss =
+      softmax_cross_entropy_portable(portable.data(), bias.data(), size, target, 2.0f, true);
+  std::vector<float> avx2 = z;
+  double avx2_loss = 0;
+  const bool has_avx2 =
+      softmax_cross_entropy_avx2(avx2.data(), bias.data(), size, target, 2.0f, true, &avx2_loss);
+
+  blur::trainer::force_portable_softmax(true);
+  EXPECT_EQ(blur::trainer::softmax_backend(), "portable");
+  std::vector<float> forced = z;
+  const double forced_loss =
+      blur::trainer::softmax_cross_entropy(forced.data(), bias.data(), size, target, 2.0f, true);
+  blur::trainer::force_portable_softmax(false);
+  EXPECT_EQ(forced_loss, portable_loss);
+  EXPECT_EQ(forced, portable) << "the forced path is not the portable kernel";
+
+  EXPECT_EQ(blur::trainer::softmax_backend(), has_avx2 ? "AVX2+FMA" : "portable");
+  std::vector<float> chosen = z;
+  const double chosen_loss =
+      blur::trainer::softmax_cross_entropy(chosen.data(), bias.data(), size, target, 2.0f, true);
+  EXPECT_EQ(chosen_loss, has_avx2 ? avx2_loss : portable_loss);
+  EXPECT_EQ(chosen, has_avx2 ? avx2 : portable);
+
+  EXPECT_NEAR(chosen_loss, forced_loss, 1e-5 * std::fabs(forced_loss));
+  double worst = 0;
+  for (size_t i = 0; i < z.size(); ++i) {
+    worst = std::max(worst, static_cast<double>(std::fabs(chosen[i] - forced[i])));
+  }
+  EXPECT_LT(worst, 1e-6) << "the two paths' gradients differ";
+  std::printf("dispatch: %s vs portable: loss %.9f vs %.9f, largest gradient difference %.3g\n",
+              has_avx2 ? "AVX2+FMA" : "portable (no AVX2+FMA here)", chosen_loss, forced_loss,
+              worst);
 }
 
 // Without the gradient, z holds exp(z + b - max) and only the loss matters.

@@ -1,5 +1,7 @@
 #include "trainer/model/softmax_cross_entropy.h"
 
+#include <atomic>
+
 namespace blur::trainer {
 
 #if defined(__x86_64__)
@@ -27,13 +29,22 @@ bool softmax_cross_entropy_avx2(float* z, const float* bias, int32_t size, int32
 #endif
 }
 
+namespace {
+std::atomic<bool> g_force_portable{false};
+}  // namespace
+
+void force_portable_softmax(bool portable) { g_force_portable = portable; }
+
 double softmax_cross_entropy(float* z, const float* bias, int32_t size, int32_t target, float steps,
                              bool gradient) {
   double loss = 0;
-  if (softmax_cross_entropy_avx2(z, bias, size, target, steps, gradient, &loss)) return loss;
+  if (!g_force_portable &&
+      softmax_cross_entropy_avx2(z, bias, size, target, steps, gradient, &loss)) {
+    return loss;
+  }
   return softmax_cross_entropy_portable(z, bias, size, target, steps, gradient);
 }
 
-std::string softmax_backend() { return kHasAvx2 ? "AVX2+FMA" : "portable"; }
+std::string softmax_backend() { return kHasAvx2 && !g_force_portable ? "AVX2+FMA" : "portable"; }
 
 }  // namespace blur::trainer

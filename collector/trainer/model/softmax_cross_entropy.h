@@ -46,6 +46,10 @@ inline double softmax_cross_entropy(double* z, const double* bias, int32_t size,
 
 // "AVX2+FMA" or "portable": which float kernel this machine runs.
 std::string softmax_backend();
+// For tests: true makes softmax_cross_entropy (float) take the portable
+// path even where the CPU has AVX2+FMA, as a CPU without them does; false
+// restores the run-time choice.
+void force_portable_softmax(bool portable);
 // For tests: the AVX2 kernel, or false (nothing done) where it is absent.
 bool softmax_cross_entropy_avx2(float* z, const float* bias, int32_t size, int32_t target,
                                 float steps, bool gradient, double* loss);
