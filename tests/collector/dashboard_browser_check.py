@@ -9,8 +9,12 @@ Checks, per view opened through the address fragment:
   - every request stays on the collector, and every API request carries
     "Authorization: Bearer <token>" (the token came once in #token=, then
     lives in sessionStorage and is gone from the address bar);
-  - what the page says it plotted (<script id="plotted">) equals the JSON
-    API's answer: values, estimates, 95% interval ends, series points;
+  - what Chart.js plots equals the JSON API's answer: read from the chart
+    instances in the page (Chart.getChart(canvas)): their labels, datasets
+    and whisker intervals, and each drawn element's position read back
+    through the chart's y scale (to the pixel); values, estimates, 95%
+    interval ends, series points. (<script id="plotted">, the page's own
+    account, is only used for what it chose: norm-sub, top values.)
   - a 401 from the API shows the reader-token message, as text;
 and saves screenshots (non-empty PNGs) into the artifacts directory.
 
@@ -34,6 +38,63 @@ def api(path):
     request = urllib.request.Request(base + path, headers={"Authorization": "Bearer " + token})
     with urllib.request.urlopen(request, timeout=30) as answer:
         return json.load(answer)
+
+
+# Every Chart.js chart in the page, as Chart.js holds it: per canvas, its
+# labels and datasets (data, whisker intervals) and, per dataset, the value
+# each drawn element stands at (its pixel read back through the y scale),
+# with half a pixel's worth of value as the tolerance of that reading.
+CHARTS = """JSON.stringify(Object.fromEntries(
+  ['current-chart', 'histogram-chart', 'series-chart'].map((id) => {
+    const chart = Chart.getChart(document.getElementById(id));
+    if (!chart) return [id, null];
+    const y = chart.scales.y;
+    return [id, {
+      type: chart.config.type,
+      labels: chart.data.labels,
+      half_pixel: (y.max - y.min) / (y.bottom - y.top) / 2,
+      datasets: chart.data.datasets.map((dataset, i) => ({
+        label: dataset.label,
+        data: dataset.data,
+        intervals: dataset.intervals || null,
+        drawn: chart.getDatasetMeta(i).data.map((element) => y.getValueForPixel(element.y)),
+      })),
+    }];
+  })))"""
+
+
+def charts(browser):
+    return json.loads(browser.evaluate(CHARTS))
+
+
+def assert_drawn(view, chart, index, values):
+    """Dataset `index` of `chart` holds `values` and Chart.js drew an element
+    at each (to half a pixel)."""
+    dataset = chart["datasets"][index]
+    assert dataset["data"] == values, f"{view}: the chart's data differ from the API's"
+    drawn = dataset["drawn"]
+    assert len(drawn) == len(values), f"{view}: {len(drawn)} elements drawn for {len(values)}"
+    for at, value in zip(drawn, values):
+        assert abs(at - value) <= chart["half_pixel"] * 1.01 + 1e-9, \
+            f"{view}: an element drawn at {at}, its value {value}"
+
+
+def assert_bars(view, chart, values, estimates, intervals):
+    """A bar chart of `estimates` labelled by `values`, with whiskers."""
+    assert chart and chart["type"] == "bar", f"{view}: no bar chart: {chart}"
+    assert chart["labels"] == [str(v) for v in values], f"{view}: labels {chart['labels']}"
+    assert_drawn(view, chart, 0, estimates)
+    assert chart["datasets"][0]["intervals"] == intervals, f"{view}: whisker intervals differ"
+
+
+def assert_band(view, chart, estimates, intervals):
+    """A line of `estimates` over a 95% band: datasets lower edge, upper
+    edge, estimate."""
+    assert chart and chart["type"] == "line", f"{view}: no line chart: {chart}"
+    assert len(chart["labels"]) == len(estimates), f"{view}: labels {chart['labels']}"
+    assert_drawn(view, chart, 2, estimates)
+    assert_drawn(view, chart, 0, [i[0] for i in intervals])
+    assert_drawn(view, chart, 1, [i[1] for i in intervals])
 
 
 def open_view(browser, fragment):
@@ -87,11 +148,6 @@ def screenshot(browser, name):
     print(f"screenshot: {path} ({len(data)} bytes)")
 
 
-def same_rows(view, shown, expected_rows, key):
-    assert shown["values"] == [r["value"] for r in expected_rows], (view, shown["values"])
-    assert shown["estimates"] == [r[key] for r in expected_rows], f"{view}: estimates differ"
-
-
 def check_frequency(browser):
     view = "grr metric, unbiased"
     state, plotted = open_view(browser, f"metric=1&token={token}")
@@ -103,10 +159,12 @@ def check_frequency(browser):
 
     estimate = api("/v1/metrics/1/estimate")
     current = plotted["current"]
+    drawn = charts(browser)
     assert plotted["metric_id"] == 1 and plotted["n"] == estimate["n"] > 0
     assert current["postprocess"] == "none" and current["top_values"] is False
-    same_rows(view, current, estimate["estimates"], "estimate")
-    assert current["ci95"] == [r["ci95"] for r in estimate["estimates"]], f"{view}: intervals"
+    rows = estimate["estimates"]
+    assert_bars(view, drawn["current-chart"], [r["value"] for r in rows],
+                [r["estimate"] for r in rows], [r["ci95"] for r in rows])
     shown = {f["dataset"]["fact"]: f["text"] for f in browser.evaluate(
         "[...document.querySelectorAll('dd')].map(d => ({dataset: {...d.dataset}, "
         "text: d.textContent}))")}
@@ -118,11 +176,12 @@ def check_frequency(browser):
     series = api("/v1/metrics/1/series?bucket=hour")["series"]
     rows = [next(r for r in p["estimates"] if r["value"] == best) for p in series]
     assert plotted["series"]["bucket"] == "hour" and plotted["series"]["value"] == best
-    assert plotted["series"]["starts"] == [p["start"] for p in series]
-    assert plotted["series"]["estimates"] == [r["estimate"] for r in rows]
-    assert plotted["series"]["ci95"] == [r["ci95"] for r in rows]
-    print(f"{view}: {len(current['values'])} bars and {len(series)} hourly points equal the "
-          f"API's; {count} API requests, each with the bearer token")
+    assert drawn["series-chart"]["labels"] == [
+        p["start"].replace("T", " ").removesuffix(":00Z") for p in series], view
+    assert_band(view, drawn["series-chart"], [r["estimate"] for r in rows],
+                [r["ci95"] for r in rows])
+    print(f"{view}: the {len(estimate['estimates'])} bars and {len(series)} hourly points "
+          f"Chart.js drew equal the API's; {count} API requests, each with the bearer token")
     screenshot(browser, "dashboard.png")
 
     view = "grr metric, Norm-Sub"
@@ -132,14 +191,22 @@ def check_frequency(browser):
     assert_requests(browser, view)
     normsub = api("/v1/metrics/1/estimate?postprocess=norm-sub")
     current = plotted["current"]
+    drawn = charts(browser)
     assert current["postprocess"] == "norm-sub"
-    same_rows(view, current, normsub["estimates"], "estimate_normsub")
-    assert min(current["estimates"]) >= 0 and abs(sum(current["estimates"]) - normsub["n"]) < 1e-6
-    assert current["ci95"] == [None] * len(current["values"])
+    rows = normsub["estimates"]
+    estimates = [r["estimate_normsub"] for r in rows]
+    assert_bars(view, drawn["current-chart"], [r["value"] for r in rows], estimates,
+                [None] * len(rows))  # Norm-Sub: no whiskers
+    assert min(estimates) >= 0 and abs(sum(estimates) - normsub["n"]) < 1e-6
     days = api("/v1/metrics/1/series?bucket=day")["series"]
     assert plotted["series"]["bucket"] == "day"
-    assert plotted["series"]["starts"] == [p["start"] for p in days]
-    print(f"{view}: Norm-Sub bars equal the API's; daily series of {len(days)} points")
+    assert drawn["series-chart"]["labels"] == [p["start"][:10] for p in days], view
+    best = plotted["series"]["value"]
+    day_rows = [next(r for r in p["estimates"] if r["value"] == best) for p in days]
+    assert_band(view, drawn["series-chart"], [r["estimate"] for r in day_rows],
+                [r["ci95"] for r in day_rows])
+    print(f"{view}: the Norm-Sub bars Chart.js drew equal the API's; daily series of "
+          f"{len(days)} points")
 
 
 def check_numeric(browser):
@@ -149,16 +216,19 @@ def check_numeric(browser):
     assert_clean(browser, view)
     assert_requests(browser, view)
     estimate = api("/v1/metrics/2/estimate")
+    drawn = charts(browser)
     mean = estimate["estimates"][0]
     assert plotted["current"] == {"estimate": mean["estimate"], "ci95": mean["ci95"]}, view
     histogram = estimate["histogram"]
-    same_rows(view, plotted["histogram"], histogram, "estimate")
-    assert plotted["histogram"]["ci95"] == [b["ci95"] for b in histogram]
+    assert_bars(view, drawn["histogram-chart"], [b["value"] for b in histogram],
+                [b["estimate"] for b in histogram], [b["ci95"] for b in histogram])
+    assert drawn["current-chart"] is None, f"{view}: a frequency chart on a numeric metric"
     series = api("/v1/metrics/2/series?bucket=day")["series"]
     assert plotted["series"]["value"] == "mean"
-    assert plotted["series"]["estimates"] == [p["estimates"][0]["estimate"] for p in series]
-    assert plotted["series"]["ci95"] == [p["estimates"][0]["ci95"] for p in series]
-    print(f"{view}: mean, {len(histogram)} histogram bins and the daily means equal the API's")
+    assert_band(view, drawn["series-chart"], [p["estimates"][0]["estimate"] for p in series],
+                [p["estimates"][0]["ci95"] for p in series])
+    print(f"{view}: mean, the {len(histogram)} histogram bins and the daily means Chart.js drew "
+          "equal the API's")
     screenshot(browser, "dashboard-numeric.png")
 
 
@@ -169,10 +239,15 @@ def check_large_domain(browser):
     assert_clean(browser, view)
     estimate = api("/v1/metrics/3/estimate")
     current = plotted["current"]
-    top = sorted(estimate["estimates"], key=lambda r: -r["estimate"])[:len(current["values"])]
-    assert current["top_values"] is True and len(current["values"]) == 40, current["values"]
-    assert sorted(current["estimates"], reverse=True) == [r["estimate"] for r in top], view
-    assert set(current["values"]) == {r["value"] for r in top}, view
+    chart = charts(browser)["current-chart"]
+    bars = dict(zip(chart["labels"], chart["datasets"][0]["data"]))
+    top = sorted(estimate["estimates"], key=lambda r: -r["estimate"])[:40]
+    assert current["top_values"] is True and len(bars) == 40, chart["labels"]
+    assert bars == {str(r["value"]): r["estimate"] for r in top}, view
+    assert_bars(view, chart, [int(label) for label in chart["labels"]],
+                chart["datasets"][0]["data"],
+                [next(r["ci95"] for r in top if str(r["value"]) == label)
+                 for label in chart["labels"]])
     note = browser.evaluate("document.getElementById('current-note').textContent")
     assert "40 values with the largest estimates, of 1024" in note, note
     assert "Intervals: " + estimate["variance"] + "." in note, note  # how they were computed
@@ -185,6 +260,8 @@ def check_empty(browser):
     assert state == "ready", view
     assert_clean(browser, view)
     assert plotted == {"metric_id": 4, "mechanism": "rr", "n": 0}, plotted
+    drawn = charts(browser)
+    assert all(chart is None for chart in drawn.values()), f"{view}: charts drawn: {drawn}"
     message = browser.evaluate("document.getElementById('message').textContent")
     assert message == "No reports for metric 4 yet.", message
     print(f"{view}: the page says so")
