@@ -5,8 +5,8 @@
 #   - the dashboard's routes: the page, its files built into the binary
 #     (Chart.js byte for byte Debian's), Cache-Control and ETag/304, 404;
 #   - a real headless Chromium on the page (dashboard_browser_check.py):
-#     no console errors, the bearer token on every API call, the plotted
-#     data equal to the JSON API's, a 401 shown as a token request;
+#     no console errors, the bearer token on every API call, what Chart.js
+#     plots equal to the JSON API's, a 401 shown as a token request;
 #     screenshots into ARTIFACTS_DIR.
 # Fails (never skips) when Chromium is missing or cannot start.
 #
