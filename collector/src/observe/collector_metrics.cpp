@@ -45,7 +45,8 @@ CollectorMetrics::CollectorMetrics(Registry& r)
                                  commit_size_buckets())),
       store_size_bytes(r.gauge("blur_collector_store_size_bytes",
                                "Bytes the database takes (SQLite: file and WAL; PostgreSQL: "
-                               "pg_database_size), sampled periodically")),
+                               "the collector's tables in its schema, indexes and TOAST "
+                               "included), sampled periodically")),
       devices_enrolled_last_day(r.gauge("blur_collector_devices_enrolled_last_day",
                                         "Devices whose first enrollment was in the last 24 hours, "
                                         "sampled with the store size")),

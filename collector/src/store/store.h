@@ -195,7 +195,8 @@ class Store {
   // progress).
   Fallible probe_write();
   // The database's size on disk in bytes (SQLite: the file and its WAL;
-  // PostgreSQL: pg_database_size of the whole database).
+  // PostgreSQL: pg_total_relation_size of the collector's tables in its
+  // schema, indexes and TOAST included, not the whole database).
   Outcome<uint64_t> size_bytes() const;
 
  private:

@@ -33,7 +33,10 @@
 //     window_allowance u64 | window_start u64 | window_spent u64 | counter u64 |
 //     metric slots x (metric_id u32 | 0 u32 | cap u64 | spent u64) |
 //     device_secret[32] | memo_count u32 | memo slots x (metric_id u32 | config_digest u32)
-//   entry (64 bytes): see LedgerRecordCodec::encode_entry in ledger.cpp.
+//   entry (40 bytes, the charge itself, replayed through Ledger::apply):
+//     tag u8 (0xE1) | memo_added u8 | 0 u16 | sequence u32 | counter u64 |
+//     amount u64 | window_start u64 | metric_id u32 | memo_digest u32
+//     (LedgerRecordCodec::encode_entry in ledger.cpp).
 //
 // Firmware updates: a snapshot carries its format and the capacities it was
 // written with, so a build with other BLUR_LEDGER_MAX_METRICS or
