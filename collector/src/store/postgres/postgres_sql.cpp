@@ -9,6 +9,28 @@ const char* const kSchemaLock = "SELECT pg_advisory_xact_lock(1651275122)";
 const char* const kSchemaTableExists = "SELECT to_regclass('blur_schema') IS NOT NULL";
 const char* const kSelectSchemaVersion = "SELECT max(version) FROM blur_schema";
 
+// Each table that an upgrade adds is written once, here, and used both by
+// the fresh schema and by its upgrade (string literals, so they concatenate).
+// The two per-device count tables share one shape: report_counts per bucket
+// (the contribution bound), receive_counts per UTC day of arrival (the
+// receive-time allowance); PERIOD names the period column.
+// clang-format off
+#define BLUR_PG_COUNT_TABLE(TABLE, PERIOD)   \
+  "CREATE TABLE IF NOT EXISTS " TABLE " (\n" \
+  "  metric_id BIGINT NOT NULL,\n"           \
+  "  " PERIOD " BIGINT NOT NULL,\n"          \
+  "  device_nonce BIGINT NOT NULL,\n"        \
+  "  reports BIGINT NOT NULL,\n"             \
+  "  PRIMARY KEY (metric_id, " PERIOD ", device_nonce));\n"
+#define BLUR_PG_DEVICES_TABLE                 \
+  "CREATE TABLE IF NOT EXISTS devices (\n"    \
+  "  device_nonce BIGINT PRIMARY KEY,\n"      \
+  "  enrolled_at BIGINT NOT NULL,\n"          \
+  "  key_sha256 BYTEA NOT NULL,\n"            \
+  "  last_renewed_at BIGINT NOT NULL);\n"     \
+  "CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);\n"
+// clang-format on
+
 // Unqualified names: the tables go to the first schema on the search_path
 // (the role's own schema, or public), so one database can hold several
 // independent collectors' tables (the tests use one schema per test).
@@ -43,36 +65,14 @@ CREATE TABLE IF NOT EXISTS aggregates (
   reports BIGINT NOT NULL,
   stats BYTEA NOT NULL,
   PRIMARY KEY (metric_id, bucket_start, node_id));
-CREATE TABLE IF NOT EXISTS report_counts (
-  metric_id BIGINT NOT NULL,
-  bucket_start BIGINT NOT NULL,
-  device_nonce BIGINT NOT NULL,
-  reports BIGINT NOT NULL,
-  PRIMARY KEY (metric_id, bucket_start, device_nonce));
-CREATE TABLE IF NOT EXISTS devices (
-  device_nonce BIGINT PRIMARY KEY,
-  enrolled_at BIGINT NOT NULL,
-  key_sha256 BYTEA NOT NULL,
-  last_renewed_at BIGINT NOT NULL);
-CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);
-CREATE TABLE IF NOT EXISTS receive_counts (
-  metric_id BIGINT NOT NULL,
-  day_start BIGINT NOT NULL,
-  device_nonce BIGINT NOT NULL,
-  reports BIGINT NOT NULL,
-  PRIMARY KEY (metric_id, day_start, device_nonce));
+)" BLUR_PG_COUNT_TABLE("report_counts", "bucket_start")
+    BLUR_PG_DEVICES_TABLE BLUR_PG_COUNT_TABLE("receive_counts", "day_start") R"(
 INSERT INTO blur_schema (version) VALUES (3);
 )";
 
 // Version 1 -> 2 (under kSchemaLock): the contribution bound's counts, from
 // the reports stored so far.
-const char* const kUpgradeToVersion2 = R"(
-CREATE TABLE IF NOT EXISTS report_counts (
-  metric_id BIGINT NOT NULL,
-  bucket_start BIGINT NOT NULL,
-  device_nonce BIGINT NOT NULL,
-  reports BIGINT NOT NULL,
-  PRIMARY KEY (metric_id, bucket_start, device_nonce));
+const char* const kUpgradeToVersion2 = BLUR_PG_COUNT_TABLE("report_counts", "bucket_start") R"(
 INSERT INTO report_counts (metric_id, bucket_start, device_nonce, reports)
   SELECT metric_id, bucket_start, device_nonce, count(*) FROM reports
   GROUP BY metric_id, bucket_start, device_nonce;
@@ -81,25 +81,14 @@ UPDATE blur_schema SET version = 2;
 
 // Version 2 -> 3 (under kSchemaLock): enrollment's bindings, empty (each
 // device binds its key at its next enrollment).
-const char* const kUpgradeToVersion3 = R"(
-CREATE TABLE IF NOT EXISTS devices (
-  device_nonce BIGINT PRIMARY KEY,
-  enrolled_at BIGINT NOT NULL,
-  key_sha256 BYTEA NOT NULL,
-  last_renewed_at BIGINT NOT NULL);
-CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);
+const char* const kUpgradeToVersion3 = BLUR_PG_DEVICES_TABLE R"(
 UPDATE blur_schema SET version = 3;
 )";
 
 // Version 2 -> 3 (under kSchemaLock): the receive-time allowance's counts,
 // per UTC day of arrival, from the reports stored so far.
-const char* const kUpgradeToVersion3ReceiveCounts = R"(
-CREATE TABLE IF NOT EXISTS receive_counts (
-  metric_id BIGINT NOT NULL,
-  day_start BIGINT NOT NULL,
-  device_nonce BIGINT NOT NULL,
-  reports BIGINT NOT NULL,
-  PRIMARY KEY (metric_id, day_start, device_nonce));
+const char* const kUpgradeToVersion3ReceiveCounts =
+    BLUR_PG_COUNT_TABLE("receive_counts", "day_start") R"(
 INSERT INTO receive_counts (metric_id, day_start, device_nonce, reports)
   SELECT metric_id, received_at - ((received_at % 86400) + 86400) % 86400, device_nonce,
          count(*) FROM reports
@@ -194,22 +183,38 @@ const Statement kStoreSize{
     "WHERE n.nspname = current_schema() AND c.relkind = 'r'",
     {}};
 
-// The upsert locks each count row until the transaction ends: a concurrent
-// writer of the same key waits, then adds to the committed count.
-const Statement kAddDeviceCounts{
-    22,
-    "count reports per device",
-    "INSERT INTO report_counts AS c (metric_id, bucket_start, device_nonce, reports) "
-    "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) "
-    "ON CONFLICT (metric_id, bucket_start, device_nonce) "
-    "DO UPDATE SET reports = c.reports + EXCLUDED.reports "
-    "RETURNING metric_id, bucket_start, device_nonce, reports",
-    {kInt8s, kInt8s, kInt8s, kInt8s}};
-const Statement kDeviceCount{23,
-                             "read a device's count",
-                             "SELECT reports FROM report_counts "
-                             "WHERE metric_id = $1 AND bucket_start = $2 AND device_nonce = $3",
-                             {kInt8, kInt8, kInt8}};
+// The per-device counts: the same three statements on each count table
+// (add to counts, read one, prune old ones), each named by its variable,
+// statement id and name for messages. The upsert locks each count row until
+// the transaction ends: a concurrent writer of the same key waits, then adds
+// to the committed count.
+// clang-format off
+#define BLUR_PG_COUNT_STATEMENTS(TABLE, PERIOD, ADD, ADD_ID, ADD_NAME, ONE, ONE_ID, ONE_NAME,   \
+                                 PRUNE, PRUNE_ID, PRUNE_NAME)                                  \
+  const Statement ADD{ADD_ID, ADD_NAME,                                                        \
+      "INSERT INTO " TABLE " AS c (metric_id, " PERIOD ", device_nonce, reports) "             \
+      "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) "                  \
+      "ON CONFLICT (metric_id, " PERIOD ", device_nonce) "                                     \
+      "DO UPDATE SET reports = c.reports + EXCLUDED.reports "                                  \
+      "RETURNING metric_id, " PERIOD ", device_nonce, reports",                                \
+      {kInt8s, kInt8s, kInt8s, kInt8s}};                                                      \
+  const Statement ONE{ONE_ID, ONE_NAME,                                                        \
+      "SELECT reports FROM " TABLE                                                             \
+      " WHERE metric_id = $1 AND " PERIOD " = $2 AND device_nonce = $3",                       \
+      {kInt8, kInt8, kInt8}};                                                                  \
+  const Statement PRUNE{PRUNE_ID, PRUNE_NAME,                                                  \
+      "DELETE FROM " TABLE " WHERE metric_id = $1 AND " PERIOD " < $2", {kInt8, kInt8}}
+BLUR_PG_COUNT_STATEMENTS("report_counts", "bucket_start",
+                         kAddDeviceCounts, 22, "count reports per device",
+                         kDeviceCount, 23, "read a device's count",
+                         kDeleteDeviceCountsBefore, 15, "prune report counts");
+BLUR_PG_COUNT_STATEMENTS("receive_counts", "day_start",
+                         kAddReceiveCounts, 17, "count reports per device and day",
+                         kReceiveCount, 18, "read a device's count of a day",
+                         kDeleteReceiveCountsBefore, 20, "prune receive counts");
+// clang-format on
+#undef BLUR_PG_COUNT_STATEMENTS
+
 // Per period, each device's reports summed over its buckets; the square in
 // float8 (a count may pass 2^32).
 const Statement kDeviceCountSums{
@@ -223,32 +228,6 @@ const Statement kDeviceCountSums{
     " GROUP BY 1, device_nonce) AS d"
     " GROUP BY period ORDER BY period",
     {kInt8, kInt8, kInt8, kInt8}};
-const Statement kDeleteDeviceCountsBefore{
-    15,
-    "prune report counts",
-    "DELETE FROM report_counts WHERE metric_id = $1 AND bucket_start < $2",
-    {kInt8, kInt8}};
-
-// The same three on receive_counts (per UTC day of arrival).
-const Statement kAddReceiveCounts{
-    17,
-    "count reports per device and day",
-    "INSERT INTO receive_counts AS c (metric_id, day_start, device_nonce, reports) "
-    "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[]) "
-    "ON CONFLICT (metric_id, day_start, device_nonce) "
-    "DO UPDATE SET reports = c.reports + EXCLUDED.reports "
-    "RETURNING metric_id, day_start, device_nonce, reports",
-    {kInt8s, kInt8s, kInt8s, kInt8s}};
-const Statement kReceiveCount{18,
-                              "read a device's count of a day",
-                              "SELECT reports FROM receive_counts "
-                              "WHERE metric_id = $1 AND day_start = $2 AND device_nonce = $3",
-                              {kInt8, kInt8, kInt8}};
-const Statement kDeleteReceiveCountsBefore{
-    20,
-    "prune receive counts",
-    "DELETE FROM receive_counts WHERE metric_id = $1 AND day_start < $2",
-    {kInt8, kInt8}};
 
 // Devices (enrollment's bindings). ON CONFLICT DO NOTHING waits for a
 // concurrent uncommitted insert of the nonce, then skips: a later

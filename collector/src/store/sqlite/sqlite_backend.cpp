@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <type_traits>
 
 namespace blur::collector::store {
 
@@ -99,8 +100,56 @@ CountTableSql count_table_sql(CountTable table) {
                                       : CountTableSql{"receive_counts", "day_start"};
 }
 
-sqlite3_int64 as_sql(uint64_t v) { return static_cast<sqlite3_int64>(v); }
 uint64_t from_sql(sqlite3_int64 v) { return static_cast<uint64_t>(v); }
+
+// Parameters beside integers (which bind as 64-bit, an unsigned one as its
+// bit pattern): text, copied, and blobs, which must outlive the step.
+struct Text {
+  const std::string& value;
+};
+struct Blob {
+  const void* data;
+  size_t size;
+};
+
+// A prepared statement in use: binds its parameters in order (?1, ?2, ...),
+// steps, and is reset when it goes, also on an early return, so it never
+// keeps a read transaction open. Not prepared (null): prepared() is false.
+class Statement {
+ public:
+  explicit Statement(sqlite3_stmt* statement) : s_(statement) {}
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement() {
+    if (s_) sqlite3_reset(s_);
+  }
+  bool prepared() const { return s_ != nullptr; }
+  // Resets the statement and binds `values` (for one more run of it).
+  template <typename... Values>
+  void bind(const Values&... values) {
+    sqlite3_reset(s_);
+    int index = 0;
+    (bind_one(++index, values), ...);
+    (void)index;  // no parameters
+  }
+  int step() { return sqlite3_step(s_); }
+  sqlite3_stmt* row() const { return s_; }
+
+ private:
+  template <typename Value>
+  void bind_one(int index, const Value& value) {
+    if constexpr (std::is_same_v<Value, Text>) {
+      sqlite3_bind_text(s_, index, value.value.data(), static_cast<int>(value.value.size()),
+                        SQLITE_TRANSIENT);
+    } else if constexpr (std::is_same_v<Value, Blob>) {
+      sqlite3_bind_blob(s_, index, value.data, static_cast<int>(value.size), SQLITE_STATIC);
+    } else {
+      static_assert(std::is_integral_v<Value>, "bind integers, Text or Blob");
+      sqlite3_bind_int64(s_, index, static_cast<sqlite3_int64>(value));
+    }
+  }
+  sqlite3_stmt* s_;
+};
 
 class SqliteConnection final : public Connection {
  public:
@@ -149,60 +198,48 @@ class SqliteConnection final : public Connection {
   }
 
   Outcome<std::vector<std::pair<uint32_t, std::string>>> load_metrics() override {
-    sqlite3_stmt* s = prepare("SELECT metric_id, config FROM metrics ORDER BY metric_id");
-    if (!s) return failure("load metrics");
-    std::vector<std::pair<uint32_t, std::string>> metrics;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-      metrics.emplace_back(static_cast<uint32_t>(sqlite3_column_int64(s, 0)), text(s, 1));
-    }
-    if (rc != SQLITE_DONE) return failure("load metrics");
-    return metrics;
+    return collect("load metrics", "SELECT metric_id, config FROM metrics ORDER BY metric_id",
+                   [](sqlite3_stmt* s) {
+                     return std::pair<uint32_t, std::string>(
+                         static_cast<uint32_t>(sqlite3_column_int64(s, 0)), text(s, 1));
+                   });
   }
 
   Outcome<bool> insert_metric(uint32_t id, const std::string& config) override {
-    sqlite3_stmt* s =
-        prepare("INSERT INTO metrics (metric_id, config) VALUES (?, ?) ON CONFLICT DO NOTHING");
-    if (!s) return failure("register metric");
-    sqlite3_bind_int64(s, 1, id);
-    sqlite3_bind_text(s, 2, config.data(), static_cast<int>(config.size()), SQLITE_TRANSIENT);
-    if (sqlite3_step(s) != SQLITE_DONE) return failure("register metric");
+    if (auto status = execute("register metric",
+                              "INSERT INTO metrics (metric_id, config) VALUES (?, ?) "
+                              "ON CONFLICT DO NOTHING",
+                              id, Text{config});
+        !status) {
+      return status.error();
+    }
     return sqlite3_changes(db_) == 1;
   }
 
   Outcome<int64_t> register_node(const std::string& description) override {
-    sqlite3_stmt* s = prepare(
-        "INSERT INTO nodes (started_at, description) VALUES (strftime('%s', 'now'), ?)");
-    if (!s) return failure("register node");
-    sqlite3_bind_text(s, 1, description.data(), static_cast<int>(description.size()),
-                      SQLITE_TRANSIENT);
-    if (sqlite3_step(s) != SQLITE_DONE) return failure("register node");
+    if (auto status =
+            execute("register node",
+                    "INSERT INTO nodes (started_at, description) VALUES (strftime('%s', 'now'), ?)",
+                    Text{description});
+        !status) {
+      return status.error();
+    }
     return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
   }
 
   Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>& rows) override {
-    sqlite3_stmt* s = prepare(
+    Statement s = statement(
         "INSERT INTO reports (device_nonce, report_id, metric_id, epsilon_micros, device_minute, "
         "bucket_start, received_at, time_source, sdk_version, payload) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING");
-    if (!s) return failure("insert reports");
+    if (!s.prepared()) return failure("insert reports");
     std::vector<bool> inserted(rows.size(), false);
     for (size_t i = 0; i < rows.size(); ++i) {
       const ReportRow& r = rows[i];
-      sqlite3_bind_int64(s, 1, as_sql(r.device_nonce));
-      sqlite3_bind_int64(s, 2, as_sql(r.report_id));
-      sqlite3_bind_int64(s, 3, r.metric_id);
-      sqlite3_bind_int64(s, 4, r.epsilon_micros);
-      sqlite3_bind_int64(s, 5, r.device_minute);
-      sqlite3_bind_int64(s, 6, r.bucket_start);
-      sqlite3_bind_int64(s, 7, r.received_at);
-      sqlite3_bind_int64(s, 8, static_cast<int>(r.time_source));
-      sqlite3_bind_int64(s, 9, r.sdk_version);
-      sqlite3_bind_blob(s, 10, r.payload.data(), static_cast<int>(r.payload.size()),
-                        SQLITE_STATIC);
-      const int rc = sqlite3_step(s);
-      sqlite3_reset(s);
-      if (rc != SQLITE_DONE) return failure("insert reports");
+      s.bind(r.device_nonce, r.report_id, r.metric_id, r.epsilon_micros, r.device_minute,
+             r.bucket_start, r.received_at, static_cast<int>(r.time_source), r.sdk_version,
+             Blob{r.payload.data(), r.payload.size()});
+      if (s.step() != SQLITE_DONE) return failure("insert reports");
       inserted[i] = sqlite3_changes(db_) == 1;
     }
     return inserted;
@@ -210,99 +247,80 @@ class SqliteConnection final : public Connection {
 
   Outcome<std::vector<std::optional<ReportRow>>> find_reports(
       const std::vector<ReportKey>& keys) override {
-    sqlite3_stmt* s = prepare(
-        "SELECT " + columns() + " FROM reports WHERE device_nonce = ? AND report_id = ?");
-    if (!s) return failure("find reports");
+    Statement s =
+        statement("SELECT " + columns() + " FROM reports WHERE device_nonce = ? AND report_id = ?");
+    if (!s.prepared()) return failure("find reports");
     std::vector<std::optional<ReportRow>> found(keys.size());
     for (size_t i = 0; i < keys.size(); ++i) {
-      sqlite3_bind_int64(s, 1, as_sql(keys[i].device_nonce));
-      sqlite3_bind_int64(s, 2, as_sql(keys[i].report_id));
-      const int rc = sqlite3_step(s);
-      if (rc == SQLITE_ROW) found[i] = row(s);
-      sqlite3_reset(s);
+      s.bind(keys[i].device_nonce, keys[i].report_id);
+      const int rc = s.step();
+      if (rc == SQLITE_ROW) found[i] = row(s.row());
       if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failure("find reports");
     }
     return found;
   }
 
   Fallible delete_reports(const std::vector<ReportKey>& keys) override {
-    sqlite3_stmt* s = prepare("DELETE FROM reports WHERE device_nonce = ? AND report_id = ?");
-    if (!s) return failure("delete reports");
+    Statement s = statement("DELETE FROM reports WHERE device_nonce = ? AND report_id = ?");
+    if (!s.prepared()) return failure("delete reports");
     for (const ReportKey& key : keys) {
-      sqlite3_bind_int64(s, 1, as_sql(key.device_nonce));
-      sqlite3_bind_int64(s, 2, as_sql(key.report_id));
-      const int rc = sqlite3_step(s);
-      sqlite3_reset(s);
-      if (rc != SQLITE_DONE) return failure("delete reports");
+      s.bind(key.device_nonce, key.report_id);
+      if (s.step() != SQLITE_DONE) return failure("delete reports");
     }
     return done();
   }
 
   Fallible scan_reports(uint32_t metric_id, int64_t from, int64_t to,
                         const std::function<bool(const ReportRow&)>& visit) override {
-    sqlite3_stmt* s = prepare("SELECT " + columns() +
-                              " FROM reports WHERE metric_id = ? AND bucket_start >= ? AND "
-                              "bucket_start < ? ORDER BY bucket_start");
-    if (!s) return failure("scan reports");
-    sqlite3_bind_int64(s, 1, metric_id);
-    sqlite3_bind_int64(s, 2, from);
-    sqlite3_bind_int64(s, 3, to);
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-      if (!visit(row(s))) {
-        sqlite3_reset(s);
-        return done();
-      }
-    }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) return failure("scan reports");
-    return done();
+    return rows(
+        "scan reports",
+        "SELECT " + columns() +
+            " FROM reports WHERE metric_id = ? AND bucket_start >= ? AND "
+            "bucket_start < ? ORDER BY bucket_start",
+        [&](sqlite3_stmt* s) { return visit(row(s)); }, metric_id, from, to);
   }
 
   Outcome<uint64_t> delete_reports_before(uint32_t metric_id, int64_t before) override {
-    sqlite3_stmt* s = prepare("DELETE FROM reports WHERE metric_id = ? AND bucket_start < ?");
-    if (!s) return failure("prune reports");
-    sqlite3_bind_int64(s, 1, metric_id);
-    sqlite3_bind_int64(s, 2, before);
-    const int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) return failure("prune reports");
+    if (auto status =
+            execute("prune reports", "DELETE FROM reports WHERE metric_id = ? AND bucket_start < ?",
+                    metric_id, before);
+        !status) {
+      return status.error();
+    }
     return static_cast<uint64_t>(sqlite3_changes64(db_));
   }
 
   Outcome<uint64_t> count_reports(std::optional<uint32_t> metric_id) override {
-    sqlite3_stmt* s = prepare(metric_id ? "SELECT COUNT(*) FROM reports WHERE metric_id = ?"
-                                        : "SELECT COUNT(*) FROM reports");
-    if (!s) return failure("count reports");
-    if (metric_id) sqlite3_bind_int64(s, 1, *metric_id);
-    const int rc = sqlite3_step(s);
-    const uint64_t count = rc == SQLITE_ROW ? from_sql(sqlite3_column_int64(s, 0)) : 0;
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW) return failure("count reports");
-    return count;
+    if (metric_id) {
+      return count("count reports", "SELECT COUNT(*) FROM reports WHERE metric_id = ?", *metric_id);
+    }
+    return count("count reports", "SELECT COUNT(*) FROM reports");
   }
 
   Outcome<std::optional<DeviceRow>> find_device(uint64_t device_nonce) override {
-    sqlite3_stmt* s = prepare(
-        "SELECT enrolled_at, key_sha256, last_renewed_at FROM devices WHERE device_nonce = ?");
-    if (!s) return failure("read a device");
-    sqlite3_bind_int64(s, 1, as_sql(device_nonce));
-    const int rc = sqlite3_step(s);
     std::optional<DeviceRow> found;
-    if (rc == SQLITE_ROW) {
-      DeviceRow row;
-      row.device_nonce = device_nonce;
-      row.enrolled_at = sqlite3_column_int64(s, 0);
-      const std::string key = blob(s, 1);
-      if (key.size() == row.key_sha256.size()) {
-        std::copy(key.begin(), key.end(), row.key_sha256.begin());
-        row.last_renewed_at = sqlite3_column_int64(s, 2);
-        found = row;
-      }
+    bool corrupt = false;
+    if (auto status = rows(
+            "read a device",
+            "SELECT enrolled_at, key_sha256, last_renewed_at FROM devices WHERE device_nonce = ?",
+            [&](sqlite3_stmt* s) {
+              DeviceRow row;
+              row.device_nonce = device_nonce;
+              row.enrolled_at = sqlite3_column_int64(s, 0);
+              const std::string key = blob(s, 1);
+              corrupt = key.size() != row.key_sha256.size();
+              if (!corrupt) {
+                std::copy(key.begin(), key.end(), row.key_sha256.begin());
+                row.last_renewed_at = sqlite3_column_int64(s, 2);
+                found = row;
+              }
+              return false;
+            },
+            device_nonce);
+        !status) {
+      return status.error();
     }
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failure("read a device");
-    if (rc == SQLITE_ROW && !found) {
+    if (corrupt) {
       return unavailable("device " + std::to_string(device_nonce) + " has a corrupt key digest in " +
                          path_);
     }
@@ -310,60 +328,48 @@ class SqliteConnection final : public Connection {
   }
 
   Outcome<bool> insert_device(const DeviceRow& row) override {
-    sqlite3_stmt* s = prepare(
-        "INSERT INTO devices (device_nonce, enrolled_at, key_sha256, last_renewed_at) "
-        "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING");
-    if (!s) return failure("enroll a device");
-    sqlite3_bind_int64(s, 1, as_sql(row.device_nonce));
-    sqlite3_bind_int64(s, 2, row.enrolled_at);
-    sqlite3_bind_blob(s, 3, row.key_sha256.data(), static_cast<int>(row.key_sha256.size()),
-                      SQLITE_STATIC);
-    sqlite3_bind_int64(s, 4, row.last_renewed_at);
-    const int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) return failure("enroll a device");
+    if (auto status =
+            execute("enroll a device",
+                    "INSERT INTO devices (device_nonce, enrolled_at, key_sha256, last_renewed_at) "
+                    "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    row.device_nonce, row.enrolled_at,
+                    Blob{row.key_sha256.data(), row.key_sha256.size()}, row.last_renewed_at);
+        !status) {
+      return status.error();
+    }
     return sqlite3_changes(db_) == 1;
   }
 
   Fallible set_device_renewed(uint64_t device_nonce, int64_t renewed_at) override {
-    sqlite3_stmt* s = prepare("UPDATE devices SET last_renewed_at = ? WHERE device_nonce = ?");
-    if (!s) return failure("record a renewal");
-    sqlite3_bind_int64(s, 1, renewed_at);
-    sqlite3_bind_int64(s, 2, as_sql(device_nonce));
-    const int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) return failure("record a renewal");
-    return done();
+    return execute("record a renewal",
+                   "UPDATE devices SET last_renewed_at = ? WHERE device_nonce = ?", renewed_at,
+                   device_nonce);
   }
 
   Outcome<bool> has_reports(uint64_t device_nonce) override {
-    sqlite3_stmt* s = prepare("SELECT 1 FROM reports WHERE device_nonce = ? LIMIT 1");
-    if (!s) return failure("look for a device's reports");
-    sqlite3_bind_int64(s, 1, as_sql(device_nonce));
-    const int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failure("look for a device's reports");
-    return rc == SQLITE_ROW;
+    bool any = false;
+    if (auto status = rows(
+            "look for a device's reports", "SELECT 1 FROM reports WHERE device_nonce = ? LIMIT 1",
+            [&](sqlite3_stmt*) {
+              any = true;
+              return false;
+            },
+            device_nonce);
+        !status) {
+      return status.error();
+    }
+    return any;
   }
 
   Outcome<uint64_t> count_devices_enrolled_since(int64_t since) override {
-    sqlite3_stmt* s = prepare("SELECT COUNT(*) FROM devices WHERE enrolled_at >= ?");
-    if (!s) return failure("count devices");
-    sqlite3_bind_int64(s, 1, since);
-    const int rc = sqlite3_step(s);
-    const uint64_t count = rc == SQLITE_ROW ? from_sql(sqlite3_column_int64(s, 0)) : 0;
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW) return failure("count devices");
-    return count;
+    return count("count devices", "SELECT COUNT(*) FROM devices WHERE enrolled_at >= ?", since);
   }
 
   Fallible ping() override {
     // Reads a table, not just the engine: the file must be readable.
-    sqlite3_stmt* s = prepare("SELECT count(*) FROM blur_schema");
-    if (!s) return failure("query");
-    const int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW) return failure("query");
+    if (auto counted = count("query", "SELECT count(*) FROM blur_schema"); !counted) {
+      return counted.error();
+    }
     return done();
   }
 
@@ -389,23 +395,20 @@ class SqliteConnection final : public Connection {
       CountTable table, const std::vector<DeviceCountChange>& changes) override {
     const CountTableSql t = count_table_sql(table);
     const std::string key = std::string("metric_id, ") + t.period + ", device_nonce";
-    sqlite3_stmt* s = prepare(std::string("INSERT INTO ") + t.table + " (" + key +
-                              ", reports) VALUES (?, ?, ?, ?) ON CONFLICT (" + key +
-                              ") DO UPDATE SET reports = reports + excluded.reports "
-                              "RETURNING reports");
-    if (!s) return failure("count reports per device");
+    Statement s = statement(std::string("INSERT INTO ") + t.table + " (" + key +
+                            ", reports) VALUES (?, ?, ?, ?) ON CONFLICT (" + key +
+                            ") DO UPDATE SET reports = reports + excluded.reports "
+                            "RETURNING reports");
+    if (!s.prepared()) return failure("count reports per device");
     std::vector<uint64_t> totals(changes.size(), 0);
     for (size_t i = 0; i < changes.size(); ++i) {
-      sqlite3_bind_int64(s, 1, changes[i].metric_id);
-      sqlite3_bind_int64(s, 2, changes[i].period_start);
-      sqlite3_bind_int64(s, 3, as_sql(changes[i].device_nonce));
-      sqlite3_bind_int64(s, 4, changes[i].delta);
-      int rc = sqlite3_step(s);
+      s.bind(changes[i].metric_id, changes[i].period_start, changes[i].device_nonce,
+             changes[i].delta);
+      int rc = s.step();
       if (rc == SQLITE_ROW) {
-        totals[i] = from_sql(sqlite3_column_int64(s, 0));
-        rc = sqlite3_step(s);
+        totals[i] = from_sql(sqlite3_column_int64(s.row(), 0));
+        rc = s.step();
       }
-      sqlite3_reset(s);
       if (rc != SQLITE_DONE) return failure("count reports per device");
     }
     return totals;
@@ -414,17 +417,10 @@ class SqliteConnection final : public Connection {
   Outcome<uint64_t> device_count(CountTable table, uint32_t metric_id, int64_t period_start,
                                  uint64_t device_nonce) override {
     const CountTableSql t = count_table_sql(table);
-    sqlite3_stmt* s = prepare(std::string("SELECT reports FROM ") + t.table +
-                              " WHERE metric_id = ? AND " + t.period + " = ? AND device_nonce = ?");
-    if (!s) return failure("read a device's count");
-    sqlite3_bind_int64(s, 1, metric_id);
-    sqlite3_bind_int64(s, 2, period_start);
-    sqlite3_bind_int64(s, 3, as_sql(device_nonce));
-    const int rc = sqlite3_step(s);
-    const uint64_t count = rc == SQLITE_ROW ? from_sql(sqlite3_column_int64(s, 0)) : 0;
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failure("read a device's count");
-    return count;
+    return count("read a device's count",
+                 std::string("SELECT reports FROM ") + t.table + " WHERE metric_id = ? AND " +
+                     t.period + " = ? AND device_nonce = ?",
+                 metric_id, period_start, device_nonce);
   }
 
   Outcome<std::vector<PeriodDeviceCounts>> device_count_sums(uint32_t metric_id, int64_t from,
@@ -432,128 +428,88 @@ class SqliteConnection final : public Connection {
                                                              int64_t period_seconds) override {
     // The square in REAL: a device's count may pass 2^32 (SUM would fail on
     // an integer overflow).
-    sqlite3_stmt* s = prepare(
+    return collect(
+        "sum report counts per device",
         "SELECT period, COUNT(*), SUM(m), SUM(CAST(m AS REAL) * m), MAX(m) FROM ("
         " SELECT CASE WHEN ?4 = 0 THEN 0"
         "  ELSE bucket_start - ((bucket_start % ?4) + ?4) % ?4 END AS period,"
         "  device_nonce, SUM(reports) AS m FROM report_counts"
         " WHERE metric_id = ?1 AND bucket_start >= ?2 AND bucket_start < ?3 AND reports > 0"
         " GROUP BY period, device_nonce)"
-        " GROUP BY period ORDER BY period");
-    if (!s) return failure("sum report counts per device");
-    sqlite3_bind_int64(s, 1, metric_id);
-    sqlite3_bind_int64(s, 2, from);
-    sqlite3_bind_int64(s, 3, to);
-    sqlite3_bind_int64(s, 4, period_seconds);
-    std::vector<PeriodDeviceCounts> periods;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-      PeriodDeviceCounts p;
-      p.period_start = sqlite3_column_int64(s, 0);
-      p.counts.devices = from_sql(sqlite3_column_int64(s, 1));
-      p.counts.reports = from_sql(sqlite3_column_int64(s, 2));
-      p.counts.sum_squares = sqlite3_column_double(s, 3);
-      p.counts.max_reports = from_sql(sqlite3_column_int64(s, 4));
-      periods.push_back(p);
-    }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) return failure("sum report counts per device");
-    return periods;
+        " GROUP BY period ORDER BY period",
+        [](sqlite3_stmt* s) {
+          PeriodDeviceCounts p;
+          p.period_start = sqlite3_column_int64(s, 0);
+          p.counts.devices = from_sql(sqlite3_column_int64(s, 1));
+          p.counts.reports = from_sql(sqlite3_column_int64(s, 2));
+          p.counts.sum_squares = sqlite3_column_double(s, 3);
+          p.counts.max_reports = from_sql(sqlite3_column_int64(s, 4));
+          return p;
+        },
+        metric_id, from, to, period_seconds);
   }
 
   Fallible delete_device_counts_before(CountTable table, uint32_t metric_id,
                                        int64_t before) override {
     const CountTableSql t = count_table_sql(table);
-    sqlite3_stmt* s = prepare(std::string("DELETE FROM ") + t.table + " WHERE metric_id = ? AND " +
-                              t.period + " < ?");
-    if (!s) return failure("prune report counts");
-    sqlite3_bind_int64(s, 1, metric_id);
-    sqlite3_bind_int64(s, 2, before);
-    const int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) return failure("prune report counts");
-    return done();
+    return execute(
+        "prune report counts",
+        std::string("DELETE FROM ") + t.table + " WHERE metric_id = ? AND " + t.period + " < ?",
+        metric_id, before);
   }
 
   Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id, int64_t bucket_start,
                                                       int64_t node_id) override {
-    sqlite3_stmt* s = prepare(
-        "SELECT metric_id, bucket_start, node_id, reports, stats FROM aggregates "
-        "WHERE metric_id = ? AND bucket_start = ? AND node_id = ?");
-    if (!s) return failure("load aggregate");
-    sqlite3_bind_int64(s, 1, metric_id);
-    sqlite3_bind_int64(s, 2, bucket_start);
-    sqlite3_bind_int64(s, 3, node_id);
-    const int rc = sqlite3_step(s);
     std::optional<AggregateRow> found;
-    if (rc == SQLITE_ROW) found = aggregate_row(s);
-    sqlite3_reset(s);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) return failure("load aggregate");
+    if (auto status = rows(
+            "load aggregate",
+            "SELECT metric_id, bucket_start, node_id, reports, stats FROM "
+            "aggregates WHERE metric_id = ? AND bucket_start = ? AND node_id = ?",
+            [&](sqlite3_stmt* s) {
+              found = aggregate_row(s);
+              return false;
+            },
+            metric_id, bucket_start, node_id);
+        !status) {
+      return status.error();
+    }
     return found;
   }
 
   Fallible upsert_aggregate(const AggregateRow& r) override {
-    sqlite3_stmt* s = prepare(
-        "INSERT INTO aggregates (metric_id, bucket_start, node_id, reports, stats) "
-        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (metric_id, bucket_start, node_id) "
-        "DO UPDATE SET reports = excluded.reports, stats = excluded.stats");
-    if (!s) return failure("store aggregate");
-    sqlite3_bind_int64(s, 1, r.metric_id);
-    sqlite3_bind_int64(s, 2, r.bucket_start);
-    sqlite3_bind_int64(s, 3, r.node_id);
-    sqlite3_bind_int64(s, 4, as_sql(r.reports));
-    sqlite3_bind_blob(s, 5, r.stats.data(), static_cast<int>(r.stats.size()), SQLITE_STATIC);
-    const int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) return failure("store aggregate");
-    return done();
+    return execute("store aggregate",
+                   "INSERT INTO aggregates (metric_id, bucket_start, node_id, reports, stats) "
+                   "VALUES (?, ?, ?, ?, ?) ON CONFLICT (metric_id, bucket_start, node_id) "
+                   "DO UPDATE SET reports = excluded.reports, stats = excluded.stats",
+                   r.metric_id, r.bucket_start, r.node_id, r.reports,
+                   Blob{r.stats.data(), r.stats.size()});
   }
 
   Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
                                                      int64_t to) override {
-    sqlite3_stmt* s = prepare(
-        "SELECT metric_id, bucket_start, node_id, reports, stats FROM aggregates "
-        "WHERE metric_id = ? AND bucket_start >= ? AND bucket_start < ? "
-        "ORDER BY bucket_start, node_id");
-    if (!s) return failure("load aggregates");
-    sqlite3_bind_int64(s, 1, metric_id);
-    sqlite3_bind_int64(s, 2, from);
-    sqlite3_bind_int64(s, 3, to);
-    std::vector<AggregateRow> rows;
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) rows.push_back(aggregate_row(s));
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) return failure("load aggregates");
-    return rows;
+    return collect("load aggregates",
+                   "SELECT metric_id, bucket_start, node_id, reports, stats FROM aggregates "
+                   "WHERE metric_id = ? AND bucket_start >= ? AND bucket_start < ? "
+                   "ORDER BY bucket_start, node_id",
+                   aggregate_row, metric_id, from, to);
   }
 
   Fallible delete_aggregates(uint32_t metric_id) override {
-    sqlite3_stmt* s = prepare("DELETE FROM aggregates WHERE metric_id = ?");
-    if (!s) return failure("delete aggregates");
-    sqlite3_bind_int64(s, 1, metric_id);
-    const int rc = sqlite3_step(s);
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) return failure("delete aggregates");
-    return done();
+    return execute("delete aggregates", "DELETE FROM aggregates WHERE metric_id = ?", metric_id);
   }
 
  private:
   Fallible create_or_check() {
-    bool has_version_table = false;
-    {
-      sqlite3_stmt* s = prepare(
-          "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'blur_schema'");
-      if (!s) return failure("read the schema");
-      if (sqlite3_step(s) == SQLITE_ROW) has_version_table = sqlite3_column_int64(s, 0) > 0;
-      sqlite3_reset(s);
-    }
-    if (!has_version_table) {
-      sqlite3_stmt* s = prepare(
-          "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'reports'");
-      bool old_layout = false;
-      if (s && sqlite3_step(s) == SQLITE_ROW) old_layout = sqlite3_column_int64(s, 0) > 0;
-      if (s) sqlite3_reset(s);
-      if (old_layout) {
+    auto has_table = [this](const char* name) {
+      return count("read the schema",
+                   "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                   Text{std::string(name)});
+    };
+    auto has_version_table = has_table("blur_schema");
+    if (!has_version_table) return has_version_table.error();
+    if (*has_version_table == 0) {
+      auto old_layout = has_table("reports");
+      if (old_layout && *old_layout > 0) {
         return invalid("database " + path_ +
                        " was written by a collector before schema versions (Blur 0.1 at "
                        "627103b); this collector cannot read it. Keep it for that version, "
@@ -563,10 +519,9 @@ class SqliteConnection final : public Connection {
       return exec("INSERT INTO blur_schema (version) VALUES (" + std::to_string(kSchemaVersion) +
                   ")");
     }
-    sqlite3_stmt* s = prepare("SELECT MAX(version) FROM blur_schema");
-    if (!s || sqlite3_step(s) != SQLITE_ROW) return failure("read the schema version");
-    const int64_t version = sqlite3_column_int64(s, 0);
-    sqlite3_reset(s);
+    auto read_version = count("read the schema version", "SELECT MAX(version) FROM blur_schema");
+    if (!read_version) return read_version.error();
+    const int64_t version = static_cast<int64_t>(*read_version);
     if (version > kSchemaVersion) {
       return invalid("database " + path_ + " has schema version " + std::to_string(version) +
                      ", newer than this collector's (" + std::to_string(kSchemaVersion) +
@@ -582,6 +537,65 @@ class SqliteConnection final : public Connection {
       return exec(kAddDevices);
     }
     return done();
+  }
+
+  // The one statement helper: every query goes through statement() and one
+  // of these (the loops over many keys use a Statement directly).
+  //   execute: a statement that returns no rows.
+  //   rows:    each row to `visit` until it returns false.
+  //   collect: every row, each made a value by `read`.
+  //   count:   the first column of the first row as an unsigned count (0
+  //            without a row).
+  template <typename... Values>
+  Fallible execute(const char* what, const std::string& sql, const Values&... values) {
+    Statement s = statement(sql);
+    if (!s.prepared()) return failure(what);
+    s.bind(values...);
+    if (s.step() != SQLITE_DONE) return failure(what);
+    return done();
+  }
+  template <typename Visit, typename... Values>
+  Fallible rows(const char* what, const std::string& sql, Visit&& visit, const Values&... values) {
+    Statement s = statement(sql);
+    if (!s.prepared()) return failure(what);
+    s.bind(values...);
+    int rc;
+    while ((rc = s.step()) == SQLITE_ROW) {
+      if (!visit(s.row())) return done();
+    }
+    if (rc != SQLITE_DONE) return failure(what);
+    return done();
+  }
+  template <typename Read, typename... Values>
+  auto collect(const char* what, const std::string& sql, Read read, const Values&... values)
+      -> Outcome<std::vector<decltype(read(nullptr))>> {
+    std::vector<decltype(read(nullptr))> found;
+    if (auto status = rows(
+            what, sql,
+            [&](sqlite3_stmt* s) {
+              found.push_back(read(s));
+              return true;
+            },
+            values...);
+        !status) {
+      return status.error();
+    }
+    return found;
+  }
+  template <typename... Values>
+  Outcome<uint64_t> count(const char* what, const std::string& sql, const Values&... values) {
+    uint64_t value = 0;
+    if (auto status = rows(
+            what, sql,
+            [&](sqlite3_stmt* s) {
+              value = from_sql(sqlite3_column_int64(s, 0));
+              return false;
+            },
+            values...);
+        !status) {
+      return status.error();
+    }
+    return value;
   }
 
   static std::string columns() {
@@ -624,21 +638,21 @@ class SqliteConnection final : public Connection {
                 : std::string();
   }
 
-  // Prepared once per connection and reused.
-  sqlite3_stmt* prepare(const std::string& sql) {
+  // Prepared once per connection and reused; its bindings cleared.
+  Statement statement(const std::string& sql) {
     auto it = statements_.find(sql);
     if (it != statements_.end()) {
       sqlite3_reset(it->second);
       sqlite3_clear_bindings(it->second);
-      return it->second;
+      return Statement(it->second);
     }
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-      sqlite3_finalize(statement);
-      return nullptr;
+    sqlite3_stmt* prepared = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &prepared, nullptr) != SQLITE_OK) {
+      sqlite3_finalize(prepared);
+      return Statement(nullptr);
     }
-    statements_.emplace(sql, statement);
-    return statement;
+    statements_.emplace(sql, prepared);
+    return Statement(prepared);
   }
   Fallible exec(const std::string& sql) {
     char* message = nullptr;
