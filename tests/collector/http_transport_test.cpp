@@ -529,9 +529,10 @@ TEST_F(TransportFixture, DrippedHeaderIsClosedAtTheHeaderDeadline) {
   // deadline can close the keep-alive connection.
   start(1, [](Server::Options& options) { options.idle_timeout = std::chrono::seconds(60); });
   const std::string endless = "GET /ok HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(4000, 'a');
+  // Times taken before connecting: the server's deadline starts later.
+  auto connected = Clock::now();
   int fd = raw_http::connect_to(port_);
   ASSERT_GE(fd, 0);
-  auto connected = Clock::now();
   const long long fresh = drip_until_closed(fd, endless, connected, kHungMs);
   close(fd);
   EXPECT_GE(fresh, 550) << "closed before header_timeout (-1: never closed)";
@@ -539,9 +540,9 @@ TEST_F(TransportFixture, DrippedHeaderIsClosedAtTheHeaderDeadline) {
   // Keep-alive: a request answered, 400 ms idle, then a dripped header: its
   // deadline starts at its first byte (from the connection's start it would
   // close some 200 ms after that byte).
+  connected = Clock::now();
   fd = raw_http::connect_to(port_);
   ASSERT_GE(fd, 0);
-  connected = Clock::now();
   ASSERT_TRUE(raw_http::send_all(fd, raw_http::get("/ok")));
   const auto answer = raw_http::read_answer(fd);
   ASSERT_TRUE(answer);
