@@ -48,17 +48,26 @@ bool wait_until(Condition done) {
   return done();
 }
 
+// Short deadlines, for the tests about deadlines: slow clients are closed
+// within a test's time.
+void short_deadlines(Server::Options& options) {
+  options.header_timeout = std::chrono::milliseconds(600);
+  options.body_timeout = std::chrono::milliseconds(800);
+  options.idle_timeout = std::chrono::milliseconds(1500);
+}
+
 class TransportFixture : public ::testing::Test {
  protected:
-  // Short deadlines so that slow clients are visible in a test's time.
-  // `adjust`, if given, changes the options last.
+  // Deadlines far beyond any test's time unless `adjust` (applied last)
+  // sets others (short_deadlines): on a busy machine a connection waiting
+  // its turn is not closed by a deadline the test is not about.
   void start(int threads = 2, const std::function<void(Server::Options&)>& adjust = {}) {
     Server::Options options;
     options.port = 0;
     options.threads = threads;
-    options.header_timeout = std::chrono::milliseconds(600);
-    options.body_timeout = std::chrono::milliseconds(800);
-    options.idle_timeout = std::chrono::milliseconds(1500);
+    options.header_timeout = std::chrono::minutes(10);
+    options.body_timeout = std::chrono::minutes(10);
+    options.idle_timeout = std::chrono::minutes(10);
     options.max_header_bytes = 4096;
     if (adjust) adjust(options);
     server_ = std::make_unique<Server>(options);
@@ -302,7 +311,7 @@ TEST_F(TransportFixture, RepliesFromAnotherThreadLateTwiceOrNever) {
 }
 
 TEST_F(TransportFixture, HundredRequestsOnOneConnectionThenIdleTimeout) {
-  start();
+  start(2, short_deadlines);
   const int fd = raw_http::connect_to(port_);
   ASSERT_GE(fd, 0);
   std::string pending;
@@ -402,11 +411,7 @@ TEST(TransportBacklog, AThousandConnectionsWaitInTheQueue) {
 // are answered between their bytes while every slow one is still open (a
 // server that waited on one would answer nobody until its deadline).
 TEST_F(TransportFixture, SlowClientsDoNotBlockOthers) {
-  start(1, [](Server::Options& options) {
-    options.header_timeout = std::chrono::minutes(10);
-    options.body_timeout = std::chrono::minutes(10);
-    options.idle_timeout = std::chrono::minutes(10);
-  });
+  start(1);  // deadlines ten minutes away
   const std::string header = raw_http::get("/ok");
   const std::string body_head =
       "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
@@ -447,7 +452,7 @@ TEST_F(TransportFixture, SlowClientsDoNotBlockOthers) {
 // ... and they are closed at their deadlines although they keep sending
 // (header_timeout 600 ms, body_timeout 800 ms), as are the silent ones.
 TEST_F(TransportFixture, SlowClientsAreClosedAtTheirDeadlines) {
-  start(1);
+  start(1, short_deadlines);
   // Neither the header nor the body would end before max_header_bytes.
   const std::string header = "GET /ok HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(4000, 'a');
   const std::string body_head =
@@ -527,7 +532,10 @@ long long drip_until_closed(int fd, const std::string& text, Clock::time_point s
 TEST_F(TransportFixture, DrippedHeaderIsClosedAtTheHeaderDeadline) {
   // idle_timeout far from the 400 ms pause below, so only the header
   // deadline can close the keep-alive connection.
-  start(1, [](Server::Options& options) { options.idle_timeout = std::chrono::seconds(60); });
+  start(1, [](Server::Options& options) {
+    short_deadlines(options);
+    options.idle_timeout = std::chrono::seconds(60);
+  });
   const std::string endless = "GET /ok HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(4000, 'a');
   // Times taken before connecting: the server's deadline starts later.
   auto connected = Clock::now();
@@ -570,9 +578,7 @@ TEST_F(TransportFixture, ConnectionCapAnswers503AndRecovers) {
   start(2, [refusals](Server::Options& options) {
     options.max_connections = 8;
     options.retry_after = std::chrono::seconds(3);
-    // No deadline can answer or close the silent ones: only the cap.
-    options.header_timeout = std::chrono::minutes(10);
-    options.idle_timeout = std::chrono::minutes(10);
+    // (No deadline can answer or close the silent ones: only the cap.)
     options.on_complete = [refusals](const Completion& completion) {
       std::lock_guard<std::mutex> lock(refusals->mutex);
       refusals->tokens.push_back(completion.response->refusal);
@@ -651,8 +657,6 @@ TEST_F(TransportFixture, PerAddressCapKeepsOneAddressFromTakingEveryConnection) 
   start(2, [refusals](Server::Options& options) {
     options.max_connections = 12;
     options.max_connections_per_address = 5;
-    options.header_timeout = std::chrono::seconds(30);  // the silent ones stay
-    options.idle_timeout = std::chrono::seconds(30);
     options.on_complete = [refusals](const Completion& completion) {
       std::lock_guard<std::mutex> lock(refusals->mutex);
       refusals->tokens.push_back(completion.response->refusal);
