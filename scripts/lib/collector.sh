@@ -21,12 +21,14 @@ start_collector() {
     [ "$arg" = --enrollments-per-secret ] && secret=()
   done
   lifted=("${address[@]}" "${secret[@]}")
+  : > "$log"  # before the child runs: the loop below reads it at once
   "$binary" serve --address 127.0.0.1 --port 0 "${lifted[@]}" "$@" \
     > "$log" 2>&1 &
   collector_pid=$!
   collector_port=""
   collector_auth_dir=""
-  for _ in $(seq 100); do
+  # Up to a minute: a start that takes longer is hung, not slow.
+  for _ in $(seq 600); do
     collector_port=$(sed -n 's|.*listening on https\{0,1\}://127.0.0.1:\([0-9]*\).*|\1|p' "$log")
     if [ -n "$collector_port" ]; then
       collector_auth_dir=$(sed -n 's|^blur-collector: credentials directory \([^ ]*\).*|\1|p' "$log")
