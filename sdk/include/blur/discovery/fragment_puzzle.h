@@ -35,6 +35,7 @@
 #include "blur/discovery/prefix_hash.h"
 #include "blur/discovery/word.h"
 #include "blur/mechanisms/domain_mechanism.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/mechanisms/local_hashing.h"
 #include "blur/sampling/exact_sampling.h"
 
@@ -122,6 +123,10 @@ class SequenceFragmentPuzzle
   friend class DomainMechanism<SequenceFragmentPuzzle, MechanismId::kSequenceFragmentPuzzle>;
   using DomainMechanism::DomainMechanism;
 };
+
+template <>
+struct MechanismBuilder<MechanismId::kSequenceFragmentPuzzle>
+    : DomainBuilder<SequenceFragmentPuzzle> {};
 
 }  // namespace blur
 

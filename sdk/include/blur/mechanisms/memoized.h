@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "blur/epsilon.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/mechanisms/permanent_stream.h"
 #include "blur/report/report_payload.h"
 #include "blur/result.h"
@@ -96,6 +97,17 @@ class Memoized {
   uint64_t m2_;
   MemoKey key_;
 };
+
+// The memoized form of a symmetric bit-flip mechanism for a builder's
+// create_memoized: `permanent` built at config's longitudinal epsilon, each
+// report charging config.epsilon_micros (rounding buckets are onebit's).
+template <typename Mechanism>
+Result<Memoized<Mechanism>> memoize(const Result<Mechanism>& permanent,
+                                    const MechanismConfig& config, MemoKey key) {
+  if (config.rounding_buckets != 0) return Status::kInvalidArgument;
+  if (!permanent.ok()) return permanent.status();
+  return Memoized<Mechanism>::create(permanent.value(), config.epsilon_micros, key);
+}
 
 }  // namespace blur
 

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "blur/epsilon.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/mechanisms/one_bit_mean.h"
 #include "blur/mechanisms/permanent_stream.h"
 #include "blur/report/report_payload.h"
@@ -96,6 +97,15 @@ class MemoizedMean {
   EpsilonMicros report_epsilon_;
   uint32_t width_;
   MemoKey key_;
+};
+
+// onebit's builder: here, beside its memoized form.
+template <>
+struct MechanismBuilder<MechanismId::kOneBitMean> : DomainBuilder<OneBitMean> {
+  static Result<MemoizedMean> create_memoized(const MechanismConfig& config, MemoKey key) {
+    return MemoizedMean::create(config.epsilon_micros, config.longitudinal_epsilon,
+                                config.domain_size, config.rounding_buckets, key);
+  }
 };
 
 }  // namespace blur
