@@ -72,7 +72,7 @@ class AnyMechanism {
 
   static constexpr size_t kStorageSize = 80;
   alignas(8) unsigned char storage_[kStorageSize];
-  MechanismId id_ = MechanismId::kBinaryRandomizedResponse;
+  MechanismId id_{};  // 0, no mechanism: a zeroed array of them needs no loop
   bool set_ = false;
   bool memoized_ = false;
 };
