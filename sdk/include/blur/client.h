@@ -97,8 +97,10 @@ class Client {
   ReportQueue queue_;
   Metric metrics_[kMaxClientMetrics] = {};
   uint32_t metric_count_ = 0;
-  Report report_{};                              // scratch: kept off the stack
-  uint8_t message_[kMaxEncodedReportSize] = {};  // scratch
+  // Scratch, kept off the stack; always written before read, so left
+  // uninitialized (no zeroing code in the constructor).
+  Report report_;
+  uint8_t message_[kMaxEncodedReportSize];
 };
 
 }  // namespace blur
