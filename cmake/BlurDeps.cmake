@@ -51,6 +51,12 @@ add_library(blur_nanopb STATIC
   ${_pb}/pb_common.c ${_pb}/pb_encode.c ${_pb}/pb_decode.c)
 target_include_directories(blur_nanopb SYSTEM PUBLIC
   $<BUILD_INTERFACE:${_pb}> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/blur/third_party>)
+# Bare metal: the SDK reads only nanopb's true/false, never its error
+# strings, so they are left out of the flash (~200 B). Hosts keep them: the
+# collector's decoder quotes them.
+if(BLUR_PLATFORM STREQUAL "cortex-m")
+  target_compile_definitions(blur_nanopb PUBLIC PB_NO_ERRMSG)
+endif()
 
 # --- the wire schema, generated with Debian's nanopb generator -------------
 find_program(BLUR_NANOPB_GENERATOR nanopb_generator.py REQUIRED)

@@ -1,97 +1,68 @@
 // Flash cost of one mechanism on Cortex-M4: the same program (board port,
-// DRBG, one randomization) built once per mechanism and once with none;
-// the size report prints the differences.
+// DRBG, one randomization) built once per mechanism of the table and once
+// with none; the size report prints the differences. The mechanism is built
+// by its own builder (mechanism_builder.h) and randomized into a report
+// payload as the Client does, so every table line is measured without a
+// case here: an id without a builder fails to compile.
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "blur/discovery/fragment_puzzle.h"
-#include "blur/discovery/prefix_extension.h"
-#include "blur/mechanisms/binary_randomized_response.h"
-#include "blur/mechanisms/discrete_laplace.h"
-#include "blur/mechanisms/generalized_randomized_response.h"
-#include "blur/mechanisms/hadamard_response.h"
-#include "blur/mechanisms/local_hashing.h"
-#include "blur/mechanisms/loloha.h"
-#include "blur/mechanisms/one_bit_mean.h"
-#include "blur/mechanisms/rappor.h"
+#include <type_traits>
+
+#include "blur/mechanisms/any_mechanism.h"
+#include "blur/report/report.h"
 #include "blur/sampling/rng.h"
-#include "blur/mechanisms/unary_encoding.h"
 #include "board_port.h"
 
 namespace {
 uint8_t g_flash[2 * 256];
 blur::cortex_m::BoardContext g_board;
 blur::Rng g_rng;
+blur::ReportPayload g_payload;
+
+#if BLUR_COST_MECHANISM != 0
+static_assert(blur::is_mechanism(BLUR_COST_MECHANISM),
+              "BLUR_COST_MECHANISM names no mechanism of the table");
+// A representative metric: epsilon 1 nat (a memoized-only mechanism: 2 nats
+// for the permanent response), the largest domain up to 100 (2 for rr, the
+// longest word for word discovery), value 1 or the word "keyboard".
+template <blur::MechanismId kId>
+blur::Status randomize_once() {
+  using blur::MechanismId;
+  constexpr uint32_t kMax = blur::mechanism_max_domain(kId);
+  blur::MechanismConfig config{kId, 1000000, kMax < 100 ? kMax : 100, 1};
+  using Builder = blur::MechanismBuilder<kId>;
+  using OneShot = blur::OneShotMechanism<kId>;
+  if constexpr (std::is_void_v<OneShot>) {
+    static const uint8_t kSecret[blur::kDeviceSecretSize] = {1, 2, 3};
+    config.longitudinal_epsilon = 2000000;
+    const auto built = Builder::create_memoized(config, blur::MemoKey{1, 2});
+    if (!built.ok()) return built.status();
+    return built.value().randomize(g_rng, kSecret, 1, &g_payload);
+  } else {
+    const auto built = Builder::create(config);
+    if (!built.ok()) return built.status();
+    if constexpr (std::is_same_v<blur::MechanismValueT<OneShot>, blur::Word>) {
+      static const char kWord[] = "keyboard";
+      const blur::Word word = blur::Word::parse(kWord, sizeof kWord - 1).value();
+      return blur::randomize_payload(built.value(), g_rng, word, &g_payload);
+    } else {
+      return blur::randomize_payload(built.value(), g_rng, 1u, &g_payload);
+    }
+  }
+}
+#endif
 }  // namespace
 
 int main() {
   const blur::Port port = blur::cortex_m::board_port(&g_board, g_flash, 256, 2);
   if (g_rng.seed(port, nullptr, 0) != blur::Status::kOk) exit(1);
-  uint32_t out = 0;
   blur::Status status = blur::Status::kOk;
-#if BLUR_COST_MECHANISM == 1
-  status = blur::BinaryRandomizedResponse::create(1000000).value().randomize(g_rng, 1, &out);
-#elif BLUR_COST_MECHANISM == 2
-  status =
-      blur::GeneralizedRandomizedResponse::create(1000000, 16).value().randomize(g_rng, 3, &out);
-#elif BLUR_COST_MECHANISM == 3 || BLUR_COST_MECHANISM == 4
-  const auto kind = BLUR_COST_MECHANISM == 3 ? blur::UnaryEncoding::Kind::kSymmetric
-                                             : blur::UnaryEncoding::Kind::kOptimized;
-  static uint8_t bits[8];
-  status = blur::UnaryEncoding::create(kind, 1000000, 64).value().randomize(g_rng, 3, bits);
-  out = bits[0];
-#elif BLUR_COST_MECHANISM == 5
-  int64_t number = 0;
-  status = blur::DiscreteLaplace::create(1000000, 101).value().randomize(g_rng, 3, &number);
-  out = static_cast<uint32_t>(number);
-#elif BLUR_COST_MECHANISM == 7
-  status = blur::HadamardResponse::create(1000000, 100).value().randomize(g_rng, 3, &out);
-#elif BLUR_COST_MECHANISM == 8 || BLUR_COST_MECHANISM == 9
-  uint32_t seed = 0;
-  status = blur::LocalHashing::create(BLUR_COST_MECHANISM == 8 ? blur::LocalHashing::Kind::kOptimized
-                                                               : blur::LocalHashing::Kind::kBinary,
-                                      1000000, 4096)
-               .value()
-               .randomize(g_rng, 3, &seed, &out);
-  out ^= seed;
-#elif BLUR_COST_MECHANISM == 10
-  static uint8_t bits[32];
-  status = blur::Rappor::create(1000000, 100, blur::RapporShape{}, blur::BloomHashKey{1, 0})
-               .value()
-               .randomize(g_rng, 3, &out, bits);
-  out ^= bits[0];
-#elif BLUR_COST_MECHANISM == 11
-  // Word discovery: the word is packed, one prefix hashed, the bucket sent
-  // through g-ary randomized response.
-  static const char kWord[] = "keyboard";
-  uint32_t seed = 0;
-  const blur::Word word = blur::Word::parse(kWord, sizeof kWord - 1).value();
-  status = blur::PrefixExtension::create(4000000, 16).value().randomize(g_rng, word, &seed, &out);
-  out ^= seed;
-#elif BLUR_COST_MECHANISM == 12
-  // Word discovery by fragments: the word and one fragment hashed, each
-  // through g-ary randomized response at eps / 2.
-  static const char kWord[] = "keyboard";
-  uint32_t seed = 0;
-  const blur::Word word = blur::Word::parse(kWord, sizeof kWord - 1).value();
-  status = blur::SequenceFragmentPuzzle::create(4000000, 16).value().randomize(g_rng, word, &seed,
-                                                                               &out);
-  out ^= seed;
-#elif BLUR_COST_MECHANISM == 6
-  status = blur::OneBitMean::create(1000000, 101).value().randomize(g_rng, 3, &out);
-#elif BLUR_COST_MECHANISM == 13
-  // Longitudinal local hashing: the device's hash seed and the bucket's
-  // permanent response from HMAC streams of the secret, then one g-ary
-  // randomized response.
-  static const uint8_t kSecret[32] = {1, 2, 3};
-  static blur::ReportPayload payload;
-  status = blur::Loloha::create(500000, 2000000, 4096, blur::MemoKey{1, 2})
-               .value()
-               .randomize(g_rng, kSecret, 3, &payload);
-  out = payload.value ^ payload.seed;
-#elif BLUR_COST_MECHANISM != 0
-#error "BLUR_COST_MECHANISM names no mechanism of the table: add its case"
+#if BLUR_COST_MECHANISM != 0
+  status = randomize_once<static_cast<blur::MechanismId>(BLUR_COST_MECHANISM)>();
 #endif
+  const uint32_t out = g_payload.value ^ g_payload.seed ^ g_payload.bits[0] ^
+                       static_cast<uint32_t>(g_payload.number);
   printf("%u\n", static_cast<unsigned>(out));
   exit(status == blur::Status::kOk ? 0 : 1);
 }

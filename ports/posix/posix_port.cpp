@@ -88,20 +88,13 @@ Status PosixPort::open(const char* path, uint32_t block_size, uint32_t block_cou
 }
 
 Port PosixPort::port() {
-  return Port{this,
-              &PosixPort::entropy,
-              &PosixPort::read,
-              &PosixPort::prog,
-              &PosixPort::erase,
-              &PosixPort::sync,
-              block_size_,
-              block_count_,
-              &PosixPort::now,
-              nullptr,  // no monotonic counter: see posix_port.h
-              nullptr};
+  Port port = member_port(this);
+  port.block_size = block_size_;
+  port.block_count = block_count_;
+  return port;  // no monotonic counter: see posix_port.h
 }
 
-Status PosixPort::now(void*, uint64_t* seconds) {
+Status PosixPort::now(uint64_t* seconds) {
   timespec ts{};
   if (clock_gettime(CLOCK_REALTIME, &ts) != 0 || ts.tv_sec < 0) return Status::kClockFailure;
   *seconds = static_cast<uint64_t>(ts.tv_sec);
@@ -112,7 +105,7 @@ bool PosixPort::in_range(uint32_t block, uint32_t offset, uint32_t size) const {
   return fd_ >= 0 && block < block_count_ && offset <= block_size_ && size <= block_size_ - offset;
 }
 
-Status PosixPort::entropy(void*, uint8_t* out, size_t length) {
+Status PosixPort::entropy(uint8_t* out, size_t length) {
   while (length > 0) {
     const ssize_t n = getrandom(out, length, 0);
     if (n < 0 && errno == EINTR) continue;
@@ -123,13 +116,11 @@ Status PosixPort::entropy(void*, uint8_t* out, size_t length) {
   return Status::kOk;
 }
 
-Status PosixPort::read(void* context, uint32_t block, uint32_t offset, uint8_t* out,
-                       uint32_t size) {
-  PosixPort* self = static_cast<PosixPort*>(context);
-  if (!self->in_range(block, offset, size)) return Status::kStorageFailure;
-  off_t at = static_cast<off_t>(block) * self->block_size_ + offset;
+Status PosixPort::read(uint32_t block, uint32_t offset, uint8_t* out, uint32_t size) {
+  if (!in_range(block, offset, size)) return Status::kStorageFailure;
+  off_t at = static_cast<off_t>(block) * block_size_ + offset;
   while (size > 0) {
-    const ssize_t n = pread(self->fd_, out, size, at);
+    const ssize_t n = pread(fd_, out, size, at);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return Status::kStorageFailure;
     out += n;
@@ -139,24 +130,20 @@ Status PosixPort::read(void* context, uint32_t block, uint32_t offset, uint8_t* 
   return Status::kOk;
 }
 
-Status PosixPort::prog(void* context, uint32_t block, uint32_t offset, const uint8_t* data,
-                       uint32_t size) {
-  PosixPort* self = static_cast<PosixPort*>(context);
-  if (!self->in_range(block, offset, size)) return Status::kStorageFailure;
-  const off_t at = static_cast<off_t>(block) * self->block_size_ + offset;
-  return write_all(self->fd_, data, size, at) ? Status::kOk : Status::kStorageFailure;
+Status PosixPort::prog(uint32_t block, uint32_t offset, const uint8_t* data, uint32_t size) {
+  if (!in_range(block, offset, size)) return Status::kStorageFailure;
+  const off_t at = static_cast<off_t>(block) * block_size_ + offset;
+  return write_all(fd_, data, size, at) ? Status::kOk : Status::kStorageFailure;
 }
 
-Status PosixPort::erase(void* context, uint32_t block) {
-  PosixPort* self = static_cast<PosixPort*>(context);
-  if (!self->in_range(block, 0, self->block_size_)) return Status::kStorageFailure;
-  const off_t at = static_cast<off_t>(block) * self->block_size_;
-  return fill_erased(self->fd_, at, self->block_size_) ? Status::kOk : Status::kStorageFailure;
+Status PosixPort::erase(uint32_t block) {
+  if (!in_range(block, 0, block_size_)) return Status::kStorageFailure;
+  const off_t at = static_cast<off_t>(block) * block_size_;
+  return fill_erased(fd_, at, block_size_) ? Status::kOk : Status::kStorageFailure;
 }
 
-Status PosixPort::sync(void* context) {
-  PosixPort* self = static_cast<PosixPort*>(context);
-  return self->fd_ >= 0 && fsync(self->fd_) == 0 ? Status::kOk : Status::kStorageFailure;
+Status PosixPort::sync() {
+  return fd_ >= 0 && fsync(fd_) == 0 ? Status::kOk : Status::kStorageFailure;
 }
 
 }  // namespace posix

@@ -55,13 +55,16 @@ class PosixPort {
   Port port();
 
  private:
-  static Status entropy(void* context, uint8_t* out, size_t length);
-  static Status read(void* context, uint32_t block, uint32_t offset, uint8_t* out, uint32_t size);
-  static Status prog(void* context, uint32_t block, uint32_t offset, const uint8_t* data,
-                     uint32_t size);
-  static Status erase(void* context, uint32_t block);
-  static Status sync(void* context);
-  static Status now(void* context, uint64_t* seconds);
+  template <typename T>
+  friend Port blur::member_port(T* self);
+  // The callbacks (member_port, blur/port.h); entropy (getrandom) and the
+  // clock (CLOCK_REALTIME) need no state of the port.
+  static Status entropy(uint8_t* out, size_t length);
+  static Status now(uint64_t* seconds);
+  Status read(uint32_t block, uint32_t offset, uint8_t* out, uint32_t size);
+  Status prog(uint32_t block, uint32_t offset, const uint8_t* data, uint32_t size);
+  Status erase(uint32_t block);
+  Status sync();
   bool in_range(uint32_t block, uint32_t offset, uint32_t size) const;
 
   int fd_ = -1;

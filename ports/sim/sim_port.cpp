@@ -34,9 +34,7 @@ void SimPort::init_flash(const flash::Config& config, uint8_t* flash, uint32_t* 
 }
 
 Port SimPort::port() {
-  Port port{
-      this, &SimPort::entropy, &SimPort::read, &SimPort::prog, &SimPort::erase, &SimPort::sync, 0,
-      0,    &SimPort::now,     nullptr,        nullptr};
+  Port port = member_port(this);
   flash_.describe(&port);
   if (counter_enabled_) {
     port.counter_read = &SimPort::counter_read;
@@ -45,10 +43,9 @@ Port SimPort::port() {
   return port;
 }
 
-Status SimPort::now(void* context, uint64_t* seconds) {
-  SimPort* self = static_cast<SimPort*>(context);
-  if (self->clock_fails_) return Status::kClockFailure;
-  *seconds = self->time_;
+Status SimPort::now(uint64_t* seconds) {
+  if (clock_fails_) return Status::kClockFailure;
+  *seconds = time_;
   return Status::kOk;
 }
 
@@ -64,14 +61,13 @@ Status SimPort::counter_advance(void* context, uint64_t value) {
   return Status::kOk;
 }
 
-Status SimPort::entropy(void* context, uint8_t* out, size_t length) {
-  SimPort* self = static_cast<SimPort*>(context);
-  if (self->entropy_budget_ != kNever) {
-    if (length > self->entropy_budget_) return Status::kEntropyFailure;
-    self->entropy_budget_ -= length;
+Status SimPort::entropy(uint8_t* out, size_t length) {
+  if (entropy_budget_ != kNever) {
+    if (length > entropy_budget_) return Status::kEntropyFailure;
+    entropy_budget_ -= length;
   }
   for (size_t i = 0; i < length; i += 8) {
-    const uint64_t word = flash::splitmix64(&self->state_);
+    const uint64_t word = flash::splitmix64(&state_);
     for (size_t j = 0; j < 8 && i + j < length; ++j)
       out[i + j] = static_cast<uint8_t>(word >> (8 * j));
   }
@@ -87,30 +83,24 @@ bool SimPort::take_storage_operation() {
   return true;
 }
 
-Status SimPort::read(void* context, uint32_t block, uint32_t offset, uint8_t* out, uint32_t size) {
-  return static_cast<SimPort*>(context)->flash_.read(block, offset, out, size);
+Status SimPort::read(uint32_t block, uint32_t offset, uint8_t* out, uint32_t size) {
+  return flash_.read(block, offset, out, size);
 }
 
-Status SimPort::prog(void* context, uint32_t block, uint32_t offset, const uint8_t* data,
-                     uint32_t size) {
-  SimPort* self = static_cast<SimPort*>(context);
-  if (!self->flash_.in_range(block, offset, size) || !self->take_storage_operation()) {
+Status SimPort::prog(uint32_t block, uint32_t offset, const uint8_t* data, uint32_t size) {
+  if (!flash_.in_range(block, offset, size) || !take_storage_operation()) {
     return Status::kStorageFailure;
   }
-  return self->flash_.prog(block, offset, data, size);
+  return flash_.prog(block, offset, data, size);
 }
 
-Status SimPort::erase(void* context, uint32_t block) {
-  SimPort* self = static_cast<SimPort*>(context);
-  if (!self->flash_.in_range(block, 0, 0) || !self->take_storage_operation()) {
-    return Status::kStorageFailure;
-  }
-  return self->flash_.erase(block);
+Status SimPort::erase(uint32_t block) {
+  if (!flash_.in_range(block, 0, 0) || !take_storage_operation()) return Status::kStorageFailure;
+  return flash_.erase(block);
 }
 
-Status SimPort::sync(void* context) {
-  SimPort* self = static_cast<SimPort*>(context);
-  return self->powered() && self->take_storage_operation() ? Status::kOk : Status::kStorageFailure;
+Status SimPort::sync() {
+  return powered() && take_storage_operation() ? Status::kOk : Status::kStorageFailure;
 }
 
 }  // namespace sim

@@ -103,13 +103,15 @@ class SimPort {
   uint64_t reprogrammed_units() const { return flash_.reprogrammed_units(); }
 
  private:
-  static Status entropy(void* context, uint8_t* out, size_t length);
-  static Status read(void* context, uint32_t block, uint32_t offset, uint8_t* out, uint32_t size);
-  static Status prog(void* context, uint32_t block, uint32_t offset, const uint8_t* data,
-                     uint32_t size);
-  static Status erase(void* context, uint32_t block);
-  static Status sync(void* context);
-  static Status now(void* context, uint64_t* seconds);
+  template <typename T>
+  friend Port blur::member_port(T* self);
+  // The callbacks (member_port, blur/port.h).
+  Status entropy(uint8_t* out, size_t length);
+  Status read(uint32_t block, uint32_t offset, uint8_t* out, uint32_t size);
+  Status prog(uint32_t block, uint32_t offset, const uint8_t* data, uint32_t size);
+  Status erase(uint32_t block);
+  Status sync();
+  Status now(uint64_t* seconds);
   static Status counter_read(void* context, uint64_t* value);
   static Status counter_advance(void* context, uint64_t value);
   bool take_storage_operation();

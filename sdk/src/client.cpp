@@ -18,128 +18,17 @@ namespace {
 }
 }  // namespace
 
-Status AnyMechanism::set(MechanismId id, EpsilonMicros epsilon_micros, uint32_t domain_size,
-                         uint32_t metric_id, EpsilonMicros longitudinal_epsilon,
-                         uint32_t rounding_buckets) {
-  using Id = MechanismId;
+Status AnyMechanism::set(const MechanismConfig& config) {
   set_ = false;
-  id_ = id;
-  if (!is_mechanism(static_cast<uint32_t>(id))) return Status::kInvalidArgument;
-  if (!mechanism_built(id)) return Status::kNotBuilt;
-  if (id == Id::kLoloha) {
-    if constexpr (mechanism_built(Id::kLoloha)) {
-      if (longitudinal_epsilon == 0 || rounding_buckets != 0) return Status::kInvalidArgument;
-      const MemoKey key{metric_id, memo_config_digest(metric_id, id, epsilon_micros, domain_size,
-                                                      longitudinal_epsilon, 0)};
-      return store(Loloha::create(epsilon_micros, longitudinal_epsilon, domain_size, key));
-    }
-    return Status::kNotBuilt;
+  id_ = config.id;
+  switch (config.id) {
+#define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain) \
+  case MechanismId::k##Cpp:                                 \
+    return set_as<MechanismId::k##Cpp>(config);
+    BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
   }
-  if (longitudinal_epsilon != 0) {
-    if (id != Id::kSymmetricUnaryEncoding && id != Id::kRappor && id != Id::kOneBitMean) {
-      return Status::kInvalidArgument;  // symmetric bit flips and 1BitMean only
-    }
-    if constexpr (!kMemoizationBuilt) {
-      return Status::kNotBuilt;
-    } else {
-      return set_memoized(id, epsilon_micros, domain_size,
-                          MemoKey{metric_id, memo_config_digest(metric_id, id, epsilon_micros,
-                                                                domain_size, longitudinal_epsilon,
-                                                                rounding_buckets)},
-                          longitudinal_epsilon, rounding_buckets);
-    }
-  }
-  // Each case compiles only when its mechanism is in the build.
-  switch (id) {
-    case Id::kBinaryRandomizedResponse:
-      if constexpr (mechanism_built(Id::kBinaryRandomizedResponse)) {
-        if (domain_size != 2) return Status::kInvalidArgument;
-        return store(BinaryRandomizedResponse::create(epsilon_micros));
-      }
-      break;
-    case Id::kGeneralizedRandomizedResponse:
-      if constexpr (mechanism_built(Id::kGeneralizedRandomizedResponse))
-        return store(GeneralizedRandomizedResponse::create(epsilon_micros, domain_size));
-      break;
-    case Id::kSymmetricUnaryEncoding:
-      if constexpr (mechanism_built(Id::kSymmetricUnaryEncoding))
-        return store(
-            UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric, epsilon_micros, domain_size));
-      break;
-    case Id::kOptimizedUnaryEncoding:
-      if constexpr (mechanism_built(Id::kOptimizedUnaryEncoding))
-        return store(
-            UnaryEncoding::create(UnaryEncoding::Kind::kOptimized, epsilon_micros, domain_size));
-      break;
-    case Id::kDiscreteLaplace:
-      if constexpr (mechanism_built(Id::kDiscreteLaplace))
-        return store(DiscreteLaplace::create(epsilon_micros, domain_size));
-      break;
-    case Id::kOneBitMean:
-      if constexpr (mechanism_built(Id::kOneBitMean))
-        return store(OneBitMean::create(epsilon_micros, domain_size));
-      break;
-    case Id::kHadamardResponse:
-      if constexpr (mechanism_built(Id::kHadamardResponse))
-        return store(HadamardResponse::create(epsilon_micros, domain_size));
-      break;
-    case Id::kOptimizedLocalHashing:
-      if constexpr (mechanism_built(Id::kOptimizedLocalHashing))
-        return store(
-            LocalHashing::create(LocalHashing::Kind::kOptimized, epsilon_micros, domain_size));
-      break;
-    case Id::kBinaryLocalHashing:
-      if constexpr (mechanism_built(Id::kBinaryLocalHashing))
-        return store(
-            LocalHashing::create(LocalHashing::Kind::kBinary, epsilon_micros, domain_size));
-      break;
-    case Id::kRappor:
-      if constexpr (mechanism_built(Id::kRappor))
-        return store(
-            Rappor::create(epsilon_micros, domain_size, RapporShape{}, BloomHashKey{metric_id, 0}));
-      break;
-    case Id::kPrefixExtension:
-      if constexpr (mechanism_built(Id::kPrefixExtension))
-        return store(PrefixExtension::create(epsilon_micros, domain_size));
-      break;
-    case Id::kSequenceFragmentPuzzle:
-      if constexpr (mechanism_built(Id::kSequenceFragmentPuzzle))
-        return store(SequenceFragmentPuzzle::create(epsilon_micros, domain_size));
-      break;
-    case Id::kLoloha:
-      break;  // above: always memoized
-  }
-  return Status::kNotBuilt;
-}
-
-Status AnyMechanism::set_memoized(MechanismId id, EpsilonMicros epsilon_micros,
-                                  uint32_t domain_size, MemoKey key,
-                                  EpsilonMicros longitudinal_epsilon, uint32_t rounding_buckets) {
-  using Id = MechanismId;
-  if constexpr (mechanism_built(Id::kOneBitMean)) {
-    if (id == Id::kOneBitMean) {
-      return store(MemoizedMean::create(epsilon_micros, longitudinal_epsilon, domain_size,
-                                        rounding_buckets, key));
-    }
-  }
-  if (rounding_buckets != 0) return Status::kInvalidArgument;
-  if constexpr (mechanism_built(Id::kSymmetricUnaryEncoding)) {
-    if (id == Id::kSymmetricUnaryEncoding) {
-      const auto permanent = UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric,
-                                                   longitudinal_epsilon, domain_size);
-      if (!permanent.ok()) return permanent.status();
-      return store(Memoized<UnaryEncoding>::create(permanent.value(), epsilon_micros, key));
-    }
-  }
-  if constexpr (mechanism_built(Id::kRappor)) {
-    if (id == Id::kRappor) {
-      const auto permanent = Rappor::create(longitudinal_epsilon, domain_size, RapporShape{},
-                                            BloomHashKey{key.metric_id, 0});
-      if (!permanent.ok()) return permanent.status();
-      return store(Memoized<Rappor>::create(permanent.value(), epsilon_micros, key));
-    }
-  }
-  return Status::kNotBuilt;
+  return Status::kInvalidArgument;  // a value the table does not name
 }
 
 Status Client::open(const Port& port) {
@@ -247,11 +136,10 @@ Status Client::record_value(uint32_t metric_id, const Value& input) {
       if constexpr (IsMemoized<M>::value) {
         BLUR_TRY(ledger_.check_memoized(mechanism.epsilon_charged(), metric_id,
                                         mechanism.key().config_digest));
-        BLUR_TRY(make_memoized_report(ledger_, rng_, mechanism, value, &report_));
       } else {
         BLUR_TRY(ledger_.check(mechanism.epsilon_charged(), metric_id));
-        BLUR_TRY(make_report(ledger_, rng_, mechanism, metric_id, value, &report_));
       }
+      BLUR_TRY(make_report(ledger_, rng_, mechanism, metric_id, value, &report_));
       if constexpr (kObservedTimeBuilt) report_.observed_minute = observed_minute(port_);
       size_t size = 0;
       BLUR_TRY(encode_report(report_, message_, sizeof message_, &size));

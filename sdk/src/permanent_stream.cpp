@@ -4,6 +4,7 @@
 
 #include "blur/sampling/uniform.h"
 #include "blur/storage/crc32.h"
+#include "byte_pool.h"
 #include "little_endian.h"
 #include "mbedtls/platform_util.h"
 
@@ -49,31 +50,13 @@ Status PermanentStream::refill() {
 }
 
 Status PermanentStream::fill(uint8_t* out, size_t length) {
-  while (length > 0) {
-    if (used_ == sizeof block_) BLUR_TRY(refill());
-    size_t take = sizeof block_ - used_;
-    if (take > length) take = length;
-    memcpy(out, block_ + used_, take);
-    used_ += take;
-    out += take;
-    length -= take;
-  }
-  return Status::kOk;
+  return fill_from_pool(block_, sizeof block_, &used_, false, out, length,
+                        [this] { return refill(); }, kNoBulk);
 }
 
-Status PermanentStream::next_u32(uint32_t* out) {
-  uint8_t bytes[4];
-  BLUR_TRY(fill(bytes, sizeof bytes));
-  *out = load_le32(bytes);
-  return Status::kOk;
-}
+Status PermanentStream::next_u32(uint32_t* out) { return draw_le32(*this, out); }
 
-Status PermanentStream::next_u64(uint64_t* out) {
-  uint8_t bytes[8];
-  BLUR_TRY(fill(bytes, sizeof bytes));
-  *out = load_le64(bytes);
-  return Status::kOk;
-}
+Status PermanentStream::next_u64(uint64_t* out) { return draw_le64(*this, out); }
 
 Status PermanentStream::uniform(uint64_t bound, uint64_t* out) {
   return uniform_by_rejection(*this, bound, out);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "blur.pb.h"
+#include "blur/discovery/fragment_puzzle.h"
 #include "blur/version.h"
 #include "pb_encode.h"
 
@@ -50,6 +51,19 @@ bool to_wire(const Report& report, blur_Report* wire) {
       wire->payload.index = report.payload.value;
       return true;
     case PayloadKind::kLocalHash:
+      if (report.mechanism == MechanismId::kSequenceFragmentPuzzle) {
+        // Its own message on the wire; packed as a local hash inside the
+        // device (FragmentPuzzleFields).
+        const auto fields = FragmentPuzzleFields::from_local_hash(
+            report.payload.seed >> 16, report.payload.seed & 0xFFFFu, report.payload.value);
+        wire->which_payload = blur_Report_fragment_puzzle_tag;
+        wire->payload.fragment_puzzle.word_seed = fields.word_seed;
+        wire->payload.fragment_puzzle.word_bucket = fields.word_bucket;
+        wire->payload.fragment_puzzle.position = fields.position;
+        wire->payload.fragment_puzzle.fragment_seed = fields.fragment_seed;
+        wire->payload.fragment_puzzle.fragment_bucket = fields.fragment_bucket;
+        return true;
+      }
       wire->which_payload = blur_Report_local_hash_tag;
       wire->payload.local_hash.a = report.payload.seed >> 16;
       wire->payload.local_hash.b = report.payload.seed & 0xFFFFu;

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "blur/sampling/uniform.h"
+#include "byte_pool.h"
 
 namespace blur {
 
@@ -66,48 +67,25 @@ Status Rng::refill() {
 }
 
 Status Rng::fill(uint8_t* out, size_t length) {
-  while (length > 0) {
-    if (pool_used_ == kPoolSize && length >= kPoolSize) {
-      // Bulk path: generate straight into the caller's buffer, up to one
-      // DRBG request at a time (one state update per request).
-      if (!seeded_) return Status::kEntropyFailure;
-      size_t take = length < MBEDTLS_CTR_DRBG_MAX_REQUEST ? length : MBEDTLS_CTR_DRBG_MAX_REQUEST;
-      if (mbedtls_ctr_drbg_random(&drbg_, out, take) != 0) {
-        seeded_ = false;
-        return Status::kEntropyFailure;
-      }
-      out += take;
-      length -= take;
-      continue;
-    }
-    if (pool_used_ == kPoolSize) BLUR_TRY(refill());
-    size_t take = kPoolSize - pool_used_;
-    if (take > length) take = length;
-    memcpy(out, pool_ + pool_used_, take);
-    mbedtls_platform_zeroize(pool_ + pool_used_, take);  // used bytes never linger
-    pool_used_ += take;
-    out += take;
-    length -= take;
-  }
-  return Status::kOk;
+  // Used bytes never linger in the pool; long draws skip it: whole requests
+  // straight into the caller's buffer (one DRBG state update per request).
+  return fill_from_pool(
+      pool_, kPoolSize, &pool_used_, true, out, length, [this] { return refill(); },
+      [this](uint8_t* bulk, size_t remaining, size_t* taken) {
+        if (!seeded_) return Status::kEntropyFailure;
+        *taken = remaining < MBEDTLS_CTR_DRBG_MAX_REQUEST ? remaining
+                                                           : MBEDTLS_CTR_DRBG_MAX_REQUEST;
+        if (mbedtls_ctr_drbg_random(&drbg_, bulk, *taken) != 0) {
+          seeded_ = false;
+          return Status::kEntropyFailure;
+        }
+        return Status::kOk;
+      });
 }
 
-Status Rng::next_u32(uint32_t* out) {
-  uint8_t bytes[4];
-  BLUR_TRY(fill(bytes, sizeof bytes));
-  *out = static_cast<uint32_t>(bytes[0]) | static_cast<uint32_t>(bytes[1]) << 8 |
-         static_cast<uint32_t>(bytes[2]) << 16 | static_cast<uint32_t>(bytes[3]) << 24;
-  return Status::kOk;
-}
+Status Rng::next_u32(uint32_t* out) { return draw_le32(*this, out); }
 
-Status Rng::next_u64(uint64_t* out) {
-  uint32_t low = 0;
-  uint32_t high = 0;
-  BLUR_TRY(next_u32(&low));
-  BLUR_TRY(next_u32(&high));
-  *out = static_cast<uint64_t>(high) << 32 | low;
-  return Status::kOk;
-}
+Status Rng::next_u64(uint64_t* out) { return draw_le64(*this, out); }
 
 Status Rng::uniform(uint64_t bound, uint64_t* out) {
   return uniform_by_rejection(*this, bound, out);

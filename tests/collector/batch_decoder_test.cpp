@@ -11,7 +11,8 @@
 #include <vector>
 
 #include "kat.h"
-#include "kat_report_batch.inc"  // kKatReportBatch: tests/vectors/report_batch.kat
+#include "kat_report_batch.inc"    // kKatReportBatch: tests/vectors/report_batch.kat
+#include "kat_sfp_wire_forms.inc"  // kKatSfpWireForms: tests/vectors/sfp_wire_forms.kat
 
 namespace {
 
@@ -66,6 +67,51 @@ TEST(BatchDecoder, DecodesKnownAnswers) {
 // and a prefix that cuts a report is always refused.
 // The look before decoding finds the nonce where every known-answer
 // encoding has it, and nothing in bytes that do not start that way.
+// sfp arrives in its own message (this SDK) or packed into local_hash
+// (reports earlier SDKs queued): both decode to the same report, the
+// fields packed as IncomingReport keeps them.
+TEST(BatchDecoder, SfpDecodesAlikeFromBothWireForms) {
+  Batch forms[2];
+  const char* names[2] = {"local_hash_form", "fragment_puzzle_form"};
+  for (int f = 0; f < 2; ++f) {
+    SCOPED_TRACE(names[f]);
+    uint8_t bytes[128];
+    const size_t size = blur_test::named_hex_vector(kKatSfpWireForms, names[f], bytes, sizeof bytes);
+    ASSERT_GT(size, 0u);
+    std::string error;
+    ASSERT_TRUE(decode_batch(bytes, size, &forms[f], &error)) << error;
+    ASSERT_EQ(forms[f].reports.size(), 1u);
+    const auto& r = forms[f].reports[0];
+    EXPECT_EQ(r.report_id, 12u);
+    EXPECT_EQ(r.mechanism, 12u);
+    EXPECT_EQ(r.epsilon_micros, 4000000u);
+    EXPECT_EQ(r.domain_size, 16u);
+    ASSERT_TRUE(r.has_payload);
+    EXPECT_EQ(r.payload, blur::PayloadKind::kLocalHash);
+    EXPECT_EQ(r.hash_a, 3u << 10 | 517u);   // position, fragment seed
+    EXPECT_EQ(r.hash_b, 700u);              // word seed
+    EXPECT_EQ(r.value, 9u << 8 | 33u);      // fragment bucket, word bucket
+  }
+}
+
+// A fragment_puzzle field too wide for its packing is refused, not folded
+// into a neighbouring field: fragment_seed 1024 (the table has 1024 seeds).
+TEST(BatchDecoder, SfpFieldsOutOfRangeAreRefused) {
+  uint8_t bytes[128];
+  const size_t size =
+      blur_test::named_hex_vector(kKatSfpWireForms, "fragment_puzzle_form", bytes, sizeof bytes);
+  ASSERT_GT(size, 0u);
+  // fragment_seed (field 4, varint 517 = 85 04) is the payload's 4th field.
+  const uint8_t seed_517[] = {0x20, 0x85, 0x04};
+  uint8_t* at = std::search(bytes, bytes + size, seed_517, seed_517 + 3);
+  ASSERT_NE(at, bytes + size);
+  at[2] = 0x08;  // 0x85 0x08: 5 + (8 << 7) = 1029
+  Batch batch;
+  std::string error;
+  EXPECT_FALSE(decode_batch(bytes, size, &batch, &error));
+  EXPECT_NE(error.find("fragment_puzzle"), std::string::npos) << error;
+}
+
 TEST(BatchDecoder, LeadingDeviceNonceOfEncodedBatches) {
   using blur::collector::device_nonce_offset;
   using blur::collector::leading_device_nonce;

@@ -7,8 +7,12 @@
 #include "blur/version.h"
 #include "device_reports.h"
 #include "kat.h"
-#include "kat_report_batch.inc"  // kKatReportBatch: tests/vectors/report_batch.kat
+#include "blur/discovery/fragment_puzzle.h"
+#include "blur/storage/report_queue.h"
+#include "kat_report_batch.inc"    // kKatReportBatch: tests/vectors/report_batch.kat
+#include "kat_sfp_wire_forms.inc"  // kKatSfpWireForms: tests/vectors/sfp_wire_forms.kat
 #include "pb_decode.h"
+#include "sim_port.h"
 
 namespace {
 
@@ -90,6 +94,83 @@ TEST(ReportEncoding, RefusesBadCountsAndSmallBuffers) {
   ASSERT_EQ(blur::encode_batch(UINT64_MAX, &largest, 1, buffer, sizeof buffer, &written),
             Status::kOk);
   EXPECT_LE(written, blur::kBatchHeaderSize + blur::kMaxEncodedScalarReportSize);
+}
+
+// sfp's report (tests/vectors/sfp_wire_forms.kat) as the mechanism leaves
+// it in a ReportPayload: packed as a local hash (FragmentPuzzleFields).
+blur::Report sfp_report() {
+  const blur::FragmentPuzzleFields fields{3, 517, 9, 700, 33};
+  blur::Report report = blur_test::scalar_report(12, 12, blur::MechanismId::kSequenceFragmentPuzzle,
+                                                 4000000, 16, fields.local_hash_bucket());
+  report.payload.seed = fields.local_hash_a() << 16 | fields.local_hash_b();
+  return report;
+}
+
+// sfp goes on the wire in its own message, byte for byte Google's encoding.
+TEST(ReportEncoding, SfpIsEncodedAsFragmentPuzzlePayload) {
+  uint8_t expected[128];
+  const size_t expected_size =
+      blur_test::named_hex_vector(kKatSfpWireForms, "fragment_puzzle_form", expected, sizeof expected);
+  ASSERT_GT(expected_size, 0u);
+  const blur::Report report = sfp_report();
+  uint8_t buffer[128];
+  size_t written = 0;
+  ASSERT_EQ(blur::encode_batch(0x1234, &report, 1, buffer, sizeof buffer, &written), Status::kOk);
+  ASSERT_EQ(written, expected_size);
+  EXPECT_EQ(memcmp(buffer, expected, written), 0);
+}
+
+// A report an earlier SDK queued on flash in the local_hash form leaves the
+// updated device unchanged, after a reboot, beside a report of the new form:
+// the queue keeps encoded reports, and the collector accepts both forms
+// (tests/collector/batch_decoder_test.cpp).
+TEST(ReportEncoding, QueuedLocalHashFormIsSentAsItWas) {
+  uint8_t old_batch[128], new_batch[128];
+  const size_t old_size =
+      blur_test::named_hex_vector(kKatSfpWireForms, "local_hash_form", old_batch, sizeof old_batch);
+  const size_t new_size = blur_test::named_hex_vector(kKatSfpWireForms, "fragment_puzzle_form",
+                                                      new_batch, sizeof new_batch);
+  ASSERT_GT(old_size, 0u);
+  ASSERT_GT(new_size, 0u);
+  // A batch is the 12-byte header (sdk_version 256, device_nonce), then each
+  // report as field 3: tag 0x1a, a one-byte length here, the report.
+  constexpr size_t kHeader = 12;
+  ASSERT_EQ(old_batch[kHeader], 0x1a);
+  ASSERT_EQ(memcmp(old_batch, new_batch, kHeader), 0);
+  const uint8_t* old_report = old_batch + kHeader + 2;
+  const size_t old_report_size = old_batch[kHeader + 1];
+  ASSERT_EQ(kHeader + 2 + old_report_size, old_size);
+
+  blur::sim::SimPort port(7);
+  const blur::Partition partition{2, 4};
+  {
+    blur::ReportQueue before_update;  // the earlier SDK's append
+    ASSERT_EQ(before_update.open(port.port(), partition), Status::kOk);
+    ASSERT_EQ(before_update.append(12, old_report, old_report_size), Status::kOk);
+  }
+  blur::ReportQueue queue;  // after the update
+  ASSERT_EQ(queue.open(port.port(), partition), Status::kOk);
+  uint8_t new_report[128];
+  size_t new_report_size = 0;
+  blur::Report report = sfp_report();
+  report.report_id = 13;
+  ASSERT_EQ(blur::encode_report(report, new_report, sizeof new_report, &new_report_size),
+            Status::kOk);
+  ASSERT_EQ(queue.append(13, new_report, new_report_size), Status::kOk);
+
+  uint8_t batch[256];
+  size_t written = 0, count = 0;
+  uint64_t ack = 0;
+  ASSERT_EQ(queue.pending_batch(0x1234, 64, batch, sizeof batch, &written, &count, &ack),
+            Status::kOk);
+  ASSERT_EQ(count, 2u);
+  ASSERT_GE(written, old_size);
+  EXPECT_EQ(memcmp(batch, old_batch, old_size), 0);  // the old report, bit for bit
+  // then the new one in its new form (the KAT's report but for its id)
+  EXPECT_EQ(batch[old_size], 0x1a);
+  EXPECT_EQ(written - old_size, new_size - kHeader);
+  EXPECT_EQ(memcmp(batch + old_size + 2, new_report, new_report_size), 0);
+  EXPECT_EQ(memcmp(batch + old_size + 2 + 2, new_batch + kHeader + 2 + 2, new_report_size - 2), 0);
 }
 
 }  // namespace

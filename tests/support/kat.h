@@ -114,6 +114,31 @@ size_t for_each_kat(const char* text, Visit visit) {
   return count;
 }
 
+// The bytes of the vector `name` in a "name hex" file (comments: '#');
+// returns their count, 0 if there is no such vector or it does not fit.
+inline size_t named_hex_vector(const char* text, const char* name, uint8_t* out, size_t capacity) {
+  const size_t name_length = strlen(name);
+  while (*text != '\0') {
+    const char* end = strchr(text, '\n');
+    const size_t length = end != nullptr ? static_cast<size_t>(end - text) : strlen(text);
+    if (length > name_length + 1 && text[0] != '#' && strncmp(text, name, name_length) == 0 &&
+        text[name_length] == ' ') {
+      const char* hex = text + name_length + 1;
+      const size_t digits = length - name_length - 1;
+      if (digits % 2 != 0 || digits / 2 > capacity) return 0;
+      for (size_t i = 0; i < digits / 2; ++i) {
+        const int hi = hex_digit(hex[2 * i]);
+        const int lo = hex_digit(hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) return 0;
+        out[i] = static_cast<uint8_t>(hi << 4 | lo);
+      }
+      return digits / 2;
+    }
+    text += length + (end != nullptr ? 1 : 0);
+  }
+  return 0;
+}
+
 }  // namespace blur_test
 
 #endif  // BLUR_TESTS_KAT_H

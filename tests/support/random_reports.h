@@ -4,9 +4,12 @@
 #define BLUR_TESTS_SUPPORT_RANDOM_REPORTS_H
 
 #include <random>
+#include <type_traits>
+#include <vector>
 
 #include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
+#include "blur/mechanisms/any_mechanism.h"  // each mechanism's builder
 #include "ingest/batch.h"
 #include "metrics/metric_config.h"
 
@@ -55,15 +58,18 @@ inline blur::collector::IncomingReport random_report(const blur::collector::Metr
         break;
       }
       if (metric.mechanism == blur::MechanismId::kSequenceFragmentPuzzle) {
-        // position << 10 | fragment seed, word seed, fragment bucket << 8 | word bucket
         using blur::SequenceFragmentPuzzle;
         const uint32_t buckets = 1u << SequenceFragmentPuzzle::bucket_bits(metric.epsilon_micros);
-        r.hash_a = static_cast<uint32_t>(
-            (rng() % SequenceFragmentPuzzle::positions(metric.domain_size))
-                << blur::kFragmentHashSeedBits |
-            rng() % blur::kFragmentHashSeeds);
-        r.hash_b = static_cast<uint32_t>(rng() % blur::kPrefixHashSeeds);
-        r.value = static_cast<uint32_t>((rng() % buckets) << 8 | rng() % buckets);
+        blur::FragmentPuzzleFields fields{};
+        fields.position =
+            static_cast<uint32_t>(rng() % SequenceFragmentPuzzle::positions(metric.domain_size));
+        fields.fragment_seed = static_cast<uint32_t>(rng() % blur::kFragmentHashSeeds);
+        fields.word_seed = static_cast<uint32_t>(rng() % blur::kPrefixHashSeeds);
+        fields.fragment_bucket = static_cast<uint32_t>(rng() % buckets);
+        fields.word_bucket = static_cast<uint32_t>(rng() % buckets);
+        r.hash_a = fields.local_hash_a();
+        r.hash_b = fields.local_hash_b();
+        r.value = fields.local_hash_bucket();
         break;
       }
       const auto shape = blur::collector::local_hash_shape(metric);
@@ -83,7 +89,9 @@ inline blur::collector::IncomingReport random_report(const blur::collector::Metr
   return r;
 }
 
-// One metric of every mechanism in the table (ids 1..), small domains.
+// One metric of every mechanism in the table (ids 1..), small domains; a
+// mechanism with no one-shot form (loloha) gets a longitudinal epsilon.
+// random_reports_test checks that every one of them gets valid reports.
 inline std::vector<blur::collector::MetricConfig> one_metric_per_mechanism() {
   std::vector<blur::collector::MetricConfig> metrics;
   uint32_t id = 1;
@@ -96,7 +104,8 @@ inline std::vector<blur::collector::MetricConfig> one_metric_per_mechanism() {
     m.domain_size = m.mechanism == blur::MechanismId::kBinaryRandomizedResponse ? 2     \
                     : blur::mechanism_max_domain(m.mechanism) == blur::kMaxWordLength ? 10 \
                                                                                 : 37;   \
-    if (m.mechanism == blur::MechanismId::kLoloha) m.longitudinal_epsilon_micros = 2500000; \
+    if (std::is_void_v<blur::OneShotMechanism<blur::MechanismId::k##Cpp>>)                \
+      m.longitudinal_epsilon_micros = 2500000;                                          \
     metrics.push_back(m);                                                               \
   }
   BLUR_MECHANISM_TABLE(BLUR_X)

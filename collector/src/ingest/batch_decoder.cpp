@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "blur.pb.h"
+#include "blur/discovery/fragment_puzzle.h"
 #include "pb_decode.h"
 
 namespace blur::collector {
@@ -80,6 +81,23 @@ bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* e
         report.hash_b = r.payload.local_hash.b;
         report.value = r.payload.local_hash.bucket;
         break;
+      case blur_Report_fragment_puzzle_tag: {
+        // IncomingReport keeps sfp's fields packed as a local hash, the form
+        // earlier SDKs sent (local_hash_tag above): both forms decode alike.
+        const auto& wire_fields = r.payload.fragment_puzzle;
+        const FragmentPuzzleFields fields{wire_fields.position, wire_fields.fragment_seed,
+                                          wire_fields.fragment_bucket, wire_fields.word_seed,
+                                          wire_fields.word_bucket};
+        if (!fields.packable()) {
+          *error = "report " + std::to_string(i) + ": a fragment_puzzle field exceeds its range";
+          return false;
+        }
+        report.payload = PayloadKind::kLocalHash;
+        report.hash_a = fields.local_hash_a();
+        report.hash_b = fields.local_hash_b();
+        report.value = fields.local_hash_bucket();
+        break;
+      }
       case blur_Report_bloom_tag:
         report.payload = PayloadKind::kBloom;
         report.value = r.payload.bloom.cohort;

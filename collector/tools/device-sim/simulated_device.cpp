@@ -8,116 +8,51 @@
 namespace blur::sim {
 
 Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric) {
-  switch (metric.mechanism) {
-    case collector::MechanismId::kBinaryRandomizedResponse: {
-      const auto rr = BinaryRandomizedResponse::create(metric.epsilon_micros);
-      if (!rr.ok()) return rr.status();
-      return DeviceMechanism(rr.value());
-    }
-    case collector::MechanismId::kGeneralizedRandomizedResponse: {
-      const auto grr =
-          GeneralizedRandomizedResponse::create(metric.epsilon_micros, metric.domain_size);
-      if (!grr.ok()) return grr.status();
-      return DeviceMechanism(grr.value());
-    }
-    case collector::MechanismId::kSymmetricUnaryEncoding:
-    case collector::MechanismId::kOptimizedUnaryEncoding: {
-      const auto kind = metric.mechanism == collector::MechanismId::kSymmetricUnaryEncoding
-                            ? UnaryEncoding::Kind::kSymmetric
-                            : UnaryEncoding::Kind::kOptimized;
-      const auto ue = UnaryEncoding::create(kind, metric.epsilon_micros, metric.domain_size);
-      if (!ue.ok()) return ue.status();
-      return DeviceMechanism(ue.value());
-    }
-    case collector::MechanismId::kDiscreteLaplace: {
-      const auto laplace = DiscreteLaplace::create(metric.epsilon_micros, metric.domain_size);
-      if (!laplace.ok()) return laplace.status();
-      return DeviceMechanism(laplace.value());
-    }
-    case collector::MechanismId::kHadamardResponse: {
-      const auto hr = HadamardResponse::create(metric.epsilon_micros, metric.domain_size);
-      if (!hr.ok()) return hr.status();
-      return DeviceMechanism(hr.value());
-    }
-    case collector::MechanismId::kOptimizedLocalHashing:
-    case collector::MechanismId::kBinaryLocalHashing: {
-      const auto kind = metric.mechanism == collector::MechanismId::kBinaryLocalHashing
-                            ? LocalHashing::Kind::kBinary
-                            : LocalHashing::Kind::kOptimized;
-      const auto lh = LocalHashing::create(kind, metric.epsilon_micros, metric.domain_size);
-      if (!lh.ok()) return lh.status();
-      return DeviceMechanism(lh.value());
-    }
-    case collector::MechanismId::kRappor: {
-      const auto rappor = Rappor::create(metric.epsilon_micros, metric.domain_size, metric.rappor,
-                                         BloomHashKey{metric.id, metric.hash_key});
-      if (!rappor.ok()) return rappor.status();
-      return DeviceMechanism(rappor.value());
-    }
-    case collector::MechanismId::kPrefixExtension: {
-      const auto pem = PrefixExtension::create(metric.epsilon_micros, metric.domain_size);
-      if (!pem.ok()) return pem.status();
-      return DeviceMechanism(pem.value());
-    }
-    case collector::MechanismId::kSequenceFragmentPuzzle: {
-      const auto sfp = SequenceFragmentPuzzle::create(metric.epsilon_micros, metric.domain_size);
-      if (!sfp.ok()) return sfp.status();
-      return DeviceMechanism(sfp.value());
-    }
-    case collector::MechanismId::kLoloha:
-      return Status::kInvalidArgument;  // memoized: needs a device (SimulatedDevice)
-    case collector::MechanismId::kOneBitMean: {
-      const auto onebit = OneBitMean::create(metric.epsilon_micros, metric.domain_size);
-      if (!onebit.ok()) return onebit.status();
-      return DeviceMechanism(onebit.value());
-    }
-  }
-  return Status::kInvalidArgument;
+  // The one-shot form: a memoized metric's reports need a device's secret
+  // (SimulatedDevice), and loloha has no other form (kInvalidArgument).
+  MechanismConfig config{static_cast<MechanismId>(metric.mechanism), metric.epsilon_micros,
+                         metric.domain_size, metric.id};
+  config.rappor = &metric.rappor;
+  config.hash_key = metric.hash_key;
+  DeviceMechanism mechanism;
+  BLUR_TRY(mechanism.set(config));
+  return mechanism;
 }
 
 EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism) {
-  return std::visit([](const auto& m) { return m.epsilon_charged(); }, mechanism);
+  EpsilonMicros charged = 0;
+  (void)mechanism.visit([&](const auto& m) {
+    charged = m.epsilon_charged();
+    return Status::kOk;
+  });
+  return charged;
 }
 
+namespace {
+// One randomization of a Value (uint32_t or Word) by a one-shot mechanism
+// that takes it; kInvalidArgument for the other kind.
+template <typename Value>
+Status randomize_value(const DeviceMechanism& mechanism, Rng& rng, const Value& value,
+                       ReportPayload* out) {
+  return mechanism.visit([&](const auto& m) {
+    using M = std::decay_t<decltype(m)>;
+    if constexpr (!std::is_same_v<MechanismValueT<M>, Value> || IsMemoized<M>::value) {
+      return Status::kInvalidArgument;
+    } else {
+      out->bit_count = 0;
+      return randomize_payload(m, rng, value, out);
+    }
+  });
+}
+}  // namespace
+
 Status randomize(const DeviceMechanism& mechanism, Rng& rng, uint32_t value, ReportPayload* out) {
-  return std::visit(
-      [&](const auto& m) {
-        using M = std::decay_t<decltype(m)>;
-        constexpr PayloadKind kind = M::kPayload;
-        if constexpr (!std::is_same_v<MechanismValueT<M>, uint32_t>) {
-          return Status::kInvalidArgument;
-        } else if constexpr (kind == PayloadKind::kBits) {
-          out->bit_count = static_cast<uint16_t>(m.domain_size());
-          return m.randomize(rng, value, out->bits);
-        } else if constexpr (kind == PayloadKind::kBloom) {
-          out->bit_count = static_cast<uint16_t>(m.shape().bloom_bits);
-          return m.randomize(rng, value, &out->seed, out->bits);
-        } else if constexpr (kind == PayloadKind::kLocalHash) {
-          out->bit_count = 0;
-          return m.randomize(rng, value, &out->seed, &out->value);
-        } else if constexpr (kind == PayloadKind::kNumber) {
-          out->bit_count = 0;
-          return m.randomize(rng, value, &out->number);
-        } else {
-          out->bit_count = 0;
-          return m.randomize(rng, value, &out->value);
-        }
-      },
-      mechanism);
+  return randomize_value(mechanism, rng, value, out);
 }
 
 Status randomize_word(const DeviceMechanism& mechanism, Rng& rng, const Word& word,
                       ReportPayload* out) {
-  return std::visit(
-      [&](const auto& m) {
-        if constexpr (std::is_same_v<MechanismValueT<std::decay_t<decltype(m)>>, Word>) {
-          out->bit_count = 0;
-          return m.randomize(rng, word, &out->seed, &out->value);
-        } else {
-          return Status::kInvalidArgument;
-        }
-      },
-      mechanism);
+  return randomize_value(mechanism, rng, word, out);
 }
 
 collector::IncomingReport as_incoming(const ReportPayload& payload,

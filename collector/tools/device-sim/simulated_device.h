@@ -7,33 +7,21 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <variant>
 
-#include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/client.h"
-#include "blur/discovery/fragment_puzzle.h"
-#include "blur/discovery/prefix_extension.h"
-#include "blur/mechanisms/discrete_laplace.h"
-#include "blur/mechanisms/generalized_randomized_response.h"
-#include "blur/mechanisms/hadamard_response.h"
-#include "blur/storage/ledger.h"
-#include "blur/mechanisms/local_hashing.h"
-#include "blur/mechanisms/one_bit_mean.h"
-#include "blur/mechanisms/rappor.h"
+#include "blur/mechanisms/any_mechanism.h"
 #include "blur/report/report.h"
 #include "blur/sampling/rng.h"
-#include "blur/mechanisms/unary_encoding.h"
+#include "blur/storage/ledger.h"
 #include "ingest/batch.h"
 #include "metrics/metric_config.h"
 #include "sim_port.h"
 
 namespace blur::sim {
 
-// The device-side mechanism for a metric configuration.
-using DeviceMechanism =
-    std::variant<BinaryRandomizedResponse, GeneralizedRandomizedResponse, UnaryEncoding,
-                 DiscreteLaplace, OneBitMean, HadamardResponse, LocalHashing, Rappor,
-                 PrefixExtension, SequenceFragmentPuzzle>;
+// The device-side mechanism for a metric configuration (its one-shot form),
+// built by the SDK's own dispatch (any_mechanism.h).
+using DeviceMechanism = AnyMechanism;
 Result<DeviceMechanism> device_mechanism(const collector::MetricConfig& metric);
 EpsilonMicros epsilon_charged(const DeviceMechanism& mechanism);
 // One randomization, without a ledger (for measuring the randomizer):

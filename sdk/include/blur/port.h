@@ -74,6 +74,34 @@ constexpr bool partitions_overlap(Partition a, Partition b) {
          b.first_block < a.first_block + a.block_count;
 }
 
+// The Port of an object whose member functions are the callbacks:
+//   Status entropy(uint8_t* out, size_t length);
+//   Status read(uint32_t block, uint32_t offset, uint8_t* out, uint32_t size);
+//   Status prog(uint32_t block, uint32_t offset, const uint8_t* data, uint32_t size);
+//   Status erase(uint32_t block);
+//   Status sync();
+//   Status now(uint64_t* seconds);
+// with `self` as the context: the one set of trampolines for C++ ports
+// (ports/posix, ports/sim). The storage geometry and the optional counter
+// are the caller's to fill.
+template <typename T>
+Port member_port(T* self) {
+  Port port{};
+  port.context = self;
+  port.entropy = [](void* context, uint8_t* out, size_t length) {
+    return static_cast<T*>(context)->entropy(out, length);
+  };
+  port.read = [](void* context, uint32_t block, uint32_t offset, uint8_t* out, uint32_t size) {
+    return static_cast<T*>(context)->read(block, offset, out, size);
+  };
+  port.prog = [](void* context, uint32_t block, uint32_t offset, const uint8_t* data,
+                 uint32_t size) { return static_cast<T*>(context)->prog(block, offset, data, size); };
+  port.erase = [](void* context, uint32_t block) { return static_cast<T*>(context)->erase(block); };
+  port.sync = [](void* context) { return static_cast<T*>(context)->sync(); };
+  port.now = [](void* context, uint64_t* seconds) { return static_cast<T*>(context)->now(seconds); };
+  return port;
+}
+
 }  // namespace blur
 
 #endif  // BLUR_PORT_H

@@ -17,6 +17,8 @@ class [[nodiscard]] Result {
                 "Result<T> holds plain values");
 
  public:
+  using value_type = T;
+
   // A failed result; `status` must not be kOk (kOk becomes kInvalidArgument).
   constexpr Result(Status status)  // NOLINT(google-explicit-constructor)
       : status_(status == Status::kOk ? Status::kInvalidArgument : status), empty_() {}

@@ -26,15 +26,18 @@
 // The domain size is the longest word L, 2..kMaxWordLength. g is OLH's
 // round(log2(e^{eps/2} + 1)), at most kMaxBucketBits.
 //
-// Payload: local_hash with a = position << 10 | fragment seed, b = word
-// seed, bucket = fragment bucket << 8 | word bucket (seed field:
-// a << 16 | b).
+// Payload: FragmentPuzzleFields below, on the wire blur.proto's
+// FragmentPuzzlePayload; inside the device (ReportPayload) and the
+// collector (IncomingReport) packed as a local hash: a = position << 10 |
+// fragment seed, b = word seed, bucket = fragment bucket << 8 | word bucket
+// (ReportPayload's seed: a << 16 | b), the wire form of earlier SDKs.
 #ifndef BLUR_DISCOVERY_FRAGMENT_PUZZLE_H
 #define BLUR_DISCOVERY_FRAGMENT_PUZZLE_H
 
 #include "blur/discovery/prefix_hash.h"
 #include "blur/discovery/word.h"
 #include "blur/mechanisms/domain_mechanism.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/mechanisms/local_hashing.h"
 #include "blur/sampling/exact_sampling.h"
 
@@ -70,6 +73,33 @@ constexpr uint32_t fragment_hash(uint32_t position, uint32_t seed, uint64_t valu
                                (64 - bucket_bits));
 }
 
+// One SFP report's fields, and the one definition of their packing into a
+// local-hash payload (a, b, bucket; see above).
+struct FragmentPuzzleFields {
+  uint32_t position;
+  uint32_t fragment_seed;    // < kFragmentHashSeeds
+  uint32_t fragment_bucket;  // < 2^kMaxBucketBits
+  uint32_t word_seed;        // < kPrefixHashSeeds
+  uint32_t word_bucket;      // < 2^kMaxBucketBits
+
+  static constexpr uint32_t kBucketShift = 8;
+  // Whether every field fits its packed width (so packing loses nothing).
+  constexpr bool packable() const {
+    return position < (1u << (16 - kFragmentHashSeedBits)) && fragment_seed < kFragmentHashSeeds &&
+           word_seed <= 0xFFFFu && fragment_bucket < (1u << kBucketShift) &&
+           word_bucket < (1u << kBucketShift);
+  }
+  constexpr uint32_t local_hash_a() const { return position << kFragmentHashSeedBits | fragment_seed; }
+  constexpr uint32_t local_hash_b() const { return word_seed; }
+  constexpr uint32_t local_hash_bucket() const {
+    return fragment_bucket << kBucketShift | word_bucket;
+  }
+  static constexpr FragmentPuzzleFields from_local_hash(uint32_t a, uint32_t b, uint32_t bucket) {
+    return FragmentPuzzleFields{a >> kFragmentHashSeedBits, a & (kFragmentHashSeeds - 1),
+                                bucket >> kBucketShift, b, bucket & ((1u << kBucketShift) - 1)};
+  }
+};
+
 class SequenceFragmentPuzzle
     : public DomainMechanism<SequenceFragmentPuzzle, MechanismId::kSequenceFragmentPuzzle> {
  public:
@@ -77,6 +107,7 @@ class SequenceFragmentPuzzle
   static constexpr uint32_t kMaxBucketBits = 6;
   static constexpr uint32_t kWordKeyLevel = 0;
   static_assert(kMaxDomainSize == kMaxWordLength, "the table's limit is the longest word");
+  static_assert(kMaxBucketBits <= FragmentPuzzleFields::kBucketShift, "buckets fit their packing");
   static_assert((kMaxWordLength + 1) / 2 << kFragmentHashSeedBits < (1u << 16),
                 "position and fragment seed share the payload's 16-bit a");
 
@@ -89,9 +120,9 @@ class SequenceFragmentPuzzle
   uint32_t positions() const { return positions(domain_size_); }
   uint32_t bucket_bits() const { return bucket_bits(epsilon_micros_); }
 
-  // *seed = (position << 10 | fragment seed) << 16 | word seed; *bucket =
-  // fragment bucket << 8 | word bucket. kInvalidArgument for a word longer
-  // than the domain size.
+  // The fields packed (FragmentPuzzleFields): *seed = local_hash_a() << 16
+  // | local_hash_b(), *bucket = local_hash_bucket(). kInvalidArgument for a
+  // word longer than the domain size.
   template <typename Random>
   Status randomize(Random& random, const Word& word, uint32_t* seed, uint32_t* bucket) const {
     if (word.length == 0 || word.length > domain_size_) return Status::kInvalidArgument;
@@ -112,9 +143,10 @@ class SequenceFragmentPuzzle
     const uint32_t fragment = fragment_hash(i, static_cast<uint32_t>(fragment_seed), value, bits);
     BLUR_TRY(sample_randomized_response(random, epsilon_micros_, half_denominator, 1u << bits,
                                         fragment, &fragment_bucket));
-    *seed = static_cast<uint32_t>(((position << kFragmentHashSeedBits | fragment_seed) << 16) |
-                                  word_seed);
-    *bucket = fragment_bucket << 8 | word_bucket;
+    const FragmentPuzzleFields fields{i, static_cast<uint32_t>(fragment_seed), fragment_bucket,
+                                      static_cast<uint32_t>(word_seed), word_bucket};
+    *seed = fields.local_hash_a() << 16 | fields.local_hash_b();
+    *bucket = fields.local_hash_bucket();
     return Status::kOk;
   }
 
@@ -122,6 +154,10 @@ class SequenceFragmentPuzzle
   friend class DomainMechanism<SequenceFragmentPuzzle, MechanismId::kSequenceFragmentPuzzle>;
   using DomainMechanism::DomainMechanism;
 };
+
+template <>
+struct MechanismBuilder<MechanismId::kSequenceFragmentPuzzle>
+    : DomainBuilder<SequenceFragmentPuzzle> {};
 
 }  // namespace blur
 

@@ -29,6 +29,7 @@
 #include "blur/discovery/prefix_hash.h"
 #include "blur/discovery/word.h"
 #include "blur/mechanisms/domain_mechanism.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/mechanisms/local_hashing.h"
 #include "blur/sampling/exact_sampling.h"
 
@@ -80,6 +81,9 @@ class PrefixExtension : public DomainMechanism<PrefixExtension, MechanismId::kPr
   friend class DomainMechanism<PrefixExtension, MechanismId::kPrefixExtension>;
   using DomainMechanism::DomainMechanism;
 };
+
+template <>
+struct MechanismBuilder<MechanismId::kPrefixExtension> : DomainBuilder<PrefixExtension> {};
 
 }  // namespace blur
 

@@ -12,6 +12,7 @@
 #include "blur/epsilon.h"
 #include "blur/sampling/exact_sampling.h"
 #include "blur/mechanisms/mechanism.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/report/report_payload.h"
 #include "blur/result.h"
 
@@ -44,6 +45,14 @@ class BinaryRandomizedResponse {
   explicit BinaryRandomizedResponse(EpsilonMicros epsilon_micros)
       : epsilon_micros_(epsilon_micros) {}
   EpsilonMicros epsilon_micros_;
+};
+
+template <>
+struct MechanismBuilder<MechanismId::kBinaryRandomizedResponse> {
+  static Result<BinaryRandomizedResponse> create(const MechanismConfig& config) {
+    if (config.domain_size != 2) return Status::kInvalidArgument;
+    return BinaryRandomizedResponse::create(config.epsilon_micros);
+  }
 };
 
 }  // namespace blur

@@ -17,6 +17,7 @@
 #include "blur/epsilon.h"
 #include "blur/sampling/exact_sampling.h"
 #include "blur/mechanisms/mechanism.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/report/report_payload.h"
 #include "blur/result.h"
 
@@ -41,6 +42,9 @@ class DiscreteLaplace : public DomainMechanism<DiscreteLaplace, MechanismId::kDi
   friend class DomainMechanism<DiscreteLaplace, MechanismId::kDiscreteLaplace>;
   using DomainMechanism::DomainMechanism;
 };
+
+template <>
+struct MechanismBuilder<MechanismId::kDiscreteLaplace> : DomainBuilder<DiscreteLaplace> {};
 
 }  // namespace blur
 

@@ -14,6 +14,7 @@
 #include "blur/epsilon.h"
 #include "blur/sampling/exact_sampling.h"
 #include "blur/mechanisms/mechanism.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/report/report_payload.h"
 #include "blur/result.h"
 
@@ -38,6 +39,10 @@ class GeneralizedRandomizedResponse
   friend class DomainMechanism<GeneralizedRandomizedResponse, MechanismId::kGeneralizedRandomizedResponse>;
   using DomainMechanism::DomainMechanism;
 };
+
+template <>
+struct MechanismBuilder<MechanismId::kGeneralizedRandomizedResponse>
+    : DomainBuilder<GeneralizedRandomizedResponse> {};
 
 }  // namespace blur
 

@@ -21,6 +21,7 @@
 #include "blur/epsilon.h"
 #include "blur/sampling/exact_sampling.h"
 #include "blur/mechanisms/mechanism.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/report/report_payload.h"
 
 namespace blur {
@@ -62,6 +63,9 @@ class HadamardResponse : public DomainMechanism<HadamardResponse, MechanismId::k
   friend class DomainMechanism<HadamardResponse, MechanismId::kHadamardResponse>;
   using DomainMechanism::DomainMechanism;
 };
+
+template <>
+struct MechanismBuilder<MechanismId::kHadamardResponse> : DomainBuilder<HadamardResponse> {};
 
 }  // namespace blur
 

@@ -26,6 +26,7 @@
 #include "blur/epsilon.h"
 #include "blur/sampling/exact_sampling.h"
 #include "blur/mechanisms/mechanism.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/report/report_payload.h"
 #include "blur/result.h"
 
@@ -118,6 +119,21 @@ class LocalHashing {
   Kind kind_;
   EpsilonMicros epsilon_micros_;
   uint32_t domain_size_;
+};
+
+template <>
+struct MechanismBuilder<MechanismId::kOptimizedLocalHashing> {
+  static Result<LocalHashing> create(const MechanismConfig& config) {
+    return LocalHashing::create(LocalHashing::Kind::kOptimized, config.epsilon_micros,
+                                config.domain_size);
+  }
+};
+template <>
+struct MechanismBuilder<MechanismId::kBinaryLocalHashing> {
+  static Result<LocalHashing> create(const MechanismConfig& config) {
+    return LocalHashing::create(LocalHashing::Kind::kBinary, config.epsilon_micros,
+                                config.domain_size);
+  }
 };
 
 }  // namespace blur

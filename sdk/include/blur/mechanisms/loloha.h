@@ -33,6 +33,7 @@
 #include "blur/epsilon.h"
 #include "blur/mechanisms/domain_mechanism.h"
 #include "blur/mechanisms/local_hashing.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/mechanisms/permanent_stream.h"
 #include "blur/report/report_payload.h"
 #include "blur/result.h"
@@ -108,6 +109,16 @@ class Loloha {
   EpsilonMicros longitudinal_epsilon_;
   uint32_t domain_size_;
   MemoKey key_;
+};
+
+// Memoized only: a loloha metric needs a longitudinal epsilon.
+template <>
+struct MechanismBuilder<MechanismId::kLoloha> {
+  static Result<Loloha> create_memoized(const MechanismConfig& config, MemoKey key) {
+    if (config.rounding_buckets != 0) return Status::kInvalidArgument;
+    return Loloha::create(config.epsilon_micros, config.longitudinal_epsilon, config.domain_size,
+                          key);
+  }
 };
 
 }  // namespace blur

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include <type_traits>
+#include <utility>
 
 #include "blur/config.h"
 #include "blur/mechanisms/mechanism_table.h"
@@ -95,6 +96,15 @@ struct MechanismValue<Mechanism, std::void_t<typename Mechanism::Value>> {
 };
 template <typename Mechanism>
 using MechanismValueT = typename MechanismValue<Mechanism>::type;
+
+// Whether a mechanism type is a memoized form (memoized.h, memoized_mean.h,
+// loloha.h): it has the permanent response's epsilon, longitudinal_epsilon()
+// (and the MemoKey of its permanent streams, key()).
+template <typename Mechanism, typename = void>
+struct IsMemoized : std::false_type {};
+template <typename Mechanism>
+struct IsMemoized<Mechanism, std::void_t<decltype(std::declval<const Mechanism&>().longitudinal_epsilon())>>
+    : std::true_type {};
 
 inline constexpr bool kMemoizationBuilt = BLUR_MEMOIZATION != 0;
 

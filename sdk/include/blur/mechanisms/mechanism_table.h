@@ -18,8 +18,11 @@
  *               the unary encodings' follows BLUR_MAX_BIT_VECTOR_BYTES;
  *               for word discovery (pem, sfp) the longest word)
  *
- * A new mechanism: a line here, its device code (a header with create() and
- * randomize()), its collector spec (collector/src/registry/), its tests. */
+ * A new mechanism: a line here, its device code (a header with create(),
+ * randomize() and its MechanismBuilder<id>, mechanism_builder.h) and that
+ * header's line in any_mechanism.h, its collector spec
+ * (collector/src/registry/), its tests. The Client, the simulator and the
+ * flash-cost probe dispatch through the builders, so none of them names it. */
 #ifndef BLUR_MECHANISM_TABLE_H
 #define BLUR_MECHANISM_TABLE_H
 

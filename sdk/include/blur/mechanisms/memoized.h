@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "blur/epsilon.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/mechanisms/permanent_stream.h"
 #include "blur/report/report_payload.h"
 #include "blur/result.h"
@@ -40,7 +41,10 @@
 namespace blur {
 
 template <typename Mechanism>  // UnaryEncoding (symmetric) or Rappor
-class Memoized {
+class Memoized : public MemoizedForm<Mechanism> {
+  using MemoizedForm<Mechanism>::permanent_;
+  using MemoizedForm<Mechanism>::key_;
+
  public:
   static constexpr PayloadKind kPayload = Mechanism::kPayload;
 
@@ -57,21 +61,15 @@ class Memoized {
     return Memoized(permanent, report_epsilon, m2, key);
   }
 
-  MechanismId id() const { return permanent_.id(); }
-  uint32_t domain_size() const { return permanent_.domain_size(); }
   size_t payload_bytes() const { return permanent_.payload_bytes(); }
-  EpsilonMicros epsilon_charged() const { return report_epsilon_; }
-  EpsilonMicros longitudinal_epsilon() const { return permanent_.epsilon_charged(); }
   uint64_t instantaneous_numerator() const { return m2_; }
-  const Mechanism& permanent() const { return permanent_; }
-  MemoKey key() const { return key_; }
 
   // The permanent response of `value` (the metric's cohort for RAPPOR),
   // then this report's flips.
   template <typename Random>
   Status randomize(Random& random, const uint8_t* secret, uint32_t value,
                    ReportPayload* out) const {
-    if (secret == nullptr || value >= domain_size()) return Status::kInvalidArgument;
+    if (secret == nullptr || value >= this->domain_size()) return Status::kInvalidArgument;
     if constexpr (kPayload == PayloadKind::kBloom) {
       PermanentStream cohort_random(secret, key_, kCohortStreamValue);
       uint64_t cohort = 0;
@@ -90,12 +88,20 @@ class Memoized {
 
  private:
   Memoized(const Mechanism& permanent, EpsilonMicros report_epsilon, uint64_t m2, MemoKey key)
-      : permanent_(permanent), report_epsilon_(report_epsilon), m2_(m2), key_(key) {}
-  Mechanism permanent_;
-  EpsilonMicros report_epsilon_;
+      : MemoizedForm<Mechanism>(permanent, report_epsilon, key), m2_(m2) {}
   uint64_t m2_;
-  MemoKey key_;
 };
+
+// The memoized form of a symmetric bit-flip mechanism for a builder's
+// create_memoized: `permanent` built at config's longitudinal epsilon, each
+// report charging config.epsilon_micros (rounding buckets are onebit's).
+template <typename Mechanism>
+Result<Memoized<Mechanism>> memoize(const Result<Mechanism>& permanent,
+                                    const MechanismConfig& config, MemoKey key) {
+  if (config.rounding_buckets != 0) return Status::kInvalidArgument;
+  if (!permanent.ok()) return permanent.status();
+  return Memoized<Mechanism>::create(permanent.value(), config.epsilon_micros, key);
+}
 
 }  // namespace blur
 

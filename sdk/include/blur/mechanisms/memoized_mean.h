@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "blur/epsilon.h"
+#include "blur/mechanisms/mechanism_builder.h"
 #include "blur/mechanisms/one_bit_mean.h"
 #include "blur/mechanisms/permanent_stream.h"
 #include "blur/report/report_payload.h"
@@ -31,7 +32,7 @@
 
 namespace blur {
 
-class MemoizedMean {
+class MemoizedMean : public MemoizedForm<OneBitMean> {
  public:
   static constexpr PayloadKind kPayload = PayloadKind::kBit;
 
@@ -51,12 +52,7 @@ class MemoizedMean {
     return MemoizedMean(bit.value(), report_epsilon, top / buckets, key);
   }
 
-  MechanismId id() const { return bit_.id(); }
-  uint32_t domain_size() const { return bit_.domain_size(); }
   uint32_t bucket_width() const { return width_; }
-  EpsilonMicros epsilon_charged() const { return report_epsilon_; }
-  EpsilonMicros longitudinal_epsilon() const { return bit_.epsilon_charged(); }
-  MemoKey key() const { return key_; }
 
   // This device's rounding point for `value` (a multiple of the bucket width).
   Status round(const uint8_t* secret, uint32_t value, uint32_t* point) const {
@@ -75,7 +71,7 @@ class MemoizedMean {
   Status memoized_bit(const uint8_t* secret, uint32_t point, uint32_t* bit) const {
     if (secret == nullptr || point % width_ != 0) return Status::kInvalidArgument;
     PermanentStream stream(secret, key_, point);
-    return bit_.randomize(stream, point, bit);
+    return permanent_.randomize(stream, point, bit);
   }
 
   // Round, look up the memoized bit, flip it for this report.
@@ -91,11 +87,17 @@ class MemoizedMean {
 
  private:
   MemoizedMean(const OneBitMean& bit, EpsilonMicros report_epsilon, uint32_t width, MemoKey key)
-      : bit_(bit), report_epsilon_(report_epsilon), width_(width), key_(key) {}
-  OneBitMean bit_;
-  EpsilonMicros report_epsilon_;
+      : MemoizedForm(bit, report_epsilon, key), width_(width) {}
   uint32_t width_;
-  MemoKey key_;
+};
+
+// onebit's builder: here, beside its memoized form.
+template <>
+struct MechanismBuilder<MechanismId::kOneBitMean> : DomainBuilder<OneBitMean> {
+  static Result<MemoizedMean> create_memoized(const MechanismConfig& config, MemoKey key) {
+    return MemoizedMean::create(config.epsilon_micros, config.longitudinal_epsilon,
+                                config.domain_size, config.rounding_buckets, key);
+  }
 };
 
 }  // namespace blur

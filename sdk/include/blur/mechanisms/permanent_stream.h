@@ -62,6 +62,28 @@ class PermanentStream {
   size_t used_ = kHmacSha256Size;
 };
 
+// What every memoized form built on a one-shot mechanism (memoized.h,
+// memoized_mean.h) shares: the permanent response's mechanism at the
+// longitudinal epsilon, the report epsilon each report charges, and the
+// MemoKey of its permanent streams.
+template <typename Permanent>
+class MemoizedForm {
+ public:
+  MechanismId id() const { return permanent_.id(); }
+  uint32_t domain_size() const { return permanent_.domain_size(); }
+  EpsilonMicros epsilon_charged() const { return report_epsilon_; }
+  EpsilonMicros longitudinal_epsilon() const { return permanent_.epsilon_charged(); }
+  const Permanent& permanent() const { return permanent_; }
+  MemoKey key() const { return key_; }
+
+ protected:
+  MemoizedForm(const Permanent& permanent, EpsilonMicros report_epsilon, MemoKey key)
+      : permanent_(permanent), report_epsilon_(report_epsilon), key_(key) {}
+  Permanent permanent_;
+  EpsilonMicros report_epsilon_;
+  MemoKey key_;
+};
+
 }  // namespace blur
 
 #endif  // BLUR_PERMANENT_STREAM_H

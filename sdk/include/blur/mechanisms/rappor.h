@@ -28,16 +28,12 @@
 #include "blur/sampling/dyadic_bernoulli.h"
 #include "blur/epsilon.h"
 #include "blur/mechanisms/mechanism.h"
+#include "blur/mechanisms/mechanism_builder.h"  // RapporShape
+#include "blur/mechanisms/memoized.h"
 #include "blur/report/report_payload.h"
 #include "blur/result.h"
 
 namespace blur {
-
-struct RapporShape {
-  uint32_t bloom_bits = 256;   // k: a power of two, 8 .. 8 * kMaxBitVectorBytes
-  uint32_t hash_count = 1;     // h: 1 .. kMaxBloomHashes (see below)
-  uint32_t cohort_count = 64;  // cohorts: 1 .. 65536, each with its own hash functions
-};
 
 class Rappor {
  public:
@@ -136,6 +132,23 @@ class Rappor {
   RapporShape shape_;
   BloomHashKey key_;
   uint64_t flip_numerator_;
+};
+
+template <>
+struct MechanismBuilder<MechanismId::kRappor> {
+  static Result<Rappor> create(const MechanismConfig& config) {
+    return create_at(config.epsilon_micros, config);
+  }
+  static Result<Memoized<Rappor>> create_memoized(const MechanismConfig& config, MemoKey key) {
+    return memoize(create_at(config.longitudinal_epsilon, config), config, key);
+  }
+
+ private:
+  static Result<Rappor> create_at(EpsilonMicros epsilon_micros, const MechanismConfig& config) {
+    return Rappor::create(epsilon_micros, config.domain_size,
+                          config.rappor != nullptr ? *config.rappor : RapporShape{},
+                          BloomHashKey{config.metric_id, config.hash_key});
+  }
 };
 
 }  // namespace blur

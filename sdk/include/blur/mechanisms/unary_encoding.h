@@ -29,6 +29,8 @@
 #include "blur/sampling/dyadic_bernoulli.h"
 #include "blur/epsilon.h"
 #include "blur/mechanisms/mechanism.h"
+#include "blur/mechanisms/mechanism_builder.h"
+#include "blur/mechanisms/memoized.h"
 #include "blur/report/report_payload.h"
 #include "blur/result.h"
 
@@ -103,6 +105,27 @@ class UnaryEncoding {
   EpsilonMicros epsilon_micros_;
   uint32_t domain_size_;
   uint64_t flip_numerator_;
+};
+
+template <>
+struct MechanismBuilder<MechanismId::kSymmetricUnaryEncoding> {
+  static Result<UnaryEncoding> create(const MechanismConfig& config) {
+    return UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric, config.epsilon_micros,
+                                 config.domain_size);
+  }
+  static Result<Memoized<UnaryEncoding>> create_memoized(const MechanismConfig& config,
+                                                         MemoKey key) {
+    return memoize(UnaryEncoding::create(UnaryEncoding::Kind::kSymmetric,
+                                         config.longitudinal_epsilon, config.domain_size),
+                   config, key);
+  }
+};
+template <>
+struct MechanismBuilder<MechanismId::kOptimizedUnaryEncoding> {
+  static Result<UnaryEncoding> create(const MechanismConfig& config) {
+    return UnaryEncoding::create(UnaryEncoding::Kind::kOptimized, config.epsilon_micros,
+                                 config.domain_size);
+  }
 };
 
 }  // namespace blur

@@ -22,7 +22,7 @@ struct Report {
   MechanismId mechanism;
   EpsilonMicros epsilon_micros;  // realized epsilon, as charged
   // Memoized mechanisms: the permanent response's epsilon; 0 for one-shot
-  // reports (memoized_report.h).
+  // reports (make_report).
   EpsilonMicros longitudinal_epsilon_micros;
   uint32_t domain_size;
   ReportPayload payload;  // the randomized output
@@ -40,31 +40,56 @@ constexpr bool in_domain(const Mechanism& mechanism, const Word& word) {
   return word.length != 0 && word.length <= mechanism.domain_size();
 }
 
+// One randomization of `value` laid into a payload, without a ledger: the
+// one place a one-shot mechanism's output meets ReportPayload's fields
+// (those it does not fill are left as they were).
+//
+// Mechanism: domain_size(), kPayload and randomize(random, value,
+// &scalar | bits | &number | &seed, ...) to match.
+template <typename Mechanism, typename Random>
+Status randomize_payload(const Mechanism& mechanism, Random& random,
+                         const MechanismValueT<Mechanism>& value, ReportPayload* out) {
+  if constexpr (Mechanism::kPayload == PayloadKind::kBits) {
+    out->bit_count = static_cast<uint16_t>(mechanism.domain_size());
+    return mechanism.randomize(random, value, out->bits);
+  } else if constexpr (Mechanism::kPayload == PayloadKind::kBloom) {
+    out->bit_count = static_cast<uint16_t>(mechanism.shape().bloom_bits);
+    return mechanism.randomize(random, value, &out->seed, out->bits);
+  } else if constexpr (Mechanism::kPayload == PayloadKind::kLocalHash) {
+    return mechanism.randomize(random, value, &out->seed, &out->value);
+  } else if constexpr (Mechanism::kPayload == PayloadKind::kNumber) {
+    return mechanism.randomize(random, value, &out->number);
+  } else {
+    return mechanism.randomize(random, value, &out->value);
+  }
+}
+
 // Charges mechanism.epsilon_charged() to `ledger`, then randomizes `value`
 // (which must be in the mechanism's domain: checked before any charge).
 // On any failure `*out` is untouched and no report exists.
 //
-// Mechanism: id(), domain_size(), epsilon_charged(), kPayload and
-// randomize(rng, value, &scalar | bits | &number) to match.
+// A memoized mechanism (memoized.h, memoized_mean.h, loloha.h: IsMemoized)
+// charges the same for every value (the metric's first report also pins
+// its configuration digest in the ledger, Ledger::charge_memoized), then
+// draws the permanent response from the device secret and this report's
+// fresh randomization: randomize(rng, secret, value, &payload).
 template <typename Mechanism>
 Status make_report(Ledger& ledger, Rng& rng, const Mechanism& mechanism, uint32_t metric_id,
                    const MechanismValueT<Mechanism>& value, Report* out) {
   if (out == nullptr || !in_domain(mechanism, value)) return Status::kInvalidArgument;
   if (!rng.seeded()) return Status::kEntropyFailure;  // before spending anything
   Report report{};
-  BLUR_TRY(ledger.charge(mechanism.epsilon_charged(), metric_id, &report.report_id));
-  if constexpr (Mechanism::kPayload == PayloadKind::kBits) {
-    BLUR_TRY(mechanism.randomize(rng, value, report.payload.bits));
-    report.payload.bit_count = static_cast<uint16_t>(mechanism.domain_size());
-  } else if constexpr (Mechanism::kPayload == PayloadKind::kBloom) {
-    BLUR_TRY(mechanism.randomize(rng, value, &report.payload.seed, report.payload.bits));
-    report.payload.bit_count = static_cast<uint16_t>(mechanism.shape().bloom_bits);
-  } else if constexpr (Mechanism::kPayload == PayloadKind::kLocalHash) {
-    BLUR_TRY(mechanism.randomize(rng, value, &report.payload.seed, &report.payload.value));
-  } else if constexpr (Mechanism::kPayload == PayloadKind::kNumber) {
-    BLUR_TRY(mechanism.randomize(rng, value, &report.payload.number));
+  if constexpr (IsMemoized<Mechanism>::value) {
+    if (ledger.secret() == nullptr || metric_id != mechanism.key().metric_id) {
+      return Status::kInvalidArgument;
+    }
+    BLUR_TRY(ledger.charge_memoized(mechanism.epsilon_charged(), metric_id,
+                                    mechanism.key().config_digest, &report.report_id));
+    BLUR_TRY(mechanism.randomize(rng, ledger.secret(), value, &report.payload));
+    report.longitudinal_epsilon_micros = mechanism.longitudinal_epsilon();
   } else {
-    BLUR_TRY(mechanism.randomize(rng, value, &report.payload.value));
+    BLUR_TRY(ledger.charge(mechanism.epsilon_charged(), metric_id, &report.report_id));
+    BLUR_TRY(randomize_payload(mechanism, rng, value, &report.payload));
   }
   report.metric_id = metric_id;
   report.mechanism = mechanism.id();
