@@ -23,8 +23,8 @@
 #include "blur/report/report.h"
 #include "blur/sampling/rng.h"
 #include "blur/mechanisms/unary_encoding.h"
-#include "ingest/batch.h"
-#include "metrics/metric_config.h"
+#include "model/incoming_report.h"
+#include "config/metric_rules.h"
 #include "sim_port.h"
 
 namespace blur::sim {

@@ -22,7 +22,7 @@
 #include "blur/mechanisms/unary_encoding.h"
 #include "estimate/device_clustering.h"
 #include "estimate/frequency_oracle.h"
-#include "estimate/numeric_summary.h"
+#include "estimate/numeric_estimate.h"
 
 namespace {
 

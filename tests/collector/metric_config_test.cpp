@@ -1,8 +1,9 @@
-#include "metrics/metric_config.h"
+#include "config/metric_rules.h"
 
 #include <gtest/gtest.h>
 
-#include "metrics/metrics_file.h"
+#include "config/metrics_file.h"
+#include "mechanisms/mechanism_spec.h"
 
 namespace {
 

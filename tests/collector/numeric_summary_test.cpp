@@ -1,4 +1,4 @@
-#include "estimate/numeric_summary.h"
+#include "estimate/numeric_estimate.h"
 
 #include <gtest/gtest.h>
 

@@ -4,46 +4,20 @@
 // Var(Z) = 2r / (1 - r)^2, r = exp(-eps / (k - 1)). Like the frequency
 // estimates, it is conditional on the devices' values (the estimand is the
 // fleet's own mean; for a population mean add the data's variance / n).
-// 1BitMean: see numeric_estimate_json.
-#ifndef BLUR_COLLECTOR_ESTIMATE_NUMERIC_SUMMARY_H
-#define BLUR_COLLECTOR_ESTIMATE_NUMERIC_SUMMARY_H
+// 1BitMean: see numeric_estimate_json. The mechanism's own formulas are in
+// its spec (mechanisms/numeric_mean.h).
+#ifndef BLUR_COLLECTOR_ESTIMATE_NUMERIC_ESTIMATE_H
+#define BLUR_COLLECTOR_ESTIMATE_NUMERIC_ESTIMATE_H
 
-#include <cstdint>
-#include <map>
 #include <nlohmann/json.hpp>
 
+#include "aggregate/numeric_summary.h"
 #include "estimate/device_clustering.h"
 #include "estimate/post_processing.h"
-#include "metrics/metric_config.h"
+#include "mechanisms/numeric_mean.h"
+#include "model/metric_config.h"
 
 namespace blur::collector {
-
-// The moments are exact 128-bit integers while they fit. Values come from
-// devices (any sint64) and from stored aggregates (any multiplicity), so a
-// sum may not fit: then the moment is computed from the histogram in long
-// double instead (never an overflow, never undefined behaviour).
-class NumericSummary {
- public:
-  void add(int64_t value, uint64_t multiplicity = 1);
-
-  uint64_t reports() const { return reports_; }
-  double mean() const;
-  double sample_variance() const;
-  const std::map<int64_t, uint64_t>& histogram() const { return histogram_; }
-
- private:
-  long double wide_mean() const;
-
-  uint64_t reports_ = 0;
-  __int128 sum_ = 0;                  // exact while sum_exact_
-  unsigned __int128 sum_squares_ = 0;  // exact while squares_exact_
-  bool sum_exact_ = true;
-  bool squares_exact_ = true;
-  std::map<int64_t, uint64_t> histogram_;
-};
-
-// Var(Z) of the discrete Laplace noise of a metric.
-double discrete_laplace_noise_variance(const MetricConfig& metric);
 
 // {"estimates": [{"value": "mean", "estimate", "stderr", "ci95"}],
 //  "grid_step": 1, ...} (metric fields as for frequencies). For discrete
@@ -72,4 +46,4 @@ nlohmann::json numeric_estimate_json(const MetricConfig& metric, const NumericSu
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_ESTIMATE_NUMERIC_SUMMARY_H
+#endif  // BLUR_COLLECTOR_ESTIMATE_NUMERIC_ESTIMATE_H
