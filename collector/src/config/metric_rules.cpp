@@ -139,7 +139,8 @@ std::string check_metric(const MetricConfig& m) {
     return "longitudinal epsilon must be in (0, 20]";
   }
   if (m.longitudinal_epsilon_micros != 0 && !spec.memoizable) {
-    return std::string(name) + " has no memoized form (longitudinal: loloha, sue, rappor, onebit)";
+    return std::string(name) + " has no memoized form (longitudinal: " +
+           mechanism_names([](const MechanismSpec& s) { return s.memoizable; }) + ")";
   }
   if (spec.check != nullptr) {
     if (std::string problem = spec.check(m); !problem.empty()) return problem;

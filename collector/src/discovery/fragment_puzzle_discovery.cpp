@@ -211,8 +211,7 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
   Discovery result;
   result.reports = reports;
   if (reports == 0 || options.top_k == 0) return result;
-  const Cancellation never;
-  const Cancellation& cancel = options.cancel != nullptr ? *options.cancel : never;
+  const Cancellation& cancel = options.cancellation();
   auto cancelled = [&result] {
     result.cancelled = true;
     result.words.clear();

@@ -198,8 +198,7 @@ Discovery discover_prefixes(const MetricConfig& metric, const LevelTally& tally,
   Discovery result;
   result.reports = reports;
   if (reports == 0 || options.top_k == 0) return result;
-  const Cancellation never;
-  const Cancellation& cancel = options.cancel != nullptr ? *options.cancel : never;
+  const Cancellation& cancel = options.cancellation();
   const Decoder decoder(metric, tally, reports);
   const uint32_t levels = decoder.levels();
   const uint32_t beam_width = discovery_beam(options);

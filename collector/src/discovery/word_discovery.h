@@ -71,6 +71,12 @@ struct DiscoveryOptions {
   // requested, discovery returns at once with Discovery::cancelled set.
   // Null: never.
   const Cancellation* cancel = nullptr;
+
+  // *cancel, or one never requested.
+  const Cancellation& cancellation() const {
+    static const Cancellation kNever;
+    return cancel != nullptr ? *cancel : kNever;
+  }
 };
 
 // The beam a discovery with `options` uses (pem; sfp: its own per piece).

@@ -16,7 +16,7 @@
 // share their hash collisions, which adds
 //   kappa * sum_{u != v} c_u^2,   kappa = (1-2f)^2 pi (1-pi) / (h C (p-q)^2)
 // (f the flip probability, pi the chance a bit of v lies in another value's
-// filter, C cohorts; derived in mechanisms/oracle_params.cpp).
+// filter, C cohorts; derived in mechanisms/rappor.cpp).
 //
 // Several reports per device: the Bernoulli part is a sum of per-report
 // terms with variances q(1-q) / ((p-q)^2 h) (other values) and

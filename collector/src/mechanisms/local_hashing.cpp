@@ -10,6 +10,13 @@
 
 namespace blur::collector {
 
+OracleParams loloha_params(const MetricConfig& metric) {
+  const uint32_t g = 1u << local_hash_shape(metric).bucket_bits;
+  const double p1 = randomized_response_params(metric.longitudinal_epsilon_micros, g).p;
+  const OracleParams report = randomized_response_params(metric.epsilon_micros, g);
+  return OracleParams{p1 * report.p + (1.0 - p1) * report.q, 1.0 / g};
+}
+
 blur::LocalHashShape local_hash_shape(const MetricConfig& metric) {
   return blur::LocalHashing::shape(metric.mechanism == MechanismId::kBinaryLocalHashing
                                        ? blur::LocalHashing::Kind::kBinary

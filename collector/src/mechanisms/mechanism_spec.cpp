@@ -31,10 +31,12 @@ std::optional<MechanismId> mechanism_from_name(const std::string& name) {
   return std::nullopt;
 }
 
-std::string mechanism_names() {
+std::string mechanism_names(bool (*which)(const MechanismSpec& spec)) {
   std::string names;
-#define BLUR_X(id, Cpp, short_name, C, PROTO, Payload, max_domain) \
-  names += names.empty() ? #short_name : ", " #short_name;
+#define BLUR_X(id, Cpp, short_name, C, PROTO, Payload, max_domain)      \
+  if (which == nullptr || which(mechanism_spec(MechanismId::k##Cpp))) { \
+    names += names.empty() ? #short_name : ", " #short_name;            \
+  }
   BLUR_MECHANISM_TABLE(BLUR_X)
 #undef BLUR_X
   return names;

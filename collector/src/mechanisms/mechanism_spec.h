@@ -118,7 +118,8 @@ OracleParams oracle_params(const MetricConfig& metric);
 
 // "rr", "grr", ... <-> MechanismId (names from the SDK's mechanism table).
 std::optional<MechanismId> mechanism_from_name(const std::string& name);
-std::string mechanism_names();  // "rr, grr, sue, ..." for messages
+// "rr, grr, sue, ..." for messages: every mechanism, or those `which` keeps.
+std::string mechanism_names(bool (*which)(const MechanismSpec& spec) = nullptr);
 bool is_numeric(MechanismId mechanism);
 
 // The exclusive upper bound of a scalar report's value: the domain, or K

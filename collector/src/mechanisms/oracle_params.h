@@ -21,6 +21,13 @@ struct OracleParams {
 // p = e^eps / (e^eps + k - 1), q = 1 / (e^eps + k - 1), as the device samples.
 OracleParams randomized_response_params(uint32_t epsilon_micros, uint32_t domain_size);
 
+// q = m / 2^64 exactly as the device flips (dyadic_bernoulli.h).
+double dyadic(uint64_t m);
+// A bit flipped with q1 (the permanent response) and again with the
+// memoized report's q2 (memoized.h): ln((1 - q2) / q2) <= eta / bits.
+double memoized_flip(double q1, uint32_t report_epsilon_micros, uint32_t bits);
+
+// Each family's own, defined in its file:
 // Symmetric unary encoding: binary randomized response at eps/2 per bit.
 // Memoized (longitudinal_epsilon_micros != 0, memoized.h): the permanent
 // bits at the longitudinal epsilon, then every bit flipped again with

@@ -2,6 +2,7 @@
 // sum_j r[position_j(v, c)] (0..h); tally = count per (cohort, bit), and
 // v's positions are hashed once per cohort with reports.
 #include <algorithm>
+#include <cmath>
 
 #include "blur/mechanisms/bloom_hash.h"
 #include "blur/mechanisms/rappor.h"
@@ -9,6 +10,31 @@
 #include "mechanisms/mechanism_spec.h"
 
 namespace blur::collector {
+
+// Derivation of kappa. Fix v and a cohort c. A report of u != v in c has
+// weight X = sum_j r[pos_j(v, c)]; O = #{j : pos_j(v, c) in B_{u,c}} of
+// v's positions fall in u's filter, each with probability pi, so each bit's
+// marginal is q = f + (1 - 2f) pi (counted in the Bernoulli term). But all
+// n_{u,c} reports of u in cohort c share O: the covariance adds
+// (1-2f)^2 Var[O] (n_{u,c}^2 - n_{u,c}) to Var[sum X], with Var[O] ~ h pi
+// (1 - pi) and E[n_{u,c}^2 - n_{u,c}] = n_u (n_u - 1) / C^2 per cohort for
+// uniform cohorts. Summed over cohorts and scaled by 1/(h (p - q))^2:
+// kappa * sum_u n_u (n_u - 1), estimated with the plug-in c_u^2.
+OracleParams rappor_params(const MetricConfig& metric) {
+  const blur::RapporShape& shape = metric.rappor;
+  const double f =
+      metric.longitudinal_epsilon_micros == 0
+          ? dyadic(blur::Rappor::flip_numerator(metric.epsilon_micros, shape.hash_count))
+          : memoized_flip(dyadic(blur::Rappor::flip_numerator(metric.longitudinal_epsilon_micros,
+                                                              shape.hash_count)),
+                          metric.epsilon_micros, shape.bloom_bits);
+  const double h = shape.hash_count;
+  const double pi = 1.0 - std::pow(1.0 - 1.0 / shape.bloom_bits, h);
+  const double p = 1.0 - f, q = f + (1.0 - 2.0 * f) * pi;
+  const double kappa =
+      (1 - 2 * f) * (1 - 2 * f) * pi * (1 - pi) / (h * shape.cohort_count * (p - q) * (p - q));
+  return OracleParams{p, q, h, kappa};
+}
 
 namespace {
 

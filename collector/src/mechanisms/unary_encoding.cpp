@@ -1,9 +1,29 @@
 // Unary encodings (sue, oue): a report supports every value whose bit is
 // set; tally = count per bit.
+#include "blur/mechanisms/unary_encoding.h"
 #include "mechanisms/counted_values.h"
 #include "mechanisms/mechanism_spec.h"
 
 namespace blur::collector {
+
+OracleParams symmetric_unary_params(uint32_t epsilon_micros, uint32_t longitudinal_epsilon_micros,
+                                    uint32_t domain_size) {
+  using blur::UnaryEncoding;
+  constexpr auto kSymmetric = UnaryEncoding::Kind::kSymmetric;
+  const double q =
+      longitudinal_epsilon_micros == 0
+          ? dyadic(UnaryEncoding::flip_numerator(kSymmetric, epsilon_micros))
+          : memoized_flip(dyadic(UnaryEncoding::flip_numerator(kSymmetric,
+                                                               longitudinal_epsilon_micros)),
+                          epsilon_micros, domain_size);
+  return OracleParams{1.0 - q, q};
+}
+
+OracleParams optimized_unary_params(uint32_t epsilon_micros) {
+  using blur::UnaryEncoding;
+  return OracleParams{
+      0.5, dyadic(UnaryEncoding::flip_numerator(UnaryEncoding::Kind::kOptimized, epsilon_micros))};
+}
 
 namespace {
 
