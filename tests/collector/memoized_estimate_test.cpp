@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "aggregate/aggregate.h"
+#include "api/numeric_estimate_json.h"
 #include "blur/mechanisms/loloha.h"
 #include "blur/mechanisms/memoized.h"
 #include "blur/mechanisms/memoized_mean.h"
@@ -15,7 +16,6 @@
 #include "blur/sampling/rng.h"
 #include "config/metric_rules.h"
 #include "estimate/frequency_oracle.h"
-#include "estimate/numeric_estimate.h"
 #include "estimate/post_processing.h"
 #include "ingest/batch_validator.h"
 #include "mechanisms/mechanism_spec.h"

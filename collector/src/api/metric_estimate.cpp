@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "api/numeric_estimate_json.h"
 #include "discovery/discovery_cache.h"
 #include "discovery/word_discovery.h"
 #include "estimate/frequency_oracle.h"
-#include "estimate/numeric_estimate.h"
 #include "mechanisms/mechanism_spec.h"
 
 namespace blur::collector {
