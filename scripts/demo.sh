@@ -60,7 +60,7 @@ echo "demo: authentication on: credentials in $collector_auth_dir; each device e
 echo "      app's enrollment secret for a token bound to its nonce; the estimate is read with the"
 echo "      reader token (both passed to the simulator in the environment, never on the command line)"
 
-build/host/examples/fleet-sim/blur-device-sim fleet --collector "$scheme://$host:$port" \
+build/host/collector/tools/device-sim/blur-device-sim fleet --collector "$scheme://$host:$port" \
   "${client_tls[@]}" \
   --devices "$devices" --true-rate "$rate" --epsilon "$epsilon" --metric 1 \
   ${seed:+--seed "$seed"} --threads 16 --table
@@ -70,7 +70,7 @@ echo "demo: word discovery: 50000 devices each report one word of the fortunes c
 python3 tests/bench/discovery/corpus_words.py --max-length 12 --out "$work/all-words.txt" \
   --truth "$work/word-truth.tsv" ${seed:+--seed "$seed"}
 head -n 50000 "$work/all-words.txt" > "$work/words.txt"
-build/host/examples/fleet-sim/blur-device-sim discover --collector "$scheme://$host:$port" \
+build/host/collector/tools/device-sim/blur-device-sim discover --collector "$scheme://$host:$port" \
   "${client_tls[@]}" --metric 2 --epsilon 4 --max-length 12 --values "$work/words.txt" \
   --top-k 20 ${seed:+--seed "$((seed + 1))"} --threads 32 > "$work/discovered.json" \
   2> "$work/discover.log" ||
@@ -92,5 +92,7 @@ PY
 if [ "$model" = 1 ]; then
   kill "$collector_pid" 2>/dev/null || true
   echo
-  scripts/train-demo.sh --vocabulary-from-metric 2 --db "$work/blur.db"
+  build/host/collector/blur-collector discovered-words --db "$work/blur.db" --metric 2 \
+    --out "$work/words-2.txt"
+  scripts/train-demo.sh --discovered-words "$work/words-2.txt"
 fi

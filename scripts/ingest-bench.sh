@@ -15,7 +15,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 backend=${1:-sqlite}
 seconds=${2:-10}
 collector=$root/build/host/collector/blur-collector
-sim=$root/build/host/examples/fleet-sim/blur-device-sim
+sim=$root/build/host/collector/tools/device-sim/blur-device-sim
 [ -x "$collector" ] && [ -x "$sim" ] || { echo "build the host preset first" >&2; exit 1; }
 work=$(mktemp -d)
 chmod 755 "$work"  # the PostgreSQL server runs as the postgres user

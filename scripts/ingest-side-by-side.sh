@@ -20,7 +20,7 @@ old=$1
 new=$2
 seconds=${3:-8}
 rounds=${4:-3}
-sim=$root/build/host/examples/fleet-sim/blur-device-sim
+sim=$root/build/host/collector/tools/device-sim/blur-device-sim
 old_sim=${OLD_DEVICE_SIM:-$sim}
 auth=()
 [ "${NO_AUTH:-0}" = 1 ] && auth=(--no-auth)

@@ -23,7 +23,7 @@ set -euo pipefail
 build=${1:?usage: lm-experiments.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: lm-experiments.sh BUILD_DIR OUT_DIR}
 here=$(cd "$(dirname "$0")" && pwd)
-collector="$build/collector/blur-collector"
+trainer="$build/collector/trainer/blur-trainer"
 mkdir -p "$out"
 seed=${SEED:-1}
 pre_epochs=${PRETRAIN_EPOCHS:-2}
@@ -34,7 +34,7 @@ json_field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); prin
 [ -s "$out/public.txt" ] || "$here/public-corpus.sh" "$out/public.txt"
 if [ ! -s "$out/public.blm" ]; then
   echo "pretraining on public text ($pre_epochs epochs, not private)" >&2
-  "$collector" train --corpus "$out/public.txt" --format lines --epsilon inf --vocab-size 5000 \
+  "$trainer" train --corpus "$out/public.txt" --format lines --epsilon inf --vocab-size 5000 \
     --epochs "$pre_epochs" --batch 256 --learning-rate 1 --lr-schedule cosine --seed "$seed" \
     --progress-every 500 --checkpoint "$out/public.ckpt" --out "$out/public.blm" \
     >"$out/public.json"
@@ -53,7 +53,7 @@ run() {
   local model="$out/$row.$name.blm"
   if ! grep -q "^$row	$name	" "$runs"; then
     echo "train $row $name" >&2
-    "$collector" train --corpus fortunes --seed "$seed" --progress-every 100000 \
+    "$trainer" train --corpus fortunes --seed "$seed" --progress-every 100000 \
       --out "$model" "$@" >"$model.json" 2>"$model.log"
     printf '%s\t%s\t%s\t%s\n' "$row" "$name" "$(json_field "$model.json" '["validation"]["top1"]')" \
       "$model" >>"$runs"
@@ -96,12 +96,12 @@ done
 grid dp8_finetuned --epsilon 8 --init-from "$out/public.blm" -- "40" "2" "2048"
 
 # --- 3. the table ------------------------------------------------------------------
-python3 - "$out" "$collector" <<'PY'
+python3 - "$out" "$trainer" <<'PY'
 import csv, json, os, subprocess, sys
-out, collector = sys.argv[1], sys.argv[2]
+out, trainer = sys.argv[1], sys.argv[2]
 runs = list(csv.DictReader(open(os.path.join(out, "runs.tsv")), delimiter="\t"))
 def evaluate(model):
-    r = subprocess.run([collector, "eval", "--model", model, "--corpus", "fortunes",
+    r = subprocess.run([trainer, "eval", "--model", model, "--corpus", "fortunes",
                         "--split", "test"], check=True, capture_output=True, text=True)
     return json.loads(r.stdout)
 rows = [("nonprivate_scratch", "non-private, from scratch"),

@@ -17,6 +17,14 @@ jobs=$(nproc)
 line_tables=(-DCMAKE_C_FLAGS_DEBUG=-g1 -DCMAKE_CXX_FLAGS_DEBUG=-g1
              "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
              "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG")
+# A compiler cache where the machine has one (Debian's ccache): a later run
+# from any clone recompiles only what changed. Paths are hashed relative to
+# this clone, so two clones of the same commit share their objects.
+launcher=()
+if command -v ccache > /dev/null; then
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 declare -A results
 failed=0
 start_all=$(date +%s)
@@ -25,7 +33,7 @@ for preset in "${presets[@]}"; do
   echo "=== $preset: configure and build"
   log=build/$preset-build.log
   mkdir -p build
-  if ! { cmake --preset "$preset" "${line_tables[@]}" && cmake --build --preset "$preset" -j "$jobs"; } > "$log" 2>&1; then
+  if ! { cmake --preset "$preset" "${line_tables[@]}" ${launcher[@]+"${launcher[@]}"} && cmake --build --preset "$preset" -j "$jobs"; } > "$log" 2>&1; then
     tail -n 40 "$log"
     results[$preset]="BUILD FAILED"
     failed=1

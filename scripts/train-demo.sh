@@ -5,11 +5,12 @@
 # and exports the int8 model the device SDK runs. A few minutes on 2 cores.
 # Does its own set-up (Debian packages, sources, host build).
 #
-#   scripts/train-demo.sh [--epsilon E] [--epochs N] [--vocabulary-from-metric ID --db DB]
+#   scripts/train-demo.sh [--epsilon E] [--epochs N] [--discovered-words FILE]
 #
-# --vocabulary-from-metric: the vocabulary is a word-discovery metric's
-# discovered words (scripts/demo.sh passes its collector's), instead of the
-# DP vocabulary counted centrally.
+# --discovered-words: the vocabulary is a word-discovery metric's
+# discovered words, from `blur-collector discovered-words --out FILE`
+# (scripts/demo.sh passes its collector's), instead of the DP vocabulary
+# counted centrally.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -19,9 +20,8 @@ while [ $# -gt 0 ]; do
   case $1 in
     --epsilon) epsilon=$2; shift 2 ;;
     --epochs) epochs=$2; shift 2 ;;
-    --vocabulary-from-metric) vocabulary+=(--vocabulary-from-metric "$2"); shift 2 ;;
-    --db) vocabulary+=(--db "$2"); shift 2 ;;
-    *) echo "usage: $0 [--epsilon E] [--epochs N] [--vocabulary-from-metric ID --db DB]" >&2
+    --discovered-words) vocabulary+=(--discovered-words "$2"); shift 2 ;;
+    *) echo "usage: $0 [--epsilon E] [--epochs N] [--discovered-words FILE]" >&2
        exit 2 ;;
   esac
 done
@@ -30,8 +30,8 @@ toolchains/setup.sh
 echo "train-demo: building (host preset)"
 cmake --preset host > build-host-configure.log 2>&1 || { cat build-host-configure.log; exit 1; }
 rm -f build-host-configure.log
-cmake --build --preset host --target blur-collector blur-device-sim | tail -n 1
-collector=build/host/collector/blur-collector
+cmake --build --preset host --target blur-trainer blur-device-sim | tail -n 1
+trainer=build/host/collector/trainer/blur-trainer
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -40,14 +40,14 @@ if [ ${#vocabulary[@]} -gt 0 ]; then
 else
   echo "train-demo: DP vocabulary + DP-SGD at epsilon $epsilon (delta 1e-5), $epochs epochs"
 fi
-"$collector" train --corpus fortunes --epsilon "$epsilon" --delta 1e-5 --epochs "$epochs" \
+"$trainer" train --corpus fortunes --epsilon "$epsilon" --delta 1e-5 --epochs "$epochs" \
   "${vocabulary[@]}" --out "$work/model.blm" > "$work/train.json"
-"$collector" eval --model "$work/model.blm" > "$work/eval.json"
-"$collector" suggest --model "$work/model.blm" --prompt "the meaning of life is" \
+"$trainer" eval --model "$work/model.blm" > "$work/eval.json"
+"$trainer" suggest --model "$work/model.blm" --prompt "the meaning of life is" \
   --prompt "you will be" --prompt "i don't know" --prompt "a computer is" > "$work/suggest.json"
-"$collector" export-model --model "$work/model.blm" --out "$work/model.blnw" > "$work/export.json"
+"$trainer" export-model --model "$work/model.blm" --out "$work/model.blnw" > "$work/export.json"
 # A simulated keyboard: the SDK's int8 predictor on the exported file.
-build/host/examples/fleet-sim/blur-device-sim suggest --model "$work/model.blnw" \
+build/host/collector/tools/device-sim/blur-device-sim suggest --model "$work/model.blnw" \
   --prompt "the meaning of life is" --prompt "you will be" > "$work/device.json"
 python3 - "$work" <<'PY'
 import json, sys

@@ -14,6 +14,8 @@ deps_dir=${BLUR_DEPS_DIR:-$root/.deps}
 packages=(
   # host build and tests
   cmake ninja-build g++ pkg-config clang libclang-rt-14-dev
+  # a compiler cache: scripts/test-all.sh recompiles only what changed
+  ccache
   libgtest-dev libgmock-dev libbenchmark-dev
   # wire format: nanopb generator (python) and its protobuf module
   nanopb python3 python3-protobuf

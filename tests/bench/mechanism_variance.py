@@ -10,7 +10,7 @@ pooled over the values, the mean formula variance, and their ratio.
 """
 import json, subprocess, math, statistics, sys
 build = sys.argv[1] if len(sys.argv) > 1 else "build/host"
-sim = f"{build}/examples/fleet-sim/blur-device-sim"
+sim = f"{build}/collector/tools/device-sim/blur-device-sim"
 def run(mech, eps, d, seed, n):
     out = subprocess.run([sim, "fleet", "--offline", "--mechanism", mech, "--epsilon", str(eps), "--domain", str(d),
                           "--devices", str(n), "--seed", str(seed)], capture_output=True, text=True, check=True).stdout

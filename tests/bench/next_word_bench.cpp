@@ -18,7 +18,7 @@ struct Fixture {
   std::vector<uint32_t> scratch;
   blur::NextWordPredictor predictor;
   Fixture(uint32_t vocab, uint32_t embedding, uint32_t hidden) {
-    blur::collector::FloatLstmWeights w;
+    blur::trainer::FloatLstmWeights w;
     w.vocab = vocab;
     w.embedding = embedding;
     w.hidden = hidden;
@@ -38,7 +38,7 @@ struct Fixture {
     fill(w.output_weights, size_t{vocab} * hidden);
     fill(w.output_bias, vocab);
     std::string error;
-    bytes = blur::collector::export_device_model(w, &error);
+    bytes = blur::trainer::export_device_model(w, &error);
     model = new blur::NextWordModel(blur::NextWordModel::open(bytes.data(), bytes.size()).value());
     scratch.resize(blur::NextWordPredictor::scratch_size(*model) / 4 + 1);
     (void)predictor.init(*model, reinterpret_cast<uint8_t*>(scratch.data()), scratch.size() * 4);

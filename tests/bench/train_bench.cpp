@@ -32,7 +32,7 @@
 
 namespace {
 
-using namespace blur::collector;
+using namespace blur::trainer;
 
 constexpr LanguageModelConfig kModels[2] = {{5000, 64, 128}, {8000, 96, 192}};
 constexpr size_t kBatch = 64;

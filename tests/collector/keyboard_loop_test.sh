@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # The keyboard loop through the real programs: 20,000 simulated devices
 # (each a blur::Client) report words of the fortunes corpus with pem to a
-# collector; `blur-collector train --vocabulary-from-metric` builds the
-# model's vocabulary from the discovered words (no central epsilon) and
-# trains with DP-SGD; export-model writes the int8 device model and its
+# collector; `blur-collector discovered-words` writes the words it
+# discovered to a file, from which `blur-trainer train --discovered-words`
+# builds the model's vocabulary (no central epsilon) and trains with
+# DP-SGD; `blur-trainer export-model` writes the int8 device model and its
 # vocabulary; a simulated keyboard (blur-device-sim suggest, the SDK's
 # predictor) suggests words from it.
 #
-#   keyboard_loop_test.sh BLUR_COLLECTOR BLUR_DEVICE_SIM CORPUS_WORDS_PY
+#   keyboard_loop_test.sh BLUR_COLLECTOR BLUR_DEVICE_SIM BLUR_TRAINER CORPUS_WORDS_PY
 set -euo pipefail
 collector=$1
 device_sim=$2
-corpus_words=$3
+trainer=$3
+corpus_words=$4
 work=$(mktemp -d)
 trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 . "$(dirname "$0")/../../scripts/lib/collector.sh"
@@ -36,7 +38,11 @@ assert words[0] == "the" and len(words) >= 5, words
 assert len({"a", "to", "of", "and"} & set(words)) >= 3, words
 PY
 
-"$collector" train --corpus fortunes --vocabulary-from-metric 2 --db "$work/blur.db" \
+# The 20 words a 24-token vocabulary has room for (its 4 special tokens beside).
+"$collector" discovered-words --db "$work/blur.db" --metric 2 --top-k 20 --out "$work/words-2.txt" \
+  2> "$work/words.log" || { cat "$work/words.log"; fail "discovered-words"; }
+head -n 2 "$work/words-2.txt" | grep -qx '#blur-discovered-words v1' || fail "the words file's header"
+"$trainer" train --corpus fortunes --discovered-words "$work/words-2.txt" \
   --vocab-size 24 --embedding 16 --hidden 24 --epochs 0.2 --batch 64 --epsilon 8 --seed 7 \
   --progress-every 100000 --out "$work/model.blm" > "$work/train.json" 2> "$work/train.log" ||
   { cat "$work/train.log"; fail "train"; }
@@ -50,7 +56,7 @@ assert v["source"].startswith("word-discovery metric 2 (pem, epsilon 4 per repor
 assert v["central_epsilon"] == 0 and 9 <= v["size"] <= 24, v
 assert d["privacy"]["epsilon"] <= 8.0001, d["privacy"]
 PY
-"$collector" export-model --model "$work/model.blm" --out "$work/model.blnw" > "$work/export.json"
+"$trainer" export-model --model "$work/model.blm" --out "$work/model.blnw" > "$work/export.json"
 [ -s "$work/model.blnw.vocab" ] || fail "export-model wrote no vocabulary"
 "$device_sim" suggest --model "$work/model.blnw" --prompt "what is the" --prompt "i don't know" \
   > "$work/suggest.json"
@@ -67,4 +73,14 @@ PY
 # A missing model and a non-model fail clearly.
 status=0; "$device_sim" suggest --model "$work/train.json" --prompt x 2> "$work/err" || status=$?
 [ "$status" = 2 ] && grep -q "is not a device model" "$work/err" || fail "a non-model: exit $status"
+# A file that is not the collector's words, and a metric that is not
+# there, fail clearly (the trainer before reading its corpus).
+status=0; "$trainer" train --corpus fortunes --discovered-words "$work/train.json" \
+  --out "$work/bad.blm" 2> "$work/err" || status=$?
+[ "$status" = 2 ] && grep -q "is not a discovered-words file" "$work/err" ||
+  fail "a non-words file: exit $status: $(cat "$work/err")"
+status=0; "$collector" discovered-words --db "$work/blur.db" --metric 3 --out "$work/words-3.txt" \
+  2> "$work/err" || status=$?
+[ "$status" = 2 ] && grep -q "no metric 3" "$work/err" && [ ! -e "$work/words-3.txt" ] ||
+  fail "a missing metric: exit $status: $(cat "$work/err")"
 echo "keyboard loop test: passed"

@@ -69,7 +69,7 @@ case $mode in
     [ -z "$toolchain" ] || args+=(-DCMAKE_TOOLCHAIN_FILE="$toolchain")
     configure_and_run "$here/parent" "${args[@]}"
     # The parent's build has Blur's libraries and nothing of its top-level build.
-    for absent in blur-collector blur-c-app collector_tests; do
+    for absent in blur-collector blur-trainer blur-device-sim blur-c-app collector_tests; do
       if find "$work/build" -name "$absent" -type f | grep -q .; then
         echo "package test: add_subdirectory built $absent"; exit 1
       fi

@@ -2,7 +2,7 @@
 // (tests/vectors/next_word_model.kat: an exported int8 model and its top-3
 // after fixed contexts) bit for bit: the same integers on host, Cortex-M4
 // and aarch64. Agreement with the float model is the collector's test
-// (tests/collector/device_model_test.cpp).
+// (tests/trainer/device_model_test.cpp).
 #include "blur/model/next_word_predictor.h"
 
 #include <gtest/gtest.h>

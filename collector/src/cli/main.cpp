@@ -16,7 +16,8 @@
 //   blur-collector prune --db blur.db [--metric 1] [--now T]
 //   blur-collector reaggregate --db blur.db [--metric 1]
 //   blur-collector verify --db blur.db [--metric 1]
-//   blur-collector train | eval | privacy | export-model | canary | suggest ...
+//   blur-collector discovered-words --db blur.db --metric 2 [--top-k 1000] --out words.txt
+//   (the language model's commands are blur-trainer's: train, eval, privacy, ...)
 //
 // --db: PATH or sqlite:PATH (embedded, the default), or postgresql://...
 #include <CLI/CLI.hpp>
@@ -30,6 +31,7 @@
 #include "api/routes.h"
 #include "auth/authenticator.h"
 #include "cli/observability.h"
+#include "common/discovered_words_file.h"
 #include "dashboard/dashboard_routes.h"
 #include "api/metric_estimate.h"
 #include "config/metrics_file.h"
@@ -38,7 +40,6 @@
 #include "discovery/word_discovery.h"
 #include "api/metric_estimate.h"
 #include "mechanisms/mechanism_spec.h"
-#include "trainer/cli/lm_commands.h"
 #include "util/time_text.h"
 
 namespace {
@@ -55,32 +56,45 @@ Outcome<std::unique_ptr<Store>> open_store(const std::string& url, Store::Mode m
   return Store::open(url, mode, options);
 }
 
-// train --vocabulary-from-metric: the discovered top words of a pem metric,
-// over all its stored reports.
-MetricVocabulary metric_vocabulary(const std::string& db, uint32_t metric_id, size_t count) {
+// discovered-words: the discovered top words of a word-discovery metric,
+// over all its stored reports, written for blur-trainer train
+// --discovered-words (common/discovered_words_file.h).
+int discovered_words(const std::string& db, uint32_t metric_id, uint32_t top_k,
+                     const std::string& out) {
   auto store = open_store(db, Store::Mode::kReadOnly);
-  if (!store) throw std::runtime_error(store.error().message);
+  if (!store) return report(store.error());
   const auto metric = store.value()->metric(metric_id);
-  if (!metric) throw std::runtime_error("no metric " + std::to_string(metric_id) + " in " + db);
+  if (!metric) {
+    const std::string message = "no metric " + std::to_string(metric_id) + " in " + db;
+    return report(Error{Error::Kind::kInvalid, message}, 2);
+  }
   if (!mechanism_spec(metric->mechanism).discovers_words) {
-    throw std::runtime_error("metric " + std::to_string(metric_id) + " is " + describe(*metric) +
-                             ", not a word-discovery (pem, sfp) metric");
+    const std::string message = "metric " + std::to_string(metric_id) + " is " +
+                                describe(*metric) + ", not a word-discovery (pem, sfp) metric";
+    return report(Error{Error::Kind::kInvalid, message}, 2);
   }
   auto aggregate = store.value()->aggregate(*metric, TimeRange{});
-  if (!aggregate) throw std::runtime_error(aggregate.error().message);
+  if (!aggregate) return report(aggregate.error());
   DiscoveryOptions options;
-  options.top_k = static_cast<uint32_t>(std::min<size_t>(count, kMaxTopK));
+  options.top_k = top_k;
   const Discovery found =
       discover_words(*metric, aggregate->tally(), aggregate->reports(), options);
-  MetricVocabulary vocabulary;
+  blur::common::DiscoveredWords words;
   // Discovery answers only words well above their noise (DiscoveryOptions::min_z).
-  for (const DiscoveredWord& w : found.words) vocabulary.words.push_back(w.word);
+  for (const DiscoveredWord& w : found.words) words.words.push_back(w.word);
   char epsilon[32];
   std::snprintf(epsilon, sizeof epsilon, "%g", metric->epsilon_micros / 1e6);
-  vocabulary.source = "word-discovery metric " + std::to_string(metric_id) + " (" + blur::mechanism_name(metric->mechanism) + ", epsilon " +
-                      epsilon + " per report over " + std::to_string(aggregate->reports()) +
-                      " reports: local DP, paid on the devices)";
-  return vocabulary;
+  words.source = "word-discovery metric " + std::to_string(metric_id) + " (" +
+                 blur::mechanism_name(metric->mechanism) + ", epsilon " + epsilon +
+                 " per report over " + std::to_string(aggregate->reports()) +
+                 " reports: local DP, paid on the devices)";
+  std::string error;
+  if (!blur::common::write_discovered_words(out, words, &error)) {
+    return report(Error{Error::Kind::kInvalid, error});
+  }
+  std::fprintf(stderr, "blur-collector: %zu words of %s written to %s\n", words.words.size(),
+               describe(*metric).c_str(), out.c_str());
+  return 0;
 }
 
 struct ServeOptions {
@@ -545,7 +559,22 @@ int main(int argc, char** argv) {
   credentials_cmd->add_option("--auth-dir", serve_options.auth_dir,
                               "Credentials directory (default: DB.auth beside an SQLite store)");
 
-  const LanguageModelCommands language_model(app, metric_vocabulary);
+  uint32_t discovered_metric = 0, top_k = kMaxTopK;
+  std::string words_out;
+  auto* discovered_cmd = app.add_subcommand(
+      "discovered-words",
+      "Write a word-discovery (pem, sfp) metric's discovered words, over all its reports, to a "
+      "file for `blur-trainer train --discovered-words` (the trainer's vocabulary)");
+  discovered_cmd->add_option("--db", db, kDbHelp)->required();
+  discovered_cmd->add_option("--metric", discovered_metric, "The word-discovery metric's id")
+      ->required();
+  discovered_cmd
+      ->add_option("--top-k", top_k,
+                   "At most this many words, most frequent first (the trainer uses the first "
+                   "--vocab-size - 4)")
+      ->check(CLI::Range(1u, kMaxTopK))
+      ->capture_default_str();
+  discovered_cmd->add_option("--out", words_out, "The file to write")->required();
 
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) {
@@ -570,5 +599,6 @@ int main(int argc, char** argv) {
   if (prune_cmd->parsed()) return prune(db, metric_ids, now);
   if (reaggregate_cmd->parsed()) return reaggregate(db, metric_ids);
   if (verify_cmd->parsed()) return verify(db, metric_ids);
-  return language_model.run();
+  if (discovered_cmd->parsed()) return discovered_words(db, discovered_metric, top_k, words_out);
+  return 2;
 }

@@ -9,7 +9,7 @@
 
 #include "trainer/accountants/rdp_accountant.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -379,4 +379,4 @@ AccountingSummary summarize_privacy(const std::vector<AccountingPhase>& phases, 
   return summary;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 struct PldOptions {
   double grid_width = 1e-4;  // the loss grid (dp_accounting's default)
@@ -125,6 +125,6 @@ struct AccountingPhase {
 AccountingSummary summarize_privacy(const std::vector<AccountingPhase>& phases, double delta,
                                     const PldOptions& options = {});
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
 #endif  // BLUR_COLLECTOR_PRIVACY_PLD_ACCOUNTANT_H

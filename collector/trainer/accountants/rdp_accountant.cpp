@@ -5,7 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -155,4 +155,4 @@ double calibrate_noise_multiplier(const std::function<double(double)>& epsilon_o
   return high;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -18,14 +18,14 @@
 //   classic (Mironov 2017): RDP(a) - ln(delta) / (a - 1).
 // Default orders are dp_accounting's: 1.1, 1.2, ..., 10.9, 11, 12, ..., 63,
 // 128, 256, 512, 1024.
-#ifndef BLUR_COLLECTOR_TRAINER_ACCOUNTANTS_RDP_ACCOUNTANT_H
-#define BLUR_COLLECTOR_TRAINER_ACCOUNTANTS_RDP_ACCOUNTANT_H
+#ifndef BLUR_TRAINER_ACCOUNTANTS_RDP_ACCOUNTANT_H
+#define BLUR_TRAINER_ACCOUNTANTS_RDP_ACCOUNTANT_H
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 enum class RdpConversion { kImproved, kClassic };
 
@@ -69,6 +69,6 @@ class RdpAccountant {
 double calibrate_noise_multiplier(const std::function<double(double)>& epsilon_of,
                                   double target_epsilon);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_ACCOUNTANTS_RDP_ACCOUNTANT_H
+#endif  // BLUR_TRAINER_ACCOUNTANTS_RDP_ACCOUNTANT_H

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -53,4 +53,4 @@ double one_run_epsilon_lower_bound(uint64_t m, uint64_t r, uint64_t v, double de
   return low;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -11,12 +11,12 @@
 // The bound is the largest epsilon at which this p-value is below
 // 1 - confidence: with probability >= confidence an (epsilon, delta)-DP
 // training gives a bound <= its epsilon (false alarm <= 1 - confidence).
-#ifndef BLUR_COLLECTOR_TRAINER_AUDIT_EPSILON_LOWER_BOUND_H
-#define BLUR_COLLECTOR_TRAINER_AUDIT_EPSILON_LOWER_BOUND_H
+#ifndef BLUR_TRAINER_AUDIT_EPSILON_LOWER_BOUND_H
+#define BLUR_TRAINER_AUDIT_EPSILON_LOWER_BOUND_H
 
 #include <cstdint>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 // The p-value above. Requires correct <= guesses <= canaries, eps >= 0,
 // delta in [0, 1].
@@ -28,6 +28,6 @@ double one_run_audit_p_value(uint64_t canaries, uint64_t guesses, uint64_t corre
 double one_run_epsilon_lower_bound(uint64_t canaries, uint64_t guesses, uint64_t correct,
                                    double delta, double confidence = 0.95);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_AUDIT_EPSILON_LOWER_BOUND_H
+#endif  // BLUR_TRAINER_AUDIT_EPSILON_LOWER_BOUND_H

@@ -11,7 +11,7 @@
 #include "trainer/dpsgd/dp_sgd.h"
 #include "trainer/random/drbg_stream.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -127,4 +127,4 @@ OneRunAuditResult run_one_run_audit(const OneRunAuditConfig& c) {
   return result;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

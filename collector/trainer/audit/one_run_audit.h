@@ -10,15 +10,15 @@
 // number of right guesses gives an epsilon lower bound
 // (epsilon_lower_bound.h). A correct (epsilon, delta)-DP trainer gives a
 // bound above its epsilon with probability <= 1 - confidence.
-#ifndef BLUR_COLLECTOR_TRAINER_AUDIT_ONE_RUN_AUDIT_H
-#define BLUR_COLLECTOR_TRAINER_AUDIT_ONE_RUN_AUDIT_H
+#ifndef BLUR_TRAINER_AUDIT_ONE_RUN_AUDIT_H
+#define BLUR_TRAINER_AUDIT_ONE_RUN_AUDIT_H
 
 #include <cstdint>
 #include <limits>
 
 #include "trainer/model/language_model.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 struct OneRunAuditConfig {
   uint32_t canaries = 1000;   // m
@@ -47,6 +47,6 @@ struct OneRunAuditResult {
 // Throws std::invalid_argument for an unusable config.
 OneRunAuditResult run_one_run_audit(const OneRunAuditConfig& config);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_AUDIT_ONE_RUN_AUDIT_H
+#endif  // BLUR_TRAINER_AUDIT_ONE_RUN_AUDIT_H

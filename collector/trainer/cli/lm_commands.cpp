@@ -10,6 +10,7 @@
 
 #include "blur/model/next_word_model.h"
 #include "blur/model/next_word_predictor.h"
+#include "common/discovered_words_file.h"
 #include "trainer/accountants/pld_accountant.h"
 #include "trainer/accountants/rdp_accountant.h"
 #include "trainer/audit/one_run_audit.h"
@@ -17,7 +18,7 @@
 #include "trainer/dpsgd/trainer.h"
 #include "trainer/model/model_file.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -28,9 +29,8 @@ struct TrainArgs {
   std::string out;
   double noise_multiplier = -1;
   uint64_t seed = 0;
-  uint32_t vocabulary_metric = 0;  // --vocabulary-from-metric
-  std::string db;
-  double units_estimate = 0;  // --units-estimate (0: the DP count)
+  std::string discovered_words;  // --discovered-words
+  double units_estimate = 0;     // --units-estimate (0: the DP count)
 };
 
 struct ModelArgs {
@@ -61,7 +61,6 @@ struct PrivacyArgs {
 }  // namespace
 
 struct LanguageModelCommands::State {
-  VocabularyFromMetric from_metric;
   TrainArgs train;
   ModelArgs model;  // eval, export-model, canary, suggest
   PrivacyArgs privacy;
@@ -78,7 +77,7 @@ struct LanguageModelCommands::State {
 namespace {
 
 int fail(const std::string& message, int code) {
-  std::fprintf(stderr, "blur-collector: %s\n", message.c_str());
+  std::fprintf(stderr, "blur-trainer: %s\n", message.c_str());
   return code;
 }
 
@@ -98,20 +97,21 @@ TokenSequence prompt_tokens(const Vocabulary& vocabulary, const std::string& pro
   return tokens;
 }
 
-int run_train(const TrainArgs& args, const CLI::App& cmd, const VocabularyFromMetric& from_metric) {
+int run_train(const TrainArgs& args, const CLI::App& cmd) {
   TrainOptions o = args.options;
-  if (cmd.count("--vocabulary-from-metric") > 0) {
+  if (!args.discovered_words.empty()) {
     if (!o.vocabulary_file.empty()) {
-      return fail("--vocabulary and --vocabulary-from-metric exclude each other", 2);
+      return fail("--vocabulary and --discovered-words exclude each other", 2);
     }
-    if (args.db.empty()) return fail("--vocabulary-from-metric needs --db (the collector's)", 2);
-    if (!from_metric) return fail("this program cannot read a metric's words", 2);
-    MetricVocabulary found =
-        from_metric(args.db, args.vocabulary_metric, o.vocab_size - Vocabulary::kSpecialCount);
-    if (found.words.empty()) {
-      return fail("metric " + std::to_string(args.vocabulary_metric) + " has no discovered words",
-                  1);
+    common::DiscoveredWords found;
+    std::string error;
+    if (!common::read_discovered_words(args.discovered_words, &found, &error)) {
+      return fail(error, 2);
     }
+    if (found.words.empty()) return fail(args.discovered_words + " holds no discovered words", 1);
+    // The most frequent words that fit, the 4 special tokens beside them.
+    const size_t fit = o.vocab_size - Vocabulary::kSpecialCount;
+    if (found.words.size() > fit) found.words.resize(fit);
     std::fprintf(stderr, "vocabulary: %zu words from %s\n", found.words.size(),
                  found.source.c_str());
     o.vocabulary_words = std::move(found.words);
@@ -360,10 +360,8 @@ int run_suggest(const ModelArgs& args) {
 
 }  // namespace
 
-LanguageModelCommands::LanguageModelCommands(CLI::App& app, VocabularyFromMetric from_metric)
-    : state_(std::make_unique<State>()) {
+LanguageModelCommands::LanguageModelCommands(CLI::App& app) : state_(std::make_unique<State>()) {
   State& st = *state_;
-  st.from_metric = std::move(from_metric);
   TrainOptions& o = st.train.options;
   auto* t = app.add_subcommand(
       "train",
@@ -432,10 +430,11 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app, VocabularyFromMetric
           CLI::ignore_case));
   t->add_option("--threads", o.threads, "Worker threads (default: one per core)")
       ->check(CLI::Range(1, 256));
-  t->add_option("--vocabulary-from-metric", st.train.vocabulary_metric,
-                "Vocabulary: the top words of this word-discovery (pem) metric in --db "
-                "(its local DP was paid on the devices: no central epsilon)");
-  t->add_option("--db", st.train.db, "The collector's database, for --vocabulary-from-metric");
+  t->add_option("--discovered-words", st.train.discovered_words,
+                "Vocabulary: the words of a word-discovery (pem, sfp) metric, from "
+                "`blur-collector discovered-words --out FILE` (their local DP was paid on the "
+                "devices: no central epsilon); the most frequent --vocab-size - 4 are used")
+      ->check(CLI::ExistingFile);
   t->add_option("--vocab-noise", o.vocab_noise_multiplier,
                 "Noise multiplier of the DP vocabulary's Gaussian counts")
       ->check(CLI::PositiveNumber)
@@ -569,7 +568,7 @@ LanguageModelCommands::~LanguageModelCommands() = default;
 int LanguageModelCommands::run() const {
   const State& st = *state_;
   try {
-    if (st.train_cmd->parsed()) return run_train(st.train, *st.train_cmd, st.from_metric);
+    if (st.train_cmd->parsed()) return run_train(st.train, *st.train_cmd);
     if (st.eval_cmd->parsed()) return run_eval(st.model);
     if (st.privacy_cmd->parsed()) return run_privacy(st.privacy, *st.privacy_cmd);
     if (st.audit_cmd->parsed()) return run_audit(st.audit);
@@ -584,4 +583,4 @@ int LanguageModelCommands::run() const {
   return 2;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

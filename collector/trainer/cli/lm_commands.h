@@ -1,33 +1,18 @@
-// The language-model subcommands of blur-collector: train, eval, privacy,
-// audit-dpsgd, export-model, canary, suggest.
-#ifndef BLUR_COLLECTOR_TRAINER_CLI_LM_COMMANDS_H
-#define BLUR_COLLECTOR_TRAINER_CLI_LM_COMMANDS_H
+// blur-trainer's subcommands: train, eval, privacy, audit-dpsgd,
+// export-model, canary, suggest.
+#ifndef BLUR_TRAINER_CLI_LM_COMMANDS_H
+#define BLUR_TRAINER_CLI_LM_COMMANDS_H
 
 #include <CLI/CLI.hpp>
-#include <cstdint>
-#include <functional>
 #include <memory>
-#include <string>
-#include <vector>
 
-namespace blur::collector {
-
-// The words of a word-discovery metric, for `train --vocabulary-from-metric
-// ID --db DB`: the collector supplies this (the trainer does not read the
-// telemetry store). At most `count` words, most frequent first; throws
-// std::runtime_error with a message for the user.
-struct MetricVocabulary {
-  std::vector<std::string> words;
-  std::string source;  // what the training summary says about them
-};
-using VocabularyFromMetric =
-    std::function<MetricVocabulary(const std::string& db, uint32_t metric_id, size_t count)>;
+namespace blur::trainer {
 
 // The subcommands and the options they parse into: construct before
 // app.parse(), run after; the object must outlive the parse.
 class LanguageModelCommands {
  public:
-  explicit LanguageModelCommands(CLI::App& app, VocabularyFromMetric from_metric = nullptr);
+  explicit LanguageModelCommands(CLI::App& app);
   ~LanguageModelCommands();
   LanguageModelCommands(const LanguageModelCommands&) = delete;
   LanguageModelCommands& operator=(const LanguageModelCommands&) = delete;
@@ -41,6 +26,6 @@ class LanguageModelCommands {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_CLI_LM_COMMANDS_H
+#endif  // BLUR_TRAINER_CLI_LM_COMMANDS_H

@@ -15,7 +15,7 @@
 #include "mbedtls/sha256.h"
 #include "trainer/data/tokenizer.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -325,4 +325,4 @@ SplitCorpus split_corpus(const Corpus& corpus, const SplitConfig& config) {
   return out;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

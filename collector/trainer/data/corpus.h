@@ -16,8 +16,8 @@
 // Errors (missing file, unreadable file, invalid UTF-8 with the default
 // policy, a user_tab line without an id, no units at all) throw CorpusError
 // naming the file and line.
-#ifndef BLUR_COLLECTOR_TRAINER_DATA_CORPUS_H
-#define BLUR_COLLECTOR_TRAINER_DATA_CORPUS_H
+#ifndef BLUR_TRAINER_DATA_CORPUS_H
+#define BLUR_TRAINER_DATA_CORPUS_H
 
 #include <cstddef>
 #include <stdexcept>
@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 class CorpusError : public std::runtime_error {
  public:
@@ -98,6 +98,6 @@ struct SplitCorpus {
 };
 SplitCorpus split_corpus(const Corpus& corpus, const SplitConfig& config = {});
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_DATA_CORPUS_H
+#endif  // BLUR_TRAINER_DATA_CORPUS_H

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -115,4 +115,4 @@ ExposureResult canary_exposure(const TokenSequence& canary,
   return r;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -10,15 +10,15 @@
 //     credited for suggesting <unk>, <s>, </s> or <pad>);
 //   - perplexity: exp(mean cross-entropy) of the full softmax over every
 //     target except <pad> (<unk> and </s> included), in nats.
-#ifndef BLUR_COLLECTOR_TRAINER_DATA_EVALUATION_H
-#define BLUR_COLLECTOR_TRAINER_DATA_EVALUATION_H
+#ifndef BLUR_TRAINER_DATA_EVALUATION_H
+#define BLUR_TRAINER_DATA_EVALUATION_H
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 using TokenSequence = std::vector<int32_t>;
 
@@ -63,6 +63,6 @@ ExposureResult canary_exposure(const TokenSequence& canary,
                                const std::vector<TokenSequence>& others, size_t vocab_size,
                                const SequenceForward& forward);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_DATA_EVALUATION_H
+#endif  // BLUR_TRAINER_DATA_EVALUATION_H

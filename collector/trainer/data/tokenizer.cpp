@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -266,4 +266,4 @@ bool is_valid_utf8(std::string_view bytes, size_t* error_offset) {
   return true;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

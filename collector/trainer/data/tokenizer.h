@@ -21,14 +21,14 @@
 //     except a '.' after a single letter (initials, e.g.) or a listed
 //     abbreviation (mr, dr, st, ...); at a blank line; and at the end of the
 //     text. Empty sentences are dropped.
-#ifndef BLUR_COLLECTOR_TRAINER_DATA_TOKENIZER_H
-#define BLUR_COLLECTOR_TRAINER_DATA_TOKENIZER_H
+#ifndef BLUR_TRAINER_DATA_TOKENIZER_H
+#define BLUR_TRAINER_DATA_TOKENIZER_H
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 using Sentence = std::vector<std::string>;
 
@@ -50,6 +50,6 @@ class Tokenizer {
 // U+10FFFF). On false, *error_offset (if given) is the first bad byte.
 bool is_valid_utf8(std::string_view bytes, size_t* error_offset = nullptr);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_DATA_TOKENIZER_H
+#endif  // BLUR_TRAINER_DATA_TOKENIZER_H

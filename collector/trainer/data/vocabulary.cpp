@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -341,4 +341,4 @@ std::vector<double> add_discrete_gaussian_noise(const std::vector<uint64_t>& cou
   return noisy;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -14,8 +14,8 @@
 //
 // Words outside the public list can never enter. A loaded vocabulary file
 // (a saved one, or a user's word list) costs no privacy.
-#ifndef BLUR_COLLECTOR_TRAINER_DATA_VOCABULARY_H
-#define BLUR_COLLECTOR_TRAINER_DATA_VOCABULARY_H
+#ifndef BLUR_TRAINER_DATA_VOCABULARY_H
+#define BLUR_TRAINER_DATA_VOCABULARY_H
 
 #include <cstddef>
 #include <cstdint>
@@ -31,7 +31,7 @@
 #include "trainer/random/gaussian_noise.h"
 #include "trainer/random/drbg_stream.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 class VocabularyError : public std::runtime_error {
  public:
@@ -187,6 +187,6 @@ std::vector<double> add_discrete_gaussian_noise(const std::vector<uint64_t>& cou
 Vocabulary top_words(const PublicWordList& public_words, const std::vector<double>& scores,
                      size_t max_size, double min_score, size_t* passed = nullptr);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_DATA_VOCABULARY_H
+#endif  // BLUR_TRAINER_DATA_VOCABULARY_H

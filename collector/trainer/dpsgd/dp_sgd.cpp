@@ -15,7 +15,7 @@
 #include "trainer/model/parallel.h"
 #include "trainer/random/discrete_gaussian.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 void validate(const DpSgdConfig& c) {
   if (!(c.sampling_rate > 0 && c.sampling_rate <= 1)) {
@@ -338,4 +338,4 @@ DpSgdTrainer DpSgdTrainer::load_checkpoint(const std::string& path, std::string*
   return trainer;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

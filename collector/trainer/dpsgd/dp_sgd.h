@@ -35,8 +35,8 @@
 // worker count (model/parallel.h: OpenBLAS picks its kernels for the CPU
 // at run time, so another machine may round differently; the noise and
 // samples are identical everywhere).
-#ifndef BLUR_COLLECTOR_TRAINER_DPSGD_DP_SGD_H
-#define BLUR_COLLECTOR_TRAINER_DPSGD_DP_SGD_H
+#ifndef BLUR_TRAINER_DPSGD_DP_SGD_H
+#define BLUR_TRAINER_DPSGD_DP_SGD_H
 
 #include <cstdint>
 #include <limits>
@@ -47,7 +47,7 @@
 #include "trainer/random/drbg_stream.h"
 #include "trainer/dpsgd/noise_grid.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 struct DpSgdConfig {
   double sampling_rate = 0.01;                                 // q in (0, 1]
@@ -134,6 +134,6 @@ class DpSgdTrainer {
   std::vector<int64_t> units_;
 };
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_DPSGD_DP_SGD_H
+#endif  // BLUR_TRAINER_DPSGD_DP_SGD_H

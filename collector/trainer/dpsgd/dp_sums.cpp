@@ -7,7 +7,7 @@
 
 #include "trainer/random/discrete_gaussian.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -50,4 +50,4 @@ DpSums dp_sums(const std::vector<std::vector<double>>& per_unit, size_t m, doubl
   return out;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -12,15 +12,15 @@
 // mechanism with noise multiplier sigma_eff = 2^20 / (D sqrt(m)) >= sigma
 // (one step at q = 1 for the accountants; the discrete Gaussian's RDP is at
 // most the continuous one's, Canonne, Kamath, Steinke 2020).
-#ifndef BLUR_COLLECTOR_TRAINER_DPSGD_DP_SUMS_H
-#define BLUR_COLLECTOR_TRAINER_DPSGD_DP_SUMS_H
+#ifndef BLUR_TRAINER_DPSGD_DP_SUMS_H
+#define BLUR_TRAINER_DPSGD_DP_SUMS_H
 
 #include <string_view>
 #include <vector>
 
 #include "trainer/random/drbg_stream.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 struct DpSums {
   std::vector<double> sums;      // noisy, in value units (may be negative)
@@ -36,6 +36,6 @@ double dp_sums_noise_multiplier(double noise_multiplier, size_t values_per_unit)
 DpSums dp_sums(const std::vector<std::vector<double>>& per_unit, size_t values_per_unit,
                double noise_multiplier, const TrainSeed& seed, std::string_view label);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_DPSGD_DP_SUMS_H
+#endif  // BLUR_TRAINER_DPSGD_DP_SUMS_H

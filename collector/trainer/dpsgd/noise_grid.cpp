@@ -5,7 +5,7 @@
 
 #include "trainer/random/discrete_gaussian.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 NoiseGrid noise_grid(double sigma, double clip, size_t parameters) {
   if (!(sigma > 0) || !std::isfinite(sigma) || !(clip > 0) || !std::isfinite(clip) ||
@@ -28,4 +28,4 @@ NoiseGrid noise_grid(double sigma, double clip, size_t parameters) {
   return grid;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

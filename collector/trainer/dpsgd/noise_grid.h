@@ -16,12 +16,12 @@
 //
 // j is the smallest exponent >= 20 with sqrt(P) sigma / 2^j <= 2^-10 (the
 // clip loses at most 0.1%), at most 30.
-#ifndef BLUR_COLLECTOR_TRAINER_DPSGD_NOISE_GRID_H
-#define BLUR_COLLECTOR_TRAINER_DPSGD_NOISE_GRID_H
+#ifndef BLUR_TRAINER_DPSGD_NOISE_GRID_H
+#define BLUR_TRAINER_DPSGD_NOISE_GRID_H
 
 #include <cstddef>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 struct NoiseGrid {
   unsigned log2_sigma = 0;  // j: the noise is N_Z(0, 4^j) in grid units
@@ -33,6 +33,6 @@ struct NoiseGrid {
 // the margin sqrt(P) s stays below C / 2.
 NoiseGrid noise_grid(double noise_multiplier, double clip_norm, size_t parameters);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_DPSGD_NOISE_GRID_H
+#endif  // BLUR_TRAINER_DPSGD_NOISE_GRID_H

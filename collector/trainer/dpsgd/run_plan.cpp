@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -117,4 +117,4 @@ TrainOptions resumed_options(const TrainOptions& options, const json& requested)
   return out;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -8,14 +8,14 @@
 // the vocabulary phase. On resume the derived values are used as they are
 // (the DP count of N is not drawn again), and a requested option given on
 // the command line must equal the plan's.
-#ifndef BLUR_COLLECTOR_TRAINER_DPSGD_RUN_PLAN_H
-#define BLUR_COLLECTOR_TRAINER_DPSGD_RUN_PLAN_H
+#ifndef BLUR_TRAINER_DPSGD_RUN_PLAN_H
+#define BLUR_TRAINER_DPSGD_RUN_PLAN_H
 
 #include <nlohmann/json.hpp>
 
 #include "trainer/dpsgd/trainer.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 // The options that shape what a run trains and accounts.
 nlohmann::json requested_settings(const TrainOptions& options);
@@ -25,6 +25,6 @@ nlohmann::json requested_settings(const TrainOptions& options);
 // whose value differs from the plan's.
 TrainOptions resumed_options(const TrainOptions& options, const nlohmann::json& requested);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_DPSGD_RUN_PLAN_H
+#endif  // BLUR_TRAINER_DPSGD_RUN_PLAN_H

@@ -19,7 +19,7 @@
 #include "trainer/model/softmax_cross_entropy.h"
 #include "trainer/random/drbg_stream.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -125,7 +125,7 @@ TrainReport train_language_model(const TrainOptions& given,
         !given.vocabulary_words.empty()) {
       throw std::invalid_argument(
           "--resume continues the checkpoint's run with its vocabulary: it excludes "
-          "--init-from, --vocabulary and --vocabulary-from-metric");
+          "--init-from, --vocabulary and --discovered-words");
     }
     std::string plan_text;
     trainer = std::make_unique<DpSgdTrainer>(
@@ -158,7 +158,7 @@ TrainReport train_language_model(const TrainOptions& given,
   if (!o.init_model.empty() && (!o.vocabulary_file.empty() || !o.vocabulary_words.empty())) {
     throw std::invalid_argument(
         "--init-from brings its own vocabulary and parameters: it excludes --resume, "
-        "--vocabulary and --vocabulary-from-metric");
+        "--vocabulary and --discovered-words");
   }
   set_worker_threads(o.threads);
   const auto started = std::chrono::steady_clock::now();
@@ -493,4 +493,4 @@ TrainReport train_language_model(const TrainOptions& given,
   return TrainReport{std::move(trained), summary.dump(2)};
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -1,4 +1,4 @@
-// `blur-collector train`: corpus -> DP vocabulary -> DP-SGD LSTM -> model
+// `blur-trainer train`: corpus -> DP vocabulary -> DP-SGD LSTM -> model
 // file, with the privacy accounting of the whole run.
 //
 // Privacy unit: a corpus unit (a line, a fortune, or all lines of one
@@ -36,8 +36,8 @@
 // corpus: the fine-tuning starts from the public model's parameters and
 // vocabulary, and its DP-SGD is the only use of private data (the
 // vocabulary was not computed from it), so it is all the accounting covers.
-#ifndef BLUR_COLLECTOR_TRAINER_DPSGD_TRAINER_H
-#define BLUR_COLLECTOR_TRAINER_DPSGD_TRAINER_H
+#ifndef BLUR_TRAINER_DPSGD_TRAINER_H
+#define BLUR_TRAINER_DPSGD_TRAINER_H
 
 #include <cstdint>
 #include <functional>
@@ -49,7 +49,7 @@
 #include "trainer/data/corpus.h"
 #include "trainer/model/model_file.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 struct TrainOptions {
   std::string corpus = "fortunes";  // a file, a directory, or "fortunes" (Debian's)
@@ -121,6 +121,6 @@ struct EncodedSplits {
 EncodedSplits encode_corpus(const std::string& corpus, CorpusFormat format,
                             const Vocabulary& vocabulary, size_t max_tokens);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_DPSGD_TRAINER_H
+#endif  // BLUR_TRAINER_DPSGD_TRAINER_H

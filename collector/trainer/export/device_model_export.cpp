@@ -6,7 +6,7 @@
 #include "blur/model/next_word_model.h"
 #include "blur/storage/crc32.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -124,4 +124,4 @@ std::vector<double> float_lstm_logits(const FloatLstmWeights& w,
   return logits;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

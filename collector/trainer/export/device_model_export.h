@@ -2,14 +2,14 @@
 // (sdk/include/blur/model/next_word_model.h): per-row symmetric quantization,
 // scale = max|row| / 127, int8 = round(w / scale), the scale as a Q24
 // multiplier; biases in Q12. The file ends with a CRC-32.
-#ifndef BLUR_COLLECTOR_TRAINER_EXPORT_DEVICE_MODEL_EXPORT_H
-#define BLUR_COLLECTOR_TRAINER_EXPORT_DEVICE_MODEL_EXPORT_H
+#ifndef BLUR_TRAINER_EXPORT_DEVICE_MODEL_EXPORT_H
+#define BLUR_TRAINER_EXPORT_DEVICE_MODEL_EXPORT_H
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 // A one-layer LSTM language model in float, row-major, gates in the order
 // i, f, g, o (input, forget, cell candidate, output).
@@ -33,6 +33,6 @@ std::vector<uint8_t> export_device_model(const FloatLstmWeights& weights, std::s
 std::vector<double> float_lstm_logits(const FloatLstmWeights& weights,
                                       const std::vector<uint32_t>& context);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_EXPORT_DEVICE_MODEL_EXPORT_H
+#endif  // BLUR_TRAINER_EXPORT_DEVICE_MODEL_EXPORT_H

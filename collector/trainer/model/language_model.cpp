@@ -8,7 +8,7 @@
 #include "trainer/model/parallel.h"
 #include "trainer/model/softmax_cross_entropy.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 using Eigen::Index;
 
@@ -477,4 +477,4 @@ BatchGradientStats LanguageModelT<Scalar>::accumulate_gradient(const ExampleBatc
 template class LanguageModelT<float>;
 template class LanguageModelT<double>;
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

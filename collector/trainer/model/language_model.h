@@ -52,8 +52,8 @@
 // columns (of the layer inputs; the activation gradients are left as they
 // are) by c_j inside the ordinary batch weight-gradient GEMMs gives it.
 // Non-private training runs the same code with c_j = 1 and no norms.
-#ifndef BLUR_COLLECTOR_TRAINER_MODEL_LANGUAGE_MODEL_H
-#define BLUR_COLLECTOR_TRAINER_MODEL_LANGUAGE_MODEL_H
+#ifndef BLUR_TRAINER_MODEL_LANGUAGE_MODEL_H
+#define BLUR_TRAINER_MODEL_LANGUAGE_MODEL_H
 
 #include <Eigen/Core>
 #include <cstddef>
@@ -65,7 +65,7 @@
 
 #include "trainer/random/drbg_stream.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 struct LanguageModelConfig {
   int32_t vocab_size = 8000;
@@ -225,6 +225,6 @@ using LanguageModel = LanguageModelT<float>;
 extern template class LanguageModelT<float>;
 extern template class LanguageModelT<double>;
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_MODEL_LANGUAGE_MODEL_H
+#endif  // BLUR_TRAINER_MODEL_LANGUAGE_MODEL_H

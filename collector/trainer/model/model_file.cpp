@@ -6,7 +6,7 @@
 
 #include "blur/storage/crc32.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -99,7 +99,7 @@ TrainedModel load_model(const std::string& path) {
   if (!file) throw std::runtime_error("model file: cannot open " + path);
   const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (bytes.size() < 12 || bytes.compare(0, 4, std::string(kMagic, 4)) != 0) {
-    throw std::runtime_error(path + " is not a Blur model file (blur-collector train --out)");
+    throw std::runtime_error(path + " is not a Blur model file (blur-trainer train --out)");
   }
   const std::string body = bytes.substr(0, bytes.size() - 4);
   Reader trailer(bytes);
@@ -192,4 +192,4 @@ FloatLstmWeights device_weights(const LanguageModel& model, uint32_t special_tok
   return w;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

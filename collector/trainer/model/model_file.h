@@ -1,6 +1,6 @@
-// A trained next-word model as the collector keeps it: the vocabulary, the
+// A trained next-word model as the trainer keeps it: the vocabulary, the
 // model's size and float parameters, and what its training spent (a JSON
-// summary). `blur-collector train --out MODEL` writes it, `eval`,
+// summary). `blur-trainer train --out MODEL` writes it, `eval`,
 // `export-model` and `canary` read it. Unlike a checkpoint it holds no seed
 // and no optimizer state: it is the release.
 //
@@ -9,8 +9,8 @@
 // JSON (u32 length + bytes), the parameter count and the float32
 // parameters (language_model.h's flat order), and a trailing CRC-32 of
 // everything before it.
-#ifndef BLUR_COLLECTOR_TRAINER_MODEL_MODEL_FILE_H
-#define BLUR_COLLECTOR_TRAINER_MODEL_MODEL_FILE_H
+#ifndef BLUR_TRAINER_MODEL_MODEL_FILE_H
+#define BLUR_TRAINER_MODEL_MODEL_FILE_H
 
 #include <string>
 #include <vector>
@@ -20,7 +20,7 @@
 #include "trainer/export/device_model_export.h"
 #include "trainer/model/language_model.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 struct TrainedModel {
   Vocabulary vocabulary;
@@ -40,6 +40,6 @@ SequenceForward model_forward(const LanguageModel& model);
 // as in training); ids below `special_tokens` are never suggested.
 FloatLstmWeights device_weights(const LanguageModel& model, uint32_t special_tokens);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_MODEL_MODEL_FILE_H
+#endif  // BLUR_TRAINER_MODEL_MODEL_FILE_H

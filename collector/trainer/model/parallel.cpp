@@ -8,17 +8,19 @@
 #include <thread>
 #include <vector>
 
+#include "trainer/random/run_in_shares.h"
+
 // OpenBLAS's pthread build starts its thread pool when the library is
 // loaded, before main(): threads that block no signal. A process that
 // handles SIGTERM by blocking it and waiting in sigwait (blur-collector
-// serve) would then have the signal delivered to one of them and die on
-// its default action. The trainer never uses that pool (one GEMM thread per
-// worker), so the first thing this library does is hold OpenBLAS to one
-// thread and stop the pool (library constructors run after those of the
-// libraries they depend on).
+// serve, when it still linked the trainer) would then have the signal
+// delivered to one of them and die on its default action. The trainer
+// never uses that pool (one GEMM thread per worker), so the first thing
+// this library does is hold OpenBLAS to one thread and stop the pool
+// (library constructors run after those of the libraries they depend on).
 extern "C" int blas_thread_shutdown_(void);
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 std::atomic<size_t> configured_threads{0};
@@ -39,28 +41,7 @@ size_t worker_threads() {
 }
 
 void parallel_items(size_t n, const std::function<void(size_t, size_t)>& body) {
-  const size_t threads = std::min(worker_threads(), n);
-  if (threads <= 1) {
-    if (n > 0) body(0, n);
-    return;
-  }
-  std::vector<std::exception_ptr> errors(threads);
-  const size_t share = (n + threads - 1) / threads;
-  auto run = [&](size_t t) {
-    try {
-      const size_t begin = std::min(n, share * t), end = std::min(n, share * (t + 1));
-      if (begin < end) body(begin, end);
-    } catch (...) {
-      errors[t] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> workers;
-  for (size_t t = 1; t < threads; ++t) workers.emplace_back(run, t);
-  run(0);
-  for (std::thread& w : workers) w.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  run_in_shares(n, worker_threads(), body);
 }
 
 std::string gemm_backend() {
@@ -71,4 +52,4 @@ std::string gemm_backend() {
   return version + " (" + (core != nullptr ? core : "unknown") + ")";
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -14,14 +14,14 @@
 // worker, and the shares' sums are added in a fixed order; another worker
 // count (or another CPU, whose OpenBLAS kernel may round differently)
 // changes the last bits, and so the run.
-#ifndef BLUR_COLLECTOR_TRAINER_MODEL_PARALLEL_H
-#define BLUR_COLLECTOR_TRAINER_MODEL_PARALLEL_H
+#ifndef BLUR_TRAINER_MODEL_PARALLEL_H
+#define BLUR_TRAINER_MODEL_PARALLEL_H
 
 #include <cstddef>
 #include <functional>
 #include <string>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 // 0 restores the default: one per core.
 void set_worker_threads(size_t threads);
@@ -36,6 +36,6 @@ void parallel_items(size_t n, const std::function<void(size_t, size_t)>& body);
 // For summaries and benchmark output, e.g. "OpenBLAS 0.3.21 (Haswell)".
 std::string gemm_backend();
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_MODEL_PARALLEL_H
+#endif  // BLUR_TRAINER_MODEL_PARALLEL_H

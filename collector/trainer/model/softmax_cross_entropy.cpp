@@ -1,6 +1,6 @@
 #include "trainer/model/softmax_cross_entropy.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 #if defined(__x86_64__)
 // softmax_avx2.cpp, compiled with -mavx2 -mfma; call only where the CPU has both.
@@ -36,4 +36,4 @@ double softmax_cross_entropy(float* z, const float* bias, int32_t size, int32_t 
 
 std::string softmax_backend() { return kHasAvx2 ? "AVX2+FMA" : "portable"; }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

@@ -7,15 +7,15 @@
 // still runs on any x86-64 and on aarch64. Like OpenBLAS's kernels, the
 // choice can change the last bits of a result between machines, never
 // between runs on one machine.
-#ifndef BLUR_COLLECTOR_TRAINER_MODEL_SOFTMAX_CROSS_ENTROPY_H
-#define BLUR_COLLECTOR_TRAINER_MODEL_SOFTMAX_CROSS_ENTROPY_H
+#ifndef BLUR_TRAINER_MODEL_SOFTMAX_CROSS_ENTROPY_H
+#define BLUR_TRAINER_MODEL_SOFTMAX_CROSS_ENTROPY_H
 
 #include <Eigen/Core>
 #include <cmath>
 #include <cstdint>
 #include <string>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 // z[0..size) += bias; returns -log softmax(z)[target] (in double). With
 // `gradient`, leaves (softmax(z) - onehot(target)) / steps in z, the
@@ -50,6 +50,6 @@ std::string softmax_backend();
 bool softmax_cross_entropy_avx2(float* z, const float* bias, int32_t size, int32_t target,
                                 float steps, bool gradient, double* loss);
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_MODEL_SOFTMAX_CROSS_ENTROPY_H
+#endif  // BLUR_TRAINER_MODEL_SOFTMAX_CROSS_ENTROPY_H

@@ -11,7 +11,7 @@
 #define BLUR_AES_NI 1
 #endif
 
-namespace blur::collector {
+namespace blur::trainer {
 
 struct AesCtr::Portable {
   mbedtls_aes_context aes;
@@ -170,4 +170,4 @@ void AesCtr::blocks(uint64_t first, size_t count, uint8_t* out) const {
   }
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

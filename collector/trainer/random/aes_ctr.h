@@ -4,18 +4,18 @@
 // Any block can be computed without the ones before it, so threads can
 // split a long keystream and still produce exactly the same bytes.
 //
-// Two implementations, byte-identical (tests/collector/aes_ctr_test.cpp):
+// Two implementations, byte-identical (tests/trainer/gaussian_noise_test.cpp):
 // x86-64 CPUs with AES-NI run eight blocks in flight (chosen at run time,
 // so the binary still runs on a CPU without it); every other CPU uses
 // mbedTLS's AES, one block at a time.
-#ifndef BLUR_COLLECTOR_TRAINER_RANDOM_AES_CTR_H
-#define BLUR_COLLECTOR_TRAINER_RANDOM_AES_CTR_H
+#ifndef BLUR_TRAINER_RANDOM_AES_CTR_H
+#define BLUR_TRAINER_RANDOM_AES_CTR_H
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 
-namespace blur::collector {
+namespace blur::trainer {
 
 class AesCtr {
  public:
@@ -38,6 +38,6 @@ class AesCtr {
   Portable* portable_ = nullptr;
 };
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_RANDOM_AES_CTR_H
+#endif  // BLUR_TRAINER_RANDOM_AES_CTR_H

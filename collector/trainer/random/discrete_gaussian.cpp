@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "mbedtls/platform_util.h"
+#include "trainer/random/run_in_shares.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -488,33 +489,9 @@ void DiscreteGaussianNoise::sample(int64_t* out, size_t n, unsigned log2_sigma,
   if (n == 0) return;
   const size_t chunks = (n + kChunk - 1) / kChunk;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<size_t>(threads, chunks));
-  if (threads <= 1) {
-    sample_chunks(out, n, log2_sigma, 0, chunks);
-    return;
-  }
-  std::vector<std::thread> workers;
-  std::vector<std::exception_ptr> errors(threads);
-  const size_t share = (chunks + threads - 1) / threads;
-  for (unsigned t = 1; t < threads; ++t) {
-    const size_t begin = std::min(chunks, share * t), stop = std::min(chunks, share * (t + 1));
-    workers.emplace_back([&, t, begin, stop] {
-      try {
-        sample_chunks(out, n, log2_sigma, begin, stop);
-      } catch (...) {
-        errors[t] = std::current_exception();
-      }
-    });
-  }
-  try {
-    sample_chunks(out, n, log2_sigma, 0, std::min(chunks, share));
-  } catch (...) {
-    errors[0] = std::current_exception();
-  }
-  for (std::thread& w : workers) w.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  run_in_shares(chunks, threads, [&](size_t first_chunk, size_t last_chunk) {
+    sample_chunks(out, n, log2_sigma, first_chunk, last_chunk);
+  });
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

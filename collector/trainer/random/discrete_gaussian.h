@@ -30,8 +30,8 @@
 // noise. Sampling time depends on the values drawn (rejections); each
 // chunk fails closed if it would run past its 2^24 blocks (more than 3000
 // times the expected use).
-#ifndef BLUR_COLLECTOR_TRAINER_RANDOM_DISCRETE_GAUSSIAN_H
-#define BLUR_COLLECTOR_TRAINER_RANDOM_DISCRETE_GAUSSIAN_H
+#ifndef BLUR_TRAINER_RANDOM_DISCRETE_GAUSSIAN_H
+#define BLUR_TRAINER_RANDOM_DISCRETE_GAUSSIAN_H
 
 #include <cstddef>
 #include <cstdint>
@@ -41,7 +41,7 @@
 #include "trainer/random/aes_ctr.h"
 #include "trainer/random/drbg_stream.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 class DiscreteGaussianNoise {
  public:
@@ -72,6 +72,6 @@ class DiscreteGaussianNoise {
   Comparison comparison_;
 };
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_RANDOM_DISCRETE_GAUSSIAN_H
+#endif  // BLUR_TRAINER_RANDOM_DISCRETE_GAUSSIAN_H

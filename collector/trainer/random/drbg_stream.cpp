@@ -13,7 +13,7 @@
 #include "mbedtls/platform_util.h"
 #include "mbedtls/sha256.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -149,4 +149,4 @@ bool DrbgStream::bernoulli(double p) {
   return next_u64() < threshold;
 }
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

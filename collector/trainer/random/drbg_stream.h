@@ -15,8 +15,8 @@
 // The seed is the secret behind the privacy guarantee: whoever knows it can
 // regenerate and subtract the noise. Draw it from the OS (from_os_entropy)
 // and keep it (and checkpoints, which contain it) away from model consumers.
-#ifndef BLUR_COLLECTOR_TRAINER_RANDOM_DRBG_STREAM_H
-#define BLUR_COLLECTOR_TRAINER_RANDOM_DRBG_STREAM_H
+#ifndef BLUR_TRAINER_RANDOM_DRBG_STREAM_H
+#define BLUR_TRAINER_RANDOM_DRBG_STREAM_H
 
 #include <array>
 #include <cstddef>
@@ -25,7 +25,7 @@
 
 #include "mbedtls/ctr_drbg.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 struct TrainSeed {
   std::array<uint8_t, 32> bytes{};
@@ -65,6 +65,6 @@ class DrbgStream {
   size_t pool_used_;
 };
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_RANDOM_DRBG_STREAM_H
+#endif  // BLUR_TRAINER_RANDOM_DRBG_STREAM_H

@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "mbedtls/platform_util.h"
+#include "trainer/random/run_in_shares.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 namespace {
 
@@ -189,28 +190,8 @@ void GaussianNoise::add_parallel(Scalar* out, size_t n, double stddev, unsigned 
     add(out, n, stddev);
     return;
   }
-  std::vector<std::thread> workers;
-  std::vector<std::exception_ptr> errors(threads);
-  const size_t share = (n + threads - 1) / threads;
-  for (unsigned t = 1; t < threads; ++t) {
-    const size_t begin = std::min(n, share * t), stop = std::min(n, share * (t + 1));
-    workers.emplace_back([&, t, begin, stop] {
-      try {
-        add(out + begin, stop - begin, stddev, begin);
-      } catch (...) {
-        errors[t] = std::current_exception();
-      }
-    });
-  }
-  try {
-    add(out, std::min(n, share), stddev, 0);
-  } catch (...) {
-    errors[0] = std::current_exception();
-  }
-  for (std::thread& w : workers) w.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  run_in_shares(n, threads,
+                [&](size_t begin, size_t end) { add(out + begin, end - begin, stddev, begin); });
 }
 
 template void GaussianNoise::add<float>(float*, size_t, double, uint64_t) const;
@@ -218,4 +199,4 @@ template void GaussianNoise::add<double>(double*, size_t, double, uint64_t) cons
 template void GaussianNoise::add_parallel<float>(float*, size_t, double, unsigned) const;
 template void GaussianNoise::add_parallel<double>(double*, size_t, double, unsigned) const;
 
-}  // namespace blur::collector
+}  // namespace blur::trainer

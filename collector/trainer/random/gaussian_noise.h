@@ -15,8 +15,8 @@
 // The words are cryptographically strong (AES-256-CTR under a key only
 // the seed's holder can derive), which is what the privacy guarantee needs:
 // whoever can predict the noise can subtract it.
-#ifndef BLUR_COLLECTOR_TRAINER_RANDOM_GAUSSIAN_NOISE_H
-#define BLUR_COLLECTOR_TRAINER_RANDOM_GAUSSIAN_NOISE_H
+#ifndef BLUR_TRAINER_RANDOM_GAUSSIAN_NOISE_H
+#define BLUR_TRAINER_RANDOM_GAUSSIAN_NOISE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -26,7 +26,7 @@
 #include "trainer/random/aes_ctr.h"
 #include "trainer/random/drbg_stream.h"
 
-namespace blur::collector {
+namespace blur::trainer {
 
 class GaussianNoise {
  public:
@@ -51,6 +51,6 @@ class GaussianNoise {
   std::unique_ptr<AesCtr> side_;
 };
 
-}  // namespace blur::collector
+}  // namespace blur::trainer
 
-#endif  // BLUR_COLLECTOR_TRAINER_RANDOM_GAUSSIAN_NOISE_H
+#endif  // BLUR_TRAINER_RANDOM_GAUSSIAN_NOISE_H

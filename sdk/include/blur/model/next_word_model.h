@@ -1,5 +1,5 @@
 // The device's next-word model: a one-layer word LSTM exported by the
-// collector (`blur-collector export-model`) as int8 weights with per-row
+// trainer (`blur-trainer export-model`) as int8 weights with per-row
 // scales, read in place from flash or a file the app loaded (zero copy).
 //
 // File format "BLNW" version 1, little-endian throughout:
