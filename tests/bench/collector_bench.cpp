@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "api/metric_estimate.h"
 #include "blur/report/report_encoding.h"
 #include "device_reports.h"
-#include "random_reports.h"
-#include "estimate/metric_estimate.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
+#include "random_reports.h"
 #include <random>
 
 #include "api/collector_api.h"

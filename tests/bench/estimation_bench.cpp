@@ -13,10 +13,11 @@
 #include <string>
 #include <vector>
 
+#include "api/metric_estimate.h"
 #include "blur/mechanisms/bloom_hash.h"
 #include "blur/mechanisms/hadamard_response.h"
 #include "blur/mechanisms/local_hashing.h"
-#include "estimate/metric_estimate.h"
+#include "mechanisms/local_hashing.h"
 
 namespace {
 

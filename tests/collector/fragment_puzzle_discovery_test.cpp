@@ -17,8 +17,8 @@
 #include "aggregate/aggregate.h"
 #include "blur/discovery/fragment_puzzle.h"
 #include "blur/sampling/rng.h"
+#include "config/metric_rules.h"
 #include "kat_randomizer_outputs.inc"  // kKatRandomizerOutputs
-#include "metrics/metric_config.h"
 #include "random_reports.h"
 #include "sim_port.h"
 

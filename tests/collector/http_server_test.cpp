@@ -22,17 +22,17 @@
 #include <vector>
 
 #include "api/collector_api.h"
+#include "api/routes.h"
 #include "blur/report/report_encoding.h"
 #include "device_reports.h"
 #include "estimate/frequency_oracle.h"
 #include "incoming_reports.h"
 #include "ingest/batch_decoder.h"
+#include "ingest/group_commit.h"
 #include "kat.h"
 #include "kat_report_batch.inc"
+#include "mechanisms/mechanism_spec.h"
 #include "raw_http.h"
-#include "api/routes.h"
-#include "ingest/group_commit.h"
-#include "registry/mechanism_spec.h"
 #include "store/store.h"
 
 namespace {

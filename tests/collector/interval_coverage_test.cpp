@@ -19,10 +19,10 @@
 #include <random>
 #include <vector>
 
+#include "api/numeric_estimate_json.h"
 #include "blur/mechanisms/unary_encoding.h"
 #include "estimate/device_clustering.h"
 #include "estimate/frequency_oracle.h"
-#include "estimate/numeric_summary.h"
 
 namespace {
 

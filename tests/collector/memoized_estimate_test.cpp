@@ -8,18 +8,18 @@
 #include <cstring>
 
 #include "aggregate/aggregate.h"
+#include "api/numeric_estimate_json.h"
 #include "blur/mechanisms/loloha.h"
 #include "blur/mechanisms/memoized.h"
 #include "blur/mechanisms/memoized_mean.h"
 #include "blur/mechanisms/unary_encoding.h"
 #include "blur/sampling/rng.h"
+#include "config/metric_rules.h"
 #include "estimate/frequency_oracle.h"
-#include "estimate/numeric_summary.h"
 #include "estimate/post_processing.h"
 #include "ingest/batch_validator.h"
-#include "metrics/metric_config.h"
+#include "mechanisms/mechanism_spec.h"
 #include "random_reports.h"
-#include "registry/mechanism_spec.h"
 #include "sim_port.h"
 
 namespace {

@@ -1,12 +1,44 @@
-#include "metrics/metric_config.h"
+#include "config/metric_rules.h"
 
 #include <gtest/gtest.h>
 
-#include "metrics/metrics_file.h"
+#include "config/metrics_file.h"
+#include "mechanisms/mechanism_spec.h"
 
 namespace {
 
 using namespace blur::collector;
+
+// Each line of the SDK's table has its own spec (built in its family's
+// file under collector/src/mechanisms/), complete for its kind: a
+// frequency oracle tallies, supports or discovers words, and has p and q;
+// a numeric mechanism says how its mean is estimated.
+TEST(MechanismSpec, EveryTableLineHasItsOwnCompleteSpec) {
+  size_t specs = 0;
+#define BLUR_X(number, Cpp, name, C, PROTO, Payload, device_max)     \
+  {                                                                  \
+    const MechanismSpec& spec = mechanism_spec(MechanismId::k##Cpp); \
+    SCOPED_TRACE(#name);                                             \
+    EXPECT_EQ(spec.id, MechanismId::k##Cpp);                         \
+    EXPECT_GE(spec.max_domain, 2u);                                  \
+    EXPECT_LE(spec.max_domain, device_max);                          \
+    EXPECT_TRUE(mechanism_from_name(#name) == MechanismId::k##Cpp);  \
+    if (spec.numeric) {                                              \
+      EXPECT_TRUE(spec.numeric_mean != nullptr);                     \
+      EXPECT_TRUE(spec.tally == nullptr);                            \
+    } else {                                                         \
+      EXPECT_TRUE(spec.tally_size != nullptr);                       \
+      EXPECT_TRUE(spec.tally != nullptr);                            \
+      EXPECT_TRUE(spec.params != nullptr);                           \
+      EXPECT_EQ(spec.support == nullptr, spec.discovers_words);      \
+    }                                                                \
+    EXPECT_TRUE(!spec.joins_fragments || spec.discovers_words);      \
+    ++specs;                                                         \
+  }
+  BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
+  EXPECT_GT(specs, 0u);
+}
 
 TEST(MetricConfig, ParsesEpsilonExactlyInMicroNats) {
   EXPECT_EQ(parse_epsilon_micros("1"), 1000000u);

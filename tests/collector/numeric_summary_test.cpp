@@ -1,4 +1,4 @@
-#include "estimate/numeric_summary.h"
+#include "api/numeric_estimate_json.h"
 
 #include <gtest/gtest.h>
 

@@ -21,8 +21,8 @@
 
 #include "observe/exposition_text.h"
 #include "observe/process_metrics.h"
+#include "observe/prometheus_registry.h"
 #include "observe/refusals.h"
-#include "observe/registry.h"
 #include "observe/request_log.h"
 #include "observe/store_monitor.h"
 #include "observe/write_health.h"

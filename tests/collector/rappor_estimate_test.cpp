@@ -5,11 +5,11 @@
 #include <cmath>
 #include <random>
 
+#include "aggregate/aggregate.h"
 #include "blur/mechanisms/rappor.h"
 #include "blur/sampling/rng.h"
 #include "estimate/frequency_oracle.h"
-#include "aggregate/aggregate.h"
-#include "registry/mechanism_spec.h"
+#include "mechanisms/mechanism_spec.h"
 #include "sim_port.h"
 
 namespace {

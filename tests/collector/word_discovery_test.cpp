@@ -16,11 +16,11 @@
 #include "aggregate/aggregate.h"
 #include "blur/discovery/prefix_extension.h"
 #include "blur/sampling/rng.h"
+#include "config/metric_rules.h"
 #include "discovery/discovery_cache.h"
 #include "discovery/level_tally.h"
 #include "discovery/support_kernels.h"
 #include "kat_randomizer_outputs.inc"  // kKatRandomizerOutputs
-#include "metrics/metric_config.h"
 #include "random_reports.h"
 #include "sim_port.h"
 

@@ -1,4 +1,4 @@
-// libFuzzer: the metrics configuration file (metrics/metrics_file.h), TOML
+// libFuzzer: the metrics configuration file (config/metrics_file.h), TOML
 // parsed by toml++ with exceptions on, so the loader's try/catch is all that
 // stands between a bad file and a crash at start. Any text: no exception
 // escapes, a refusal names the file; a loaded list is non-empty with unique
@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "metrics/metric_config.h"
-#include "metrics/metrics_file.h"
+#include "config/metric_rules.h"
+#include "config/metrics_file.h"
+#include "mechanisms/mechanism_spec.h"
 
 namespace {
 

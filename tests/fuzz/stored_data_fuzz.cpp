@@ -11,8 +11,8 @@
 
 #include "aggregate/aggregate.h"
 #include "aggregate/payload.h"
-#include "metrics/metric_config.h"
-#include "metrics/metrics_file.h"
+#include "config/metric_rules.h"
+#include "config/metrics_file.h"
 #include "util/time_text.h"
 
 namespace {

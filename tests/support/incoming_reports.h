@@ -2,7 +2,7 @@
 #ifndef BLUR_TESTS_INCOMING_REPORTS_H
 #define BLUR_TESTS_INCOMING_REPORTS_H
 
-#include "ingest/batch.h"
+#include "model/incoming_report.h"
 
 namespace blur_test {
 

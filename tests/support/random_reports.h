@@ -10,8 +10,10 @@
 #include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"
 #include "blur/mechanisms/any_mechanism.h"  // each mechanism's builder
-#include "ingest/batch.h"
-#include "metrics/metric_config.h"
+#include "config/metric_rules.h"
+#include "mechanisms/local_hashing.h"
+#include "mechanisms/mechanism_spec.h"
+#include "model/incoming_report.h"
 
 namespace blur_test {
 

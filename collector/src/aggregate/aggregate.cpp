@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-#include "registry/mechanism_spec.h"
+#include "mechanisms/mechanism_spec.h"
 #include "util/varint.h"
 
 namespace blur::collector {

@@ -1,6 +1,6 @@
 // A metric's sufficient statistics over some set of reports: what the store
 // keeps per (metric, time bucket, collector node) and what an estimate
-// reads. Frequency oracles keep a dense tally (registry/mechanism_spec.h
+// reads. Frequency oracles keep a dense tally (mechanisms/mechanism_spec.h
 // says what it counts); numeric mechanisms keep exact moments and the
 // histogram of reported values.
 //
@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
+#include "aggregate/numeric_summary.h"
 #include "aggregate/sparse_counts.h"
-#include "estimate/numeric_summary.h"
-#include "ingest/batch.h"
-#include "metrics/metric_config.h"
+#include "model/incoming_report.h"
+#include "model/metric_config.h"
 #include "util/outcome.h"
 
 namespace blur::collector {

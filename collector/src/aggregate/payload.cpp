@@ -1,6 +1,6 @@
 #include "aggregate/payload.h"
 
-#include "ingest/batch_validator.h"
+#include "mechanisms/mechanism_spec.h"
 #include "util/varint.h"
 
 namespace blur::collector {

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 
-#include "ingest/batch.h"
-#include "metrics/metric_config.h"
+#include "model/incoming_report.h"
+#include "model/metric_config.h"
 
 namespace blur::collector {
 

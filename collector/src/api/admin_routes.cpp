@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/routes.h"
-#include "metrics/metrics_file.h"
+#include "config/metrics_file.h"
 #include "util/json_writer.h"
 #include "util/time_text.h"
 

@@ -5,11 +5,11 @@
 #include <memory>
 #include <optional>
 
+#include "api/metric_estimate.h"
 #include "estimate/device_clustering.h"
-#include "estimate/metric_estimate.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
-#include "registry/mechanism_spec.h"
+#include "mechanisms/mechanism_spec.h"
 #include "util/time_text.h"
 
 namespace blur::collector {

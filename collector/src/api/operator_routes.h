@@ -9,7 +9,7 @@
 #ifndef BLUR_COLLECTOR_API_OPERATOR_ROUTES_H
 #define BLUR_COLLECTOR_API_OPERATOR_ROUTES_H
 
-#include "observe/registry.h"
+#include "observe/prometheus_registry.h"
 #include "observe/store_monitor.h"
 #include "server/http_server.h"
 

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "api/collector_api.h"
-#include "observe/registry.h"
+#include "observe/prometheus_registry.h"
 #include "util/cancellation.h"
 
 namespace blur::collector {

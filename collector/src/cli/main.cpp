@@ -33,13 +33,13 @@
 #include "cli/observability.h"
 #include "common/discovered_words_file.h"
 #include "dashboard/dashboard_routes.h"
-#include "estimate/metric_estimate.h"
-#include "metrics/metrics_file.h"
+#include "api/metric_estimate.h"
+#include "config/metrics_file.h"
 #include "server/http_server.h"
 #include "store/store.h"
 #include "discovery/word_discovery.h"
-#include "estimate/metric_estimate.h"
-#include "registry/mechanism_spec.h"
+#include "api/metric_estimate.h"
+#include "mechanisms/mechanism_spec.h"
 #include "util/time_text.h"
 
 namespace {

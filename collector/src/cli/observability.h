@@ -13,7 +13,7 @@
 
 #include "ingest/group_commit.h"
 #include "observe/collector_metrics.h"
-#include "observe/registry.h"
+#include "observe/prometheus_registry.h"
 #include "observe/request_log.h"
 #include "observe/request_observer.h"
 #include "observe/store_monitor.h"

@@ -75,26 +75,6 @@ uint32_t piece_of(const WordHashTable& pieces, const blur::Word& word) {
 
 }  // namespace
 
-size_t FragmentPuzzleShape::word_cells() const {
-  return size_t{blur::kPrefixHashSeeds} << bucket_bits;
-}
-size_t FragmentPuzzleShape::fragment_offset(uint32_t position) const {
-  return word_cells() + (size_t{position} * kFragmentSeeds << bucket_bits);
-}
-size_t FragmentPuzzleShape::cells() const { return fragment_offset(positions); }
-
-FragmentPuzzleShape fragment_puzzle_shape(const MetricConfig& metric) {
-  return FragmentPuzzleShape{SequenceFragmentPuzzle::positions(metric.domain_size),
-                             SequenceFragmentPuzzle::bucket_bits(metric.epsilon_micros)};
-}
-
-OracleParams fragment_puzzle_params(const MetricConfig& metric) {
-  const double g = std::ldexp(1.0, static_cast<int>(fragment_puzzle_shape(metric).bucket_bits));
-  const double half = metric.epsilon_micros / 2e6;
-  const double p = 1.0 / (1.0 + (g - 1) * std::exp(-half));  // the stable form
-  return OracleParams{p, 1.0 / g};
-}
-
 FragmentPuzzleDecoder::FragmentPuzzleDecoder(const MetricConfig& metric,
                                              const std::vector<uint64_t>& tally, uint64_t reports)
     : tally_(tally),
@@ -231,8 +211,7 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
   Discovery result;
   result.reports = reports;
   if (reports == 0 || options.top_k == 0) return result;
-  const Cancellation never;
-  const Cancellation& cancel = options.cancel != nullptr ? *options.cancel : never;
+  const Cancellation& cancel = options.cancellation();
   auto cancelled = [&result] {
     result.cancelled = true;
     result.words.clear();
@@ -355,12 +334,12 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
     const double c = std::max(w.estimate.count, 0.0);
     all_squared += c * c;
   }
-  for (DiscoveredWord& w : found) {
-    if (result.words.size() == options.top_k) break;
-    const double c = std::max(w.estimate.count, 0.0);
-    w.estimate = decoder.with_table_variance(w.estimate, all_squared - c * c);
-    if (w.estimate.count >= options.min_z * w.estimate.std_error) result.words.push_back(w);
-  }
+  answer_significant(
+      found.size(), all_squared, options, [&](size_t i) { return found[i].estimate.count; },
+      [&](size_t i, double others_squared) {
+        return decoder.with_table_variance(found[i].estimate, others_squared);
+      },
+      [&](size_t i) { return found[i].word; }, &result.words);
   result.candidates_evaluated =
       static_cast<uint32_t>(std::min<uint64_t>(evaluated, std::numeric_limits<uint32_t>::max()));
   return result;

@@ -36,27 +36,16 @@
 #include "discovery/word_discovery.h"
 #include "discovery/word_hash_table.h"
 #include "estimate/frequency_oracle.h"
-#include "metrics/metric_config.h"
+#include "mechanisms/fragment_puzzle.h"
+#include "model/metric_config.h"
 #include "util/cancellation.h"
 
 namespace blur::collector {
 
-// The tally's layout (registry/mechanism_spec.h): the word sketch's cells
-// word_seed << g | bucket, then per position the fragment sketch's
-// (position * 1024 + fragment_seed) << g | bucket.
+// The tally's layout: mechanisms/fragment_puzzle.h.
+
 // The cap of steps 2 and 3 (above).
 inline constexpr size_t kFinishedJoinsPerPiece = 128;
-
-struct FragmentPuzzleShape {
-  uint32_t positions;
-  uint32_t bucket_bits;
-  size_t word_cells() const;
-  size_t fragment_offset(uint32_t position) const;
-  size_t cells() const;
-};
-FragmentPuzzleShape fragment_puzzle_shape(const MetricConfig& metric);
-// p and q of each half: randomized response over 2^g buckets at eps / 2.
-OracleParams fragment_puzzle_params(const MetricConfig& metric);
 
 class FragmentPuzzleDecoder {
  public:

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "aggregate/aggregate.h"
-#include "metrics/metric_config.h"
+#include "model/metric_config.h"
 
 namespace blur::collector {
 

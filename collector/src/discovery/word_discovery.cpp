@@ -8,7 +8,7 @@
 #include "discovery/fragment_puzzle_discovery.h"
 #include "discovery/level_tally.h"
 #include "discovery/support_kernels.h"
-#include "registry/mechanism_spec.h"
+#include "mechanisms/mechanism_spec.h"
 
 namespace blur::collector {
 
@@ -198,8 +198,7 @@ Discovery discover_prefixes(const MetricConfig& metric, const LevelTally& tally,
   Discovery result;
   result.reports = reports;
   if (reports == 0 || options.top_k == 0) return result;
-  const Cancellation never;
-  const Cancellation& cancel = options.cancel != nullptr ? *options.cancel : never;
+  const Cancellation& cancel = options.cancellation();
   const Decoder decoder(metric, tally, reports);
   const uint32_t levels = decoder.levels();
   const uint32_t beam_width = discovery_beam(options);
@@ -267,23 +266,15 @@ Discovery discover_prefixes(const MetricConfig& metric, const LevelTally& tally,
   for (const Candidate& w : finished)
     all_squared += std::max(w.count, 0.0) * std::max(w.count, 0.0);
   for (const double c : others) all_squared += std::max(c, 0.0) * std::max(c, 0.0);
-  // The significant words, then the top k of them: significance is each
-  // word's own, so this is the top k's significant words in rank order.
-  std::vector<std::pair<Candidate, CountEstimate>> significant;
-  for (const Candidate& w : finished) {
-    if (w.count <= 0) continue;
-    const CountEstimate e =
-        decoder.with_table_variance(decoder.scaled(w.pooled_reports, w.pooled_support), w.first,
-                                    levels - 1, all_squared - w.count * w.count);
-    if (e.count >= options.min_z * e.std_error) significant.emplace_back(w, e);
-  }
-  const size_t answered = std::min<size_t>(options.top_k, significant.size());
-  std::partial_sort(significant.begin(),
-                    significant.begin() + static_cast<std::ptrdiff_t>(answered), significant.end(),
-                    [](const auto& x, const auto& y) { return ranks_before(x.first, y.first); });
-  for (size_t i = 0; i < answered; ++i) {
-    result.words.push_back({spell(significant[i].first.word), significant[i].second});
-  }
+  std::sort(finished.begin(), finished.end(), ranks_before);
+  answer_significant(
+      finished.size(), all_squared, options, [&](size_t i) { return finished[i].count; },
+      [&](size_t i, double others_squared) {
+        const Candidate& w = finished[i];
+        return decoder.with_table_variance(decoder.scaled(w.pooled_reports, w.pooled_support),
+                                           w.first, levels - 1, others_squared);
+      },
+      [&](size_t i) { return spell(finished[i].word); }, &result.words);
   result.candidates_evaluated = static_cast<uint32_t>(std::min<uint64_t>(evaluated, UINT32_MAX));
   return result;
 }
@@ -333,7 +324,7 @@ CountEstimate with_seed_table_variance(const CountEstimate& e, OracleParams para
 
 Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>& tally,
                          uint64_t reports, const DiscoveryOptions& options) {
-  if (metric.mechanism == MechanismId::kSequenceFragmentPuzzle) {
+  if (mechanism_spec(metric.mechanism).joins_fragments) {
     return discover_words_by_fragments(metric, tally, reports, options);
   }
   return discover_prefixes(metric, LevelTally(metric, tally), reports, options);
@@ -341,7 +332,7 @@ Discovery discover_words(const MetricConfig& metric, const std::vector<uint64_t>
 
 Discovery discover_words(const Aggregate& aggregate, const DiscoveryOptions& options) {
   const MetricConfig& metric = aggregate.metric();
-  if (metric.mechanism == MechanismId::kSequenceFragmentPuzzle) {
+  if (mechanism_spec(metric.mechanism).joins_fragments) {
     if (const std::vector<uint64_t>* dense = aggregate.dense_tally()) {
       return discover_words_by_fragments(metric, *dense, aggregate.reports(), options);
     }
@@ -352,7 +343,7 @@ Discovery discover_words(const Aggregate& aggregate, const DiscoveryOptions& opt
 
 CountEstimate estimate_candidate(const MetricConfig& metric, const std::vector<uint64_t>& tally,
                                  uint64_t reports, const blur::Word& candidate, bool finished) {
-  if (metric.mechanism == MechanismId::kSequenceFragmentPuzzle) {
+  if (mechanism_spec(metric.mechanism).joins_fragments) {
     if (!finished) return CountEstimate{0, INFINITY, -INFINITY, INFINITY};  // words only
     return FragmentPuzzleDecoder(metric, tally, reports).word(candidate);
   }

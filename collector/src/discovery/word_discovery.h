@@ -45,7 +45,7 @@
 #include "discovery/word_hash_table.h"
 #include "estimate/device_clustering.h"
 #include "estimate/frequency_oracle.h"
-#include "metrics/metric_config.h"
+#include "model/metric_config.h"
 #include "util/cancellation.h"
 
 namespace blur::collector {
@@ -71,6 +71,12 @@ struct DiscoveryOptions {
   // requested, discovery returns at once with Discovery::cancelled set.
   // Null: never.
   const Cancellation* cancel = nullptr;
+
+  // *cancel, or one never requested.
+  const Cancellation& cancellation() const {
+    static const Cancellation kNever;
+    return cancel != nullptr ? *cancel : kNever;
+  }
 };
 
 // The beam a discovery with `options` uses (pem; sfp: its own per piece).
@@ -103,6 +109,24 @@ CountEstimate scaled_count(uint64_t reports, uint64_t pooled_reports, uint64_t s
 CountEstimate with_seed_table_variance(const CountEstimate& e, OracleParams params,
                                        uint32_t bucket_bits, uint32_t seeds,
                                        double others_squared, double level_weight);
+// The answer both decoders end with: the candidates in rank order, each
+// with its rank count c_i (clipped at 0); a candidate with c_i > 0 gets
+// `estimate(i, others_squared)`, its estimate with the seed table's
+// variance of the others (others_squared = all_squared - c_i^2, all_squared
+// the sum of every candidate's clipped c^2), and the first top_k whose
+// estimate is at least min_z standard errors are answered, in rank order.
+// `count(i)`: c_i; `word(i)`: the spelling.
+template <typename Count, typename Estimate, typename Word>
+void answer_significant(size_t candidates, double all_squared, const DiscoveryOptions& options,
+                        Count count, Estimate estimate, Word word,
+                        std::vector<DiscoveredWord>* answer) {
+  for (size_t i = 0; i < candidates && answer->size() < options.top_k; ++i) {
+    const double c = count(i);
+    if (c <= 0) continue;
+    const CountEstimate e = estimate(i, all_squared - c * c);
+    if (e.count >= options.min_z * e.std_error) answer->push_back(DiscoveredWord{word(i), e});
+  }
+}
 // `e` for reports of which a device may send several: its whole variance
 // (report terms, level sampling and seed table alike) times the most
 // reports one device contributed (DeviceClustering::variance with no

@@ -29,7 +29,7 @@
 #include <cstdint>
 #include <string>
 
-#include "metrics/metric_config.h"
+#include "model/metric_config.h"
 #include "store/device_counts.h"
 
 namespace blur::collector {

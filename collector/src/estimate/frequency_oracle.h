@@ -16,7 +16,7 @@
 // share their hash collisions, which adds
 //   kappa * sum_{u != v} c_u^2,   kappa = (1-2f)^2 pi (1-pi) / (h C (p-q)^2)
 // (f the flip probability, pi the chance a bit of v lies in another value's
-// filter, C cohorts; derived in frequency_oracle.cpp).
+// filter, C cohorts; derived in mechanisms/rappor.cpp).
 //
 // Several reports per device: the Bernoulli part is a sum of per-report
 // terms with variances q(1-q) / ((p-q)^2 h) (other values) and
@@ -29,36 +29,9 @@
 #include <cstdint>
 
 #include "estimate/device_clustering.h"
-#include "metrics/metric_config.h"
+#include "mechanisms/oracle_params.h"
 
 namespace blur::collector {
-
-struct OracleParams {
-  double p;                          // P(report supports its own true value)
-  double q;                          // P(report supports a given other value)
-  double weight = 1;                 // RAPPOR: h, the largest support weight of a report
-  double collision_coefficient = 0;  // RAPPOR: kappa above
-};
-
-// k-ary randomized response (binary: k = 2) at epsilon = epsilon_micros / 10^6:
-// p = e^eps / (e^eps + k - 1), q = 1 / (e^eps + k - 1), as the device samples.
-OracleParams randomized_response_params(uint32_t epsilon_micros, uint32_t domain_size);
-
-// Symmetric unary encoding: binary randomized response at eps/2 per bit.
-// Memoized (longitudinal_epsilon_micros != 0, memoized.h): the permanent
-// bits at the longitudinal epsilon, then every bit flipped again with
-// q2 = flip_numerator(eta / d): one flip of q1 + q2 (1 - 2 q1).
-OracleParams symmetric_unary_params(uint32_t epsilon_micros, uint32_t longitudinal_epsilon_micros = 0,
-                                    uint32_t domain_size = 0);
-// Optimized unary encoding: p = 1/2, q = 1 / (e^eps + 1).
-OracleParams optimized_unary_params(uint32_t epsilon_micros);
-// RAPPOR with the metric's shape: p = 1 - f, q = f + (1 - 2f) pi with
-// pi = 1 - (1 - 1/k)^h, f = Rappor::flip_numerator / 2^64 (memoized: the
-// two flips composed, as for sue).
-OracleParams rappor_params(const MetricConfig& metric);
-// LOLOHA (loloha.h): two g-ary randomized responses, p = p1 p2 + (1 - p1) q2,
-// q = 1/g.
-OracleParams loloha_params(const MetricConfig& metric);
 
 // Two-sided 95% standard-normal quantile.
 inline constexpr double kZ95 = 1.959963984540054;

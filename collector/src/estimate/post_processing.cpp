@@ -30,13 +30,4 @@ std::vector<double> norm_sub(const std::vector<double>& estimates, double total)
   return out;
 }
 
-void add_norm_sub(const std::vector<double>& unbiased, double total, nlohmann::json* estimates,
-                  nlohmann::json* object) {
-  const std::vector<double> consistent = norm_sub(unbiased, total);
-  for (size_t v = 0; v < consistent.size() && v < estimates->size(); ++v) {
-    (*estimates)[v]["estimate_normsub"] = consistent[v];
-  }
-  (*object)["postprocessing"] = "norm-sub";
-}
-
 }  // namespace blur::collector

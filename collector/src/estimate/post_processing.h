@@ -9,7 +9,6 @@
 #ifndef BLUR_COLLECTOR_ESTIMATE_POST_PROCESSING_H
 #define BLUR_COLLECTOR_ESTIMATE_POST_PROCESSING_H
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,11 +22,6 @@ std::optional<PostProcessing> post_processing_from_name(const std::string& name)
 
 // All zeros when total <= 0 (there is nothing to distribute).
 std::vector<double> norm_sub(const std::vector<double>& estimates, double total);
-
-// Adds "estimate_normsub" to each of `estimates` (objects in the order of
-// `unbiased`) and "postprocessing": "norm-sub" to `object`.
-void add_norm_sub(const std::vector<double>& unbiased, double total, nlohmann::json* estimates,
-                  nlohmann::json* object);
 
 }  // namespace blur::collector
 

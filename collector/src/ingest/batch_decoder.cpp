@@ -85,7 +85,7 @@ bool decode_batch(const uint8_t* data, size_t size, Batch* batch, std::string* e
         // IncomingReport keeps sfp's fields packed as a local hash, the form
         // earlier SDKs sent (local_hash_tag above): both forms decode alike.
         const auto& wire_fields = r.payload.fragment_puzzle;
-        const FragmentPuzzleFields fields{wire_fields.position, wire_fields.fragment_seed,
+        const blur::FragmentPuzzleFields fields{wire_fields.position, wire_fields.fragment_seed,
                                           wire_fields.fragment_bucket, wire_fields.word_seed,
                                           wire_fields.word_bucket};
         if (!fields.packable()) {

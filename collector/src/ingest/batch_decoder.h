@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "ingest/batch.h"
+#include "model/incoming_report.h"
 
 namespace blur::collector {
 

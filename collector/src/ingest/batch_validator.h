@@ -9,19 +9,13 @@
 #include <optional>
 #include <string>
 
-#include "ingest/batch.h"
-#include "metrics/metric_config.h"
+#include "mechanisms/mechanism_spec.h"  // payload_shape_error: one report's payload
+#include "model/incoming_report.h"
+#include "model/metric_config.h"
 
 namespace blur::collector {
 
 using MetricLookup = std::function<std::optional<MetricConfig>(uint32_t metric_id)>;
-
-// Empty string if the report's payload has the metric's kind and every
-// field is within its shape (an index in the domain, a bit vector of the
-// right length, a hash seed, level and bucket of the family, ...), else
-// what is wrong. The batch validator and the reader of stored raw reports
-// both ask it, so nothing outside the shape reaches an aggregate.
-std::string payload_shape_error(const MetricConfig& metric, const IncomingReport& report);
 
 // Empty string if valid, else a message naming the first problem and the
 // report's position ("report 3 (id 17): ..."). If `unknown_metric` is given,

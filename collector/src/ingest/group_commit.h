@@ -28,7 +28,7 @@
 #include <thread>
 #include <unordered_set>
 
-#include "ingest/batch.h"
+#include "model/incoming_report.h"
 #include "store/store.h"
 #include "util/keyed_hash.h"
 

@@ -13,8 +13,8 @@
 #include <optional>
 #include <utility>
 
+#include "observe/prometheus_registry.h"
 #include "observe/refusals.h"
-#include "observe/registry.h"
 #include "observe/request_durations.h"
 
 namespace blur::collector::observe {

@@ -5,7 +5,7 @@
 #ifndef BLUR_COLLECTOR_OBSERVE_PROCESS_METRICS_H
 #define BLUR_COLLECTOR_OBSERVE_PROCESS_METRICS_H
 
-#include "observe/registry.h"
+#include "observe/prometheus_registry.h"
 
 namespace blur::collector::observe {
 

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string_view>
 
-#include "observe/registry.h"
+#include "observe/prometheus_registry.h"
 
 namespace blur::collector::observe {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "observe/registry.h"
+#include "observe/prometheus_registry.h"
 
 namespace blur::collector::observe {
 

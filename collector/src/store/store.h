@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "aggregate/aggregate.h"
-#include "ingest/batch.h"
-#include "metrics/metric_config.h"
+#include "config/metric_rules.h"
+#include "model/incoming_report.h"
 #include "store/backend.h"
 #include "util/cancellation.h"
 #include "util/outcome.h"

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "history.h"
-#include "metrics/metric_config.h"
+#include "config/metric_rules.h"
 #include "options.h"
 
 namespace blur::sim {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "aggregate/aggregate.h"
-#include "metrics/metric_config.h"
+#include "config/metric_rules.h"
 #include "options.h"
 #include "simulated_device.h"
 

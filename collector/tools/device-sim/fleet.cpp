@@ -18,10 +18,10 @@
 
 #include "device_life.h"
 #include "enrollment.h"
-#include "estimate/metric_estimate.h"
+#include "api/metric_estimate.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
-#include "registry/mechanism_spec.h"
+#include "mechanisms/mechanism_spec.h"
 #include "simulated_device.h"
 
 namespace blur::sim {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "blur/status.h"
-#include "ingest/batch.h"
-#include "metrics/metric_config.h"
+#include "model/incoming_report.h"
+#include "config/metric_rules.h"
 #include "options.h"
 
 namespace blur::sim {

@@ -14,8 +14,8 @@
 #include <string>
 
 #include "audit.h"
-#include "estimate/metric_estimate.h"
-#include "estimate/numeric_summary.h"
+#include "api/metric_estimate.h"
+#include "estimate/numeric_estimate.h"
 #include "discover.h"
 #include "enrollment.h"
 #include "fleet.h"

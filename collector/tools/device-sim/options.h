@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/metric_config.h"
+#include "config/metric_rules.h"
 
 namespace blur::sim {
 

@@ -1,7 +1,7 @@
 // A simulated device: the real SDK (CTR_DRBG, persisted ledger, exact
 // mechanisms, nanopb encoding) on the sim port (seeded entropy, RAM flash).
-#ifndef BLUR_EXAMPLES_FLEET_SIM_SIMULATED_DEVICE_H
-#define BLUR_EXAMPLES_FLEET_SIM_SIMULATED_DEVICE_H
+#ifndef BLUR_TOOLS_DEVICE_SIM_SIMULATED_DEVICE_H
+#define BLUR_TOOLS_DEVICE_SIM_SIMULATED_DEVICE_H
 
 #include <cstdint>
 #include <memory>
@@ -13,8 +13,8 @@
 #include "blur/report/report.h"
 #include "blur/sampling/rng.h"
 #include "blur/storage/ledger.h"
-#include "ingest/batch.h"
-#include "metrics/metric_config.h"
+#include "config/metric_rules.h"
+#include "model/incoming_report.h"
 #include "sim_port.h"
 
 namespace blur::sim {
@@ -79,4 +79,4 @@ uint32_t flash_blocks_for(const collector::MetricConfig& metric, uint32_t report
 
 }  // namespace blur::sim
 
-#endif  // BLUR_EXAMPLES_FLEET_SIM_SIMULATED_DEVICE_H
+#endif  // BLUR_TOOLS_DEVICE_SIM_SIMULATED_DEVICE_H

@@ -21,7 +21,7 @@
  * A new mechanism: a line here, its device code (a header with create(),
  * randomize() and its MechanismBuilder<id>, mechanism_builder.h) and that
  * header's line in any_mechanism.h, its collector spec
- * (collector/src/registry/), its tests. The Client, the simulator and the
+ * (collector/src/mechanisms/), its tests. The Client, the simulator and the
  * flash-cost probe dispatch through the builders, so none of them names it. */
 #ifndef BLUR_MECHANISM_TABLE_H
 #define BLUR_MECHANISM_TABLE_H

@@ -14,13 +14,13 @@
 //   # laplace, onebit only:  range = [0.0, 120.0]  (what grid 0..domain-1 measures)
 //
 // Unknown keys are errors (a typo must not silently fall back to a default).
-#ifndef BLUR_COLLECTOR_METRICS_METRICS_FILE_H
-#define BLUR_COLLECTOR_METRICS_METRICS_FILE_H
+#ifndef BLUR_COLLECTOR_CONFIG_METRICS_FILE_H
+#define BLUR_COLLECTOR_CONFIG_METRICS_FILE_H
 
 #include <string>
 #include <vector>
 
-#include "metrics/metric_config.h"
+#include "config/metric_rules.h"
 #include "util/outcome.h"
 
 namespace blur::collector {
@@ -32,4 +32,4 @@ Outcome<std::vector<MetricConfig>> parse_metrics_toml(const std::string& text,
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_METRICS_METRICS_FILE_H
+#endif  // BLUR_COLLECTOR_CONFIG_METRICS_FILE_H

@@ -1,10 +1,12 @@
-#include "metrics/metrics_file.h"
+#include "config/metrics_file.h"
 
 #include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
+
+#include "mechanisms/mechanism_spec.h"
 
 namespace blur::collector {
 
@@ -110,7 +112,7 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
     auto domain = uint_of("domain", UINT32_MAX);
     if (!domain) return domain.error();
     m.domain_size = static_cast<uint32_t>(domain.value());
-  } else if (m.mechanism != MechanismId::kBinaryRandomizedResponse) {
+  } else if (mechanism_spec(m.mechanism).fixed_domain == 0) {
     return invalid(where + ": missing 'domain'");
   }
   if (table.contains("bucket")) {
@@ -161,7 +163,7 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
     if (max.value() == 0) return invalid(where + ": 'max_reports_per_day' must be at least 1");
     m.max_reports_per_day = max.value();
   }
-  const bool rappor = m.mechanism == MechanismId::kRappor;
+  const bool rappor = mechanism_spec(m.mechanism).bloom_filter;
   for (const char* key : {"bloom_bits", "hash_count", "cohort_count", "hash_key"}) {
     if (table.contains(key) && !rappor) return invalid(where + ": '" + key + "' is for rappor only");
   }

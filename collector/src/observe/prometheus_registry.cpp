@@ -1,4 +1,4 @@
-#include "observe/registry.h"
+#include "observe/prometheus_registry.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -2,14 +2,13 @@
 // mechanism (the SDK's MechanismId) and epsilon its reports must carry, the
 // mechanism's shape, and how the store keeps it (time bucket width, raw
 // retention). Reports are validated against this before anything is stored.
-#ifndef BLUR_COLLECTOR_METRICS_METRIC_CONFIG_H
-#define BLUR_COLLECTOR_METRICS_METRIC_CONFIG_H
+#ifndef BLUR_COLLECTOR_MODEL_METRIC_CONFIG_H
+#define BLUR_COLLECTOR_MODEL_METRIC_CONFIG_H
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include "blur/mechanisms/local_hashing.h"
 #include "blur/mechanisms/mechanism.h"
 #include "blur/mechanisms/rappor.h"
 #include "util/outcome.h"
@@ -94,50 +93,12 @@ uint64_t reports_per_day_limit(const MetricConfig& metric);
 // "metric 7 accepts at most 96 reports per device per day of arrival (UTC)"
 std::string describe_daily_bound(const MetricConfig& metric);
 
-bool operator==(const MetricConfig& a, const MetricConfig& b);
-inline bool operator!=(const MetricConfig& a, const MetricConfig& b) { return !(a == b); }
-
-// The first field that differs, "name: A -> B" (empty when equal): a changed
-// metric is refused with this.
-std::string first_difference(const MetricConfig& stored, const MetricConfig& wanted);
-
-// "rr", "grr", ... <-> MechanismId (names from the SDK's mechanism table).
-std::optional<MechanismId> mechanism_from_name(const std::string& name);
-std::string mechanism_names();  // "rr, grr, sue, ..." for messages
-bool is_numeric(MechanismId mechanism);
-
-// The exclusive upper bound of a scalar report's value: the domain, or K
-// for Hadamard response.
-uint32_t report_value_limit(const MetricConfig& metric);
-
-// Local hashing: the field and bucket sizes of the metric's hash family,
-// computed by the SDK's own rule (blur::LocalHashing::shape).
-blur::LocalHashShape local_hash_shape(const MetricConfig& metric);
-
 // Parses a decimal epsilon ("1", "0.25"; no exponent) into micro-nats,
 // truncating digits past the sixth decimal, as the SDK does. Nothing for
 // malformed, zero or over-20-nat values.
 std::optional<uint32_t> parse_epsilon_micros(const std::string& text);
 // The same rules for any amount of nats up to max_micros (an allowance).
 std::optional<uint64_t> parse_nats_micros(const std::string& text, uint64_t max_micros);
-
-// Every rule a metric must meet (domain within the mechanism's limits,
-// a valid RAPPOR shape, bucket width, retention). An empty string if valid.
-std::string check_metric(const MetricConfig& metric);
-
-// Parses "ID:MECHANISM:EPSILON[:DOMAIN][:longitudinal=E][:max_reports_per_bucket=N]
-// [:max_reports_per_day=N]", e.g. "1:rr:1.0", "2:grr:2:16",
-// "3:rr:1:max_reports_per_bucket=64" or "4:loloha:0.5:64:longitudinal=2"
-// (named options last, any order); defaults for the rest (RAPPOR: 256-bit
-// filter, 2 hashes, 64 cohorts, hash key 0; 1-hour buckets; 30 days of raw
-// reports; the default contribution bound and receive-time allowance).
-// kInvalid names the problem.
-Outcome<MetricConfig> parse_metric_spec(const std::string& spec);
-
-// The whole configuration as canonical JSON text (sorted keys): what the
-// store keeps and compares on restart. from_text validates.
-std::string config_to_text(const MetricConfig& metric);
-Outcome<MetricConfig> config_from_text(const std::string& text);
 
 // "metric 2 (grr, epsilon 2.000000, domain 16)"; a memoized metric adds
 // ", longitudinal epsilon 2.000000".
@@ -147,4 +108,4 @@ std::string describe_guarantee(const MetricConfig& metric);
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_METRICS_METRIC_CONFIG_H
+#endif  // BLUR_COLLECTOR_MODEL_METRIC_CONFIG_H

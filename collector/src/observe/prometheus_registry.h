@@ -9,8 +9,8 @@
 // with another kind of metric, "le" on a histogram) is a bug: it aborts with
 // a message at startup, where any test that starts the collector sees it.
 // Registering the same series twice returns the first one.
-#ifndef BLUR_COLLECTOR_OBSERVE_REGISTRY_H
-#define BLUR_COLLECTOR_OBSERVE_REGISTRY_H
+#ifndef BLUR_COLLECTOR_OBSERVE_PROMETHEUS_REGISTRY_H
+#define BLUR_COLLECTOR_OBSERVE_PROMETHEUS_REGISTRY_H
 
 #include <functional>
 #include <memory>
@@ -76,4 +76,4 @@ class Registry {
 
 }  // namespace blur::collector::observe
 
-#endif  // BLUR_COLLECTOR_OBSERVE_REGISTRY_H
+#endif  // BLUR_COLLECTOR_OBSERVE_PROMETHEUS_REGISTRY_H

@@ -1,92 +1,17 @@
-#include "metrics/metric_config.h"
+#include "config/metric_rules.h"
 
-#include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "blur/mechanisms/hadamard_response.h"
-#include "registry/mechanism_spec.h"
+#include "mechanisms/mechanism_spec.h"
 
 namespace blur::collector {
 
 namespace {
-constexpr uint64_t kMicrosPerNat = 1000000;
 constexpr uint64_t kMaxEpsilonMicros = blur::kMaxReportEpsilonMicros;
 constexpr uint32_t kSecondsPerDay = 86400;
 }  // namespace
-
-std::optional<MechanismId> mechanism_from_name(const std::string& name) {
-#define BLUR_X(id, Cpp, short_name, C, PROTO, Payload, max_domain) \
-  if (name == #short_name) return MechanismId::k##Cpp;
-  BLUR_MECHANISM_TABLE(BLUR_X)
-#undef BLUR_X
-  return std::nullopt;
-}
-
-std::string mechanism_names() {
-  std::string names;
-#define BLUR_X(id, Cpp, short_name, C, PROTO, Payload, max_domain) \
-  names += names.empty() ? #short_name : ", " #short_name;
-  BLUR_MECHANISM_TABLE(BLUR_X)
-#undef BLUR_X
-  return names;
-}
-
-bool is_numeric(MechanismId mechanism) { return mechanism_spec(mechanism).numeric; }
-
-uint32_t report_value_limit(const MetricConfig& metric) {
-  return metric.mechanism == MechanismId::kHadamardResponse ? blur::hadamard_size(metric.domain_size)
-                                                            : metric.domain_size;
-}
-
-blur::LocalHashShape local_hash_shape(const MetricConfig& metric) {
-  return blur::LocalHashing::shape(metric.mechanism == MechanismId::kBinaryLocalHashing
-                                       ? blur::LocalHashing::Kind::kBinary
-                                       : blur::LocalHashing::Kind::kOptimized,
-                                   metric.epsilon_micros, metric.domain_size);
-}
-
-uint32_t reports_per_bucket_limit(const MetricConfig& metric) {
-  if (metric.max_reports_per_bucket != 0) return metric.max_reports_per_bucket;
-  if (metric.epsilon_micros == 0) return kDefaultReportsPerBucket;
-  const uint64_t derived = epsilon_allowance_per_bucket(metric) / metric.epsilon_micros;
-  return static_cast<uint32_t>(
-      std::clamp<uint64_t>(derived, 1, uint64_t{kMaxReportsPerBucketLimit}));
-}
-
-uint64_t epsilon_allowance_per_bucket(const MetricConfig& metric) {
-  if (metric.epsilon_allowance_per_bucket_micros != 0) {
-    return metric.epsilon_allowance_per_bucket_micros;
-  }
-  // An explicit max implies the allowance it spends; else the default.
-  const uint64_t reports =
-      metric.max_reports_per_bucket != 0 ? metric.max_reports_per_bucket : kDefaultReportsPerBucket;
-  return reports * metric.epsilon_micros;
-}
-
-std::string describe_bound(const MetricConfig& metric) {
-  return "metric " + std::to_string(metric.id) + " accepts at most " +
-         std::to_string(reports_per_bucket_limit(metric)) + " reports per device per " +
-         std::to_string(metric.bucket_seconds) + "-second bucket";
-}
-
-uint64_t reports_per_day_limit(const MetricConfig& metric) {
-  if (metric.max_reports_per_day != 0) return metric.max_reports_per_day;
-  // An invalid width (caught by check_metric) counts as one bucket a day.
-  const uint64_t buckets = metric.bucket_seconds == 0 || metric.bucket_seconds > kSecondsPerDay
-                               ? 1
-                               : kSecondsPerDay / metric.bucket_seconds;
-  return uint64_t{reports_per_bucket_limit(metric)} * buckets;
-}
-
-std::string describe_daily_bound(const MetricConfig& metric) {
-  return "metric " + std::to_string(metric.id) + " accepts at most " +
-         std::to_string(reports_per_day_limit(metric)) +
-         " reports per device per day of arrival (UTC)";
-}
 
 namespace {
 
@@ -111,7 +36,7 @@ nlohmann::json fields(const MetricConfig& m) {
   // Derived from the two above by default: a configuration stored before
   // the allowance existed (no key: 0, derive) equals today's default.
   j["max_reports_per_day"] = reports_per_day_limit(m);
-  if (m.mechanism == MechanismId::kRappor) {
+  if (mechanism_spec(m.mechanism).bloom_filter) {
     j["rappor_bloom_bits"] = m.rappor.bloom_bits;
     j["rappor_hash_count"] = m.rappor.hash_count;
     j["rappor_cohort_count"] = m.rappor.cohort_count;
@@ -183,7 +108,7 @@ Outcome<MetricConfig> config_from_text(const std::string& text) {
     if (j.contains("quarantine_seconds")) {
       m.quarantine_seconds = j.at("quarantine_seconds").get<uint32_t>();
     }
-    if (m.mechanism == MechanismId::kRappor) {
+    if (mechanism_spec(m.mechanism).bloom_filter) {
       m.rappor.bloom_bits = j.at("rappor_bloom_bits").get<uint32_t>();
       m.rappor.hash_count = j.at("rappor_hash_count").get<uint32_t>();
       m.rappor.cohort_count = j.at("rappor_cohort_count").get<uint32_t>();
@@ -213,22 +138,12 @@ std::string check_metric(const MetricConfig& m) {
   if (m.longitudinal_epsilon_micros > kMaxEpsilonMicros) {
     return "longitudinal epsilon must be in (0, 20]";
   }
-  const bool memoizable = m.mechanism == MechanismId::kLoloha ||
-                          m.mechanism == MechanismId::kSymmetricUnaryEncoding ||
-                          m.mechanism == MechanismId::kRappor ||
-                          m.mechanism == MechanismId::kOneBitMean;
-  if (m.longitudinal_epsilon_micros != 0 && !memoizable) {
-    return std::string(name) + " has no memoized form (longitudinal: loloha, sue, rappor, onebit)";
+  if (m.longitudinal_epsilon_micros != 0 && !spec.memoizable) {
+    return std::string(name) + " has no memoized form (longitudinal: " +
+           mechanism_names([](const MechanismSpec& s) { return s.memoizable; }) + ")";
   }
-  if (m.mechanism == MechanismId::kLoloha && m.longitudinal_epsilon_micros == 0) {
-    return "loloha needs a longitudinal epsilon (longitudinal=E)";
-  }
-  if (m.mechanism == MechanismId::kRappor &&
-      !blur::Rappor::create(m.epsilon_micros, m.domain_size, m.rappor,
-                            blur::BloomHashKey{m.id, m.hash_key})
-           .ok()) {
-    return "invalid RAPPOR shape (see blur/mechanisms/rappor.h: bloom_bits a power of two, 8..4096; "
-           "hash_count 1..16; cohort_count 1..65536)";
+  if (spec.check != nullptr) {
+    if (std::string problem = spec.check(m); !problem.empty()) return problem;
   }
   if (m.bucket_seconds == 0 || kSecondsPerDay % m.bucket_seconds != 0) {
     return "bucket width of " + std::to_string(m.bucket_seconds) +
@@ -251,56 +166,6 @@ std::string check_metric(const MetricConfig& m) {
     return "quarantine must be at most " + std::to_string(kMaxQuarantineSeconds) + " s (30 days)";
   }
   return {};
-}
-
-std::optional<uint32_t> parse_quarantine(const std::string& text) {
-  if (text.empty() || text.size() > 12) return std::nullopt;
-  uint64_t unit = 1;
-  std::string digits = text;
-  switch (text.back()) {
-    case 's': unit = 1; digits.pop_back(); break;
-    case 'm': unit = 60; digits.pop_back(); break;
-    case 'h': unit = 3600; digits.pop_back(); break;
-    case 'd': unit = 86400; digits.pop_back(); break;
-    default: break;
-  }
-  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
-    return std::nullopt;
-  }
-  const uint64_t seconds = std::stoull(digits) * unit;
-  if (seconds > kMaxQuarantineSeconds) return std::nullopt;
-  return static_cast<uint32_t>(seconds);
-}
-
-std::optional<uint64_t> parse_nats_micros(const std::string& text, uint64_t max_micros) {
-  uint64_t whole = 0;
-  uint64_t fraction = 0;
-  size_t i = 0;
-  size_t whole_digits = 0;
-  for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));
-       ++i, ++whole_digits) {
-    whole = whole * 10 + static_cast<uint64_t>(text[i] - '0');
-    if (whole > max_micros / kMicrosPerNat) return std::nullopt;
-  }
-  size_t fraction_digits = 0;
-  if (i < text.size() && text[i] == '.') {
-    ++i;
-    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-      if (fraction_digits < 6) fraction = fraction * 10 + static_cast<uint64_t>(text[i] - '0');
-      ++fraction_digits;
-    }
-  }
-  if (i != text.size() || whole_digits + fraction_digits == 0) return std::nullopt;
-  for (size_t d = fraction_digits; d < 6; ++d) fraction *= 10;
-  const uint64_t micros = whole * kMicrosPerNat + fraction;
-  if (micros == 0 || micros > max_micros) return std::nullopt;
-  return micros;
-}
-
-std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
-  const auto micros = parse_nats_micros(text, kMaxEpsilonMicros);
-  if (!micros) return std::nullopt;
-  return static_cast<uint32_t>(*micros);
 }
 
 namespace {
@@ -392,57 +257,21 @@ Outcome<MetricConfig> parse_metric_spec(const std::string& spec) {
   const auto epsilon = parse_epsilon_micros(parts[2]);
   if (!epsilon) return error("epsilon must be a decimal number in (0, 20]");
   metric.epsilon_micros = *epsilon;
-  if (metric.mechanism == MechanismId::kBinaryRandomizedResponse) {
-    if (parts.size() == 4 && parts[3] != "2") return error("rr has domain 2");
-    metric.domain_size = 2;
+  const MechanismSpec& rules = mechanism_spec(metric.mechanism);
+  if (rules.fixed_domain != 0) {
+    const std::string fixed = std::to_string(rules.fixed_domain);
+    if (parts.size() == 4 && parts[3] != fixed) return error(parts[1] + " has domain " + fixed);
+    metric.domain_size = rules.fixed_domain;
   } else {
     const uint32_t domain = parts.size() == 4 ? parse_uint32(parts[3]).value_or(0) : 0;
-    const uint32_t max_domain = mechanism_spec(metric.mechanism).max_domain;
-    if (domain < 2 || domain > max_domain) {
-      return error(parts[1] + " needs a domain size in 2.." + std::to_string(max_domain));
+    if (domain < 2 || domain > rules.max_domain) {
+      return error(parts[1] + " needs a domain size in 2.." + std::to_string(rules.max_domain));
     }
     metric.domain_size = domain;
   }
   const std::string problem = check_metric(metric);
   if (!problem.empty()) return error(problem);
   return metric;
-}
-
-std::string describe(const MetricConfig& metric) {
-  char text[160];
-  std::snprintf(text, sizeof text, "metric %u (%s, epsilon %u.%06u, domain %u", metric.id,
-                blur::mechanism_name(metric.mechanism), metric.epsilon_micros / 1000000,
-                metric.epsilon_micros % 1000000, metric.domain_size);
-  std::string out = text;
-  if (metric.longitudinal_epsilon_micros != 0) {
-    std::snprintf(text, sizeof text, ", longitudinal epsilon %u.%06u",
-                  metric.longitudinal_epsilon_micros / 1000000,
-                  metric.longitudinal_epsilon_micros % 1000000);
-    out += text;
-  }
-  if (metric.quarantine_seconds != 0) {
-    out += ", devices quarantined for " + std::to_string(metric.quarantine_seconds) + " s";
-  }
-  return out + ")";
-}
-
-std::string describe_guarantee(const MetricConfig& metric) {
-  char text[320];
-  const uint32_t e = metric.epsilon_micros;
-  if (metric.longitudinal_epsilon_micros == 0) {
-    std::snprintf(text, sizeof text,
-                  "each report is %u.%06u-LDP; a device's reports compose: for any two histories "
-                  "of its values their loss is at most %u.%06u per report (the ledger's charge)",
-                  e / 1000000, e % 1000000, e / 1000000, e % 1000000);
-  } else {
-    const uint32_t l = metric.longitudinal_epsilon_micros;
-    std::snprintf(text, sizeof text,
-                  "memoized: for any two histories of a device's values the reports' loss is at "
-                  "most %u.%06u per report whose value differs (the ledger's charge per report); "
-                  "repeated reports of an unchanged value reveal at most %u.%06u about it",
-                  e / 1000000, e % 1000000, l / 1000000, l % 1000000);
-  }
-  return text;
 }
 
 }  // namespace blur::collector

@@ -1,12 +1,12 @@
-#include "estimate/metric_estimate.h"
+#include "api/metric_estimate.h"
 
 #include <algorithm>
 
+#include "api/numeric_estimate_json.h"
 #include "discovery/discovery_cache.h"
 #include "discovery/word_discovery.h"
 #include "estimate/frequency_oracle.h"
-#include "estimate/numeric_summary.h"
-#include "registry/mechanism_spec.h"
+#include "mechanisms/mechanism_spec.h"
 
 namespace blur::collector {
 

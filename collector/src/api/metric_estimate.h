@@ -9,7 +9,7 @@
 // `estimate` is the unbiased count of devices with that value, `fraction`
 // the same divided by n. Intervals are the normal approximation and are not
 // clipped to [0, n], so they stay honest about the noise. Numeric
-// mechanisms: see numeric_summary.h.
+// mechanisms: see estimate/numeric_estimate.h.
 //
 // Every answer says how its intervals were computed: "variance":
 // "independent reports (one per device)" or "device-clustered (design
@@ -21,8 +21,8 @@
 // "norm-sub" and every estimate an "estimate_normsub": non-negative counts
 // summing to n (post_processing.h). They are biased; the unbiased fields
 // are unchanged.
-#ifndef BLUR_COLLECTOR_ESTIMATE_METRIC_ESTIMATE_H
-#define BLUR_COLLECTOR_ESTIMATE_METRIC_ESTIMATE_H
+#ifndef BLUR_COLLECTOR_API_METRIC_ESTIMATE_H
+#define BLUR_COLLECTOR_API_METRIC_ESTIMATE_H
 
 #include <nlohmann/json.hpp>
 
@@ -70,4 +70,4 @@ nlohmann::json estimate_json(const Aggregate& aggregate, const DeviceClustering&
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_ESTIMATE_METRIC_ESTIMATE_H
+#endif  // BLUR_COLLECTOR_API_METRIC_ESTIMATE_H

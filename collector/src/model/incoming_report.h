@@ -1,6 +1,7 @@
-// A decoded report batch, in the collector's own types.
-#ifndef BLUR_COLLECTOR_INGEST_BATCH_H
-#define BLUR_COLLECTOR_INGEST_BATCH_H
+// A decoded report batch, in the collector's own types: a report as it
+// arrived (IncomingReport) and its batch.
+#ifndef BLUR_COLLECTOR_MODEL_INCOMING_REPORT_H
+#define BLUR_COLLECTOR_MODEL_INCOMING_REPORT_H
 
 #include <cstdint>
 #include <optional>
@@ -40,4 +41,4 @@ struct Batch {
 
 }  // namespace blur::collector
 
-#endif  // BLUR_COLLECTOR_INGEST_BATCH_H
+#endif  // BLUR_COLLECTOR_MODEL_INCOMING_REPORT_H
