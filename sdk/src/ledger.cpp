@@ -588,9 +588,7 @@ Status Ledger::write(Record& next, const Charge* charge) {
     LedgerRecordCodec::encode_entry(next, *charge, entry);
     const uint32_t offset = append_offset_;
     append_offset_ = port_.block_size;  // sealed until this entry is known good
-    RecordWriter writer(port_, partition_.first_block + active_, offset);
-    status = writer.append(entry, sizeof entry);
-    if (status == Status::kOk) status = writer.commit();
+    status = write_record(port_, partition_.first_block + active_, offset, entry, sizeof entry);
     if (status == Status::kOk) append_offset_ = offset + entry_span;
   } else {
     // The log moves on: erase the next block of the partition and start it
