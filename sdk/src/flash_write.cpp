@@ -81,6 +81,13 @@ Status RecordWriter::commit() {
   return status_;
 }
 
+Status write_record(const Port& port, uint32_t block, uint32_t offset, const uint8_t* body,
+                    uint32_t size) {
+  RecordWriter writer(port, block, offset);
+  const Status status = writer.append(body, size);
+  return status == Status::kOk ? writer.commit() : status;
+}
+
 Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
                     RecordState* state) {
   bool erased = false;

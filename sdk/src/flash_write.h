@@ -68,6 +68,10 @@ class RecordWriter {
   uint8_t stage_[kStageSize];
 };
 
+// One record whose body is in one piece: RecordWriter's append and commit.
+Status write_record(const Port& port, uint32_t block, uint32_t offset, const uint8_t* body,
+                    uint32_t size);
+
 enum class RecordState : uint8_t { kValid, kErased, kInvalid };
 
 // The state of the record with a `body_size`-byte body at (block, offset):

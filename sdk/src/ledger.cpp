@@ -70,24 +70,8 @@ class FieldIo {
   FieldIo(const Port& port, uint32_t block, uint32_t offset)
       : port_(&port), block_(block), offset_(offset) {}
 
-  void u32(uint32_t& v) {
-    uint8_t b[4];
-    if (writer_ != nullptr) {
-      store_le32(b, v);
-      put(b, 4);
-    } else if (get(b, 4)) {
-      v = load_le32(b);
-    }
-  }
-  void u64(uint64_t& v) {
-    uint8_t b[8];
-    if (writer_ != nullptr) {
-      store_le64(b, v);
-      put(b, 8);
-    } else if (get(b, 8)) {
-      v = load_le64(b);
-    }
-  }
+  void u32(uint32_t& v) { word(v, store_le32, load_le32); }
+  void u64(uint64_t& v) { word(v, store_le64, load_le64); }
   void bytes(uint8_t* p, uint32_t n) { writer_ != nullptr ? put(p, n) : static_cast<void>(get(p, n)); }
   // A reserved word: written 0, read back as 0 or the record is refused.
   void zero() {
@@ -100,6 +84,16 @@ class FieldIo {
   Status status() const { return status_; }
 
  private:
+  template <typename Word>
+  void word(Word& v, void (*store)(uint8_t*, Word), Word (*load)(const uint8_t*)) {
+    uint8_t b[sizeof(Word)];
+    if (writer_ != nullptr) {
+      store(b, v);
+      put(b, sizeof b);
+    } else if (get(b, sizeof b)) {
+      v = load(b);
+    }
+  }
   void put(const uint8_t* p, uint32_t n) {
     if (status_ == Status::kOk) status_ = writer_->append(p, n);
   }
@@ -588,9 +582,7 @@ Status Ledger::write(Record& next, const Charge* charge) {
     LedgerRecordCodec::encode_entry(next, *charge, entry);
     const uint32_t offset = append_offset_;
     append_offset_ = port_.block_size;  // sealed until this entry is known good
-    RecordWriter writer(port_, partition_.first_block + active_, offset);
-    status = writer.append(entry, sizeof entry);
-    if (status == Status::kOk) status = writer.commit();
+    status = write_record(port_, partition_.first_block + active_, offset, entry, sizeof entry);
     if (status == Status::kOk) append_offset_ = offset + entry_span;
   } else {
     // The log moves on: erase the next block of the partition and start it

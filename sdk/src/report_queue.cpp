@@ -255,9 +255,7 @@ Status ReportQueue::write_ack_record(uint64_t floor) {
   store_le64(record + 8, floor);
   const uint32_t offset = ack_offset_;
   ack_offset_ = port_.block_size;  // sealed until this record is known good
-  RecordWriter writer(port_, first_block_ + ack_block_, offset);
-  Status status = writer.append(record, sizeof record);
-  if (status == Status::kOk) status = writer.commit();
+  const Status status = write_record(port_, first_block_ + ack_block_, offset, record, sizeof record);
   if (status != Status::kOk) {
     open_ = false;
     return status;
@@ -319,11 +317,7 @@ Status ReportQueue::rotate() {
   store_le32(header + 8, sequence);
   const uint32_t block = segment_block(next);
   Status status = storage_status(port_.erase(port_.context, block));
-  if (status == Status::kOk) {
-    RecordWriter writer(port_, block, 0);
-    status = writer.append(header, sizeof header);
-    if (status == Status::kOk) status = writer.commit();
-  }
+  if (status == Status::kOk) status = write_record(port_, block, 0, header, sizeof header);
   if (status != Status::kOk) {
     open_ = false;
     return status;

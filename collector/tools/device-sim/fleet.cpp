@@ -131,25 +131,18 @@ Delivery post_batch(httplib::Client& client, const std::string& batch, const std
     delivery.kind = Delivery::Kind::kStored;
     delivery.accepted = body["accepted"].get<uint64_t>();
     delivery.duplicates = body["duplicates"].get<uint64_t>();
-    // Over the metric's contribution bound: refused, and resending would be
-    // refused again, so these reports are settled too.
-    if (body.contains("over_limit")) {
-      if (!body["over_limit"].is_number_unsigned()) {
-        delivery.error = "collector answered 200 with a malformed over_limit: " + answer;
+    // Over the metric's contribution bound (over_limit) or held back by its
+    // quarantine of new devices (quarantined): refused, and resending would
+    // be refused again, so these reports are settled too (counted together).
+    for (const char* settled : {"over_limit", "quarantined"}) {
+      if (!body.contains(settled)) continue;
+      if (!body[settled].is_number_unsigned()) {
+        delivery.error =
+            "collector answered 200 with a malformed " + std::string(settled) + ": " + answer;
         delivery.kind = Delivery::Kind::kRefused;
         return delivery;
       }
-      delivery.over_limit = body["over_limit"].get<uint64_t>();
-    }
-    // Held back by the metric's quarantine of new devices: refused for good
-    // as well (counted with the bound's refusals).
-    if (body.contains("quarantined")) {
-      if (!body["quarantined"].is_number_unsigned()) {
-        delivery.error = "collector answered 200 with a malformed quarantined: " + answer;
-        delivery.kind = Delivery::Kind::kRefused;
-        return delivery;
-      }
-      delivery.over_limit += body["quarantined"].get<uint64_t>();
+      delivery.over_limit += body[settled].get<uint64_t>();
     }
     return delivery;
   }

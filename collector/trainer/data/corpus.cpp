@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -193,29 +194,23 @@ const char* const kDefaultFortuneFiles[] = {
     "people", "perl", "pets", "platitudes", "politics", "pratchett", "science", "songs-poems",
     "sports", "startrek", "tao", "translate-me", "wisdom", "work", "zippy"};
 
+// CorpusFormat's names, in its order: one list for parsing and printing.
+constexpr const char* kFormatNames[] = {"auto", "lines", "user_tab", "fortune"};
+static_assert(std::size(kFormatNames) == static_cast<size_t>(CorpusFormat::kFortune) + 1);
+
 }  // namespace
 
 CorpusFormat parse_corpus_format(std::string_view name) {
-  if (name == "auto") return CorpusFormat::kAuto;
-  if (name == "lines") return CorpusFormat::kLines;
-  if (name == "user_tab") return CorpusFormat::kUserTab;
-  if (name == "fortune") return CorpusFormat::kFortune;
+  for (size_t i = 0; i < std::size(kFormatNames); ++i) {
+    if (name == kFormatNames[i]) return static_cast<CorpusFormat>(i);
+  }
   throw CorpusError("unknown corpus format '" + std::string(name) +
                     "' (auto, lines, user_tab, fortune)");
 }
 
 const char* corpus_format_name(CorpusFormat format) {
-  switch (format) {
-    case CorpusFormat::kAuto:
-      return "auto";
-    case CorpusFormat::kLines:
-      return "lines";
-    case CorpusFormat::kUserTab:
-      return "user_tab";
-    case CorpusFormat::kFortune:
-      return "fortune";
-  }
-  return "?";
+  const auto i = static_cast<size_t>(format);
+  return i < std::size(kFormatNames) ? kFormatNames[i] : "?";
 }
 
 Corpus read_corpus_files(const std::vector<std::string>& paths, CorpusFormat format,
@@ -277,15 +272,10 @@ Corpus read_default_corpus(const std::string& directory) {
 }
 
 const char* split_name(Split split) {
-  switch (split) {
-    case Split::kTrain:
-      return "train";
-    case Split::kValidation:
-      return "validation";
-    case Split::kTest:
-      return "test";
-  }
-  return "?";
+  constexpr const char* kNames[] = {"train", "validation", "test"};  // Split's order
+  static_assert(std::size(kNames) == static_cast<size_t>(Split::kTest) + 1);
+  const auto i = static_cast<size_t>(split);
+  return i < std::size(kNames) ? kNames[i] : "?";
 }
 
 Split split_of(std::string_view key, const SplitConfig& config) {

@@ -174,25 +174,18 @@ constexpr char kMagic[8] = {'B', 'L', 'U', 'R', 'D', 'P', 'S', '2'};
 
 struct Writer {
   std::vector<uint8_t> bytes;
-  void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  template <typename Unsigned>
+  void little_endian(Unsigned v) {
+    for (size_t i = 0; i < sizeof v; ++i) bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
   }
-  void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<uint8_t>(v >> (8 * i)));
-  }
+  void u64(uint64_t v) { little_endian(v); }
+  void u32(uint32_t v) { little_endian(v); }
   void f64(double v) {
     uint64_t bits;
     std::memcpy(&bits, &v, 8);
     u64(bits);
   }
-  void floats(const std::vector<float>& values) {
-    u64(values.size());
-    for (float f : values) {
-      uint32_t bits;
-      std::memcpy(&bits, &f, 4);
-      u32(bits);
-    }
-  }
+  void floats(const std::vector<float>& values) { floats(values.data(), values.size()); }
   void floats(const float* values, size_t n) {
     u64(n);
     for (size_t k = 0; k < n; ++k) {
@@ -209,20 +202,16 @@ struct Reader {
   void need(size_t n) {
     if (bytes.size() - at < n) throw std::runtime_error("checkpoint: truncated");
   }
-  uint64_t u64() {
-    need(8);
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(bytes[at + i]) << (8 * i);
-    at += 8;
+  template <typename Unsigned>
+  Unsigned little_endian() {
+    need(sizeof(Unsigned));
+    Unsigned v = 0;
+    for (size_t i = 0; i < sizeof v; ++i) v |= static_cast<Unsigned>(bytes[at + i]) << (8 * i);
+    at += sizeof v;
     return v;
   }
-  uint32_t u32() {
-    need(4);
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(bytes[at + i]) << (8 * i);
-    at += 4;
-    return v;
-  }
+  uint64_t u64() { return little_endian<uint64_t>(); }
+  uint32_t u32() { return little_endian<uint32_t>(); }
   double f64() {
     const uint64_t bits = u64();
     double v;

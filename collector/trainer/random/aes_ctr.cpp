@@ -43,22 +43,24 @@ BLUR_TARGET_AES inline __m128i odd_key(__m128i two_back, __m128i previous) {
   return _mm_xor_si128(mix_prefix_xor(two_back), _mm_shuffle_epi32(assist, 0xaa));
 }
 
+// Round keys i (even) and i + 1 (odd) from the two before them; the round
+// constant is a template argument because AESKEYGENASSIST takes an immediate.
+template <int kRcon>
+BLUR_TARGET_AES inline void key_pair(__m128i* k, int i) {
+  k[i] = even_key(k[i - 2], _mm_aeskeygenassist_si128(k[i - 1], kRcon));
+  k[i + 1] = odd_key(k[i - 1], k[i]);
+}
+
 BLUR_TARGET_AES void expand_key_ni(const uint8_t key[32], uint8_t out[15 * 16]) {
   __m128i k[15];
   k[0] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(key));
   k[1] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(key + 16));
-  k[2] = even_key(k[0], _mm_aeskeygenassist_si128(k[1], 0x01));
-  k[3] = odd_key(k[1], k[2]);
-  k[4] = even_key(k[2], _mm_aeskeygenassist_si128(k[3], 0x02));
-  k[5] = odd_key(k[3], k[4]);
-  k[6] = even_key(k[4], _mm_aeskeygenassist_si128(k[5], 0x04));
-  k[7] = odd_key(k[5], k[6]);
-  k[8] = even_key(k[6], _mm_aeskeygenassist_si128(k[7], 0x08));
-  k[9] = odd_key(k[7], k[8]);
-  k[10] = even_key(k[8], _mm_aeskeygenassist_si128(k[9], 0x10));
-  k[11] = odd_key(k[9], k[10]);
-  k[12] = even_key(k[10], _mm_aeskeygenassist_si128(k[11], 0x20));
-  k[13] = odd_key(k[11], k[12]);
+  key_pair<0x01>(k, 2);
+  key_pair<0x02>(k, 4);
+  key_pair<0x04>(k, 6);
+  key_pair<0x08>(k, 8);
+  key_pair<0x10>(k, 10);
+  key_pair<0x20>(k, 12);
   k[14] = even_key(k[12], _mm_aeskeygenassist_si128(k[13], 0x40));
   for (int r = 0; r < 15; ++r) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16 * r), k[r]);
 }
