@@ -8,7 +8,7 @@
 #include <set>
 
 #include "ingest/batch_validator.h"
-#include "metrics/metric_config.h"
+#include "config/metric_rules.h"
 #include "random_reports.h"
 
 using blur::collector::MetricConfig;
