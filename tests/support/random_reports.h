@@ -97,18 +97,19 @@ inline blur::collector::IncomingReport random_report(const blur::collector::Metr
 inline std::vector<blur::collector::MetricConfig> one_metric_per_mechanism() {
   std::vector<blur::collector::MetricConfig> metrics;
   uint32_t id = 1;
-#define BLUR_X(number, Cpp, name, C, PROTO, Payload, max_domain)                          \
-  {                                                                                     \
-    blur::collector::MetricConfig m;                                                    \
-    m.id = id++;                                                                        \
-    m.mechanism = blur::MechanismId::k##Cpp;                                            \
-    m.epsilon_micros = 1500000;                                                         \
-    m.domain_size = m.mechanism == blur::MechanismId::kBinaryRandomizedResponse ? 2     \
+#define BLUR_X(number, Cpp, name, C, PROTO, Payload, max_domain)                           \
+  {                                                                                        \
+    blur::collector::MetricConfig m;                                                       \
+    m.id = id++;                                                                           \
+    m.mechanism = blur::MechanismId::k##Cpp;                                               \
+    m.epsilon_micros = 1500000;                                                            \
+    const uint32_t fixed = blur::collector::mechanism_spec(m.mechanism).fixed_domain;      \
+    m.domain_size = fixed != 0 ? fixed                                                     \
                     : blur::mechanism_max_domain(m.mechanism) == blur::kMaxWordLength ? 10 \
-                                                                                : 37;   \
-    if (std::is_void_v<blur::OneShotMechanism<blur::MechanismId::k##Cpp>>)                \
-      m.longitudinal_epsilon_micros = 2500000;                                          \
-    metrics.push_back(m);                                                               \
+                                                                                : 37;      \
+    if (std::is_void_v<blur::OneShotMechanism<blur::MechanismId::k##Cpp>>)                 \
+      m.longitudinal_epsilon_micros = 2500000;                                             \
+    metrics.push_back(m);                                                                  \
   }
   BLUR_MECHANISM_TABLE(BLUR_X)
 #undef BLUR_X
