@@ -16,6 +16,7 @@
 #include "audit.h"
 #include "api/metric_estimate.h"
 #include "estimate/numeric_estimate.h"
+#include "mechanisms/mechanism_spec.h"  // mechanism_names
 #include "discover.h"
 #include "enrollment.h"
 #include "fleet.h"
@@ -83,8 +84,7 @@ int main(int argc, char** argv) {
   Options o;
   std::vector<CLI::Option*> seeds;
   auto common = [&](CLI::App* cmd) {
-    cmd->add_option("--mechanism", o.mechanism,
-                    "rr | grr | sue | oue | hr | olh | blh | rappor | laplace | onebit | loloha")
+    cmd->add_option("--mechanism", o.mechanism, "One of: " + blur::collector::mechanism_names())
         ->capture_default_str();
     cmd->add_option("--epsilon", o.epsilon, "Epsilon per report, in nats")->capture_default_str();
     cmd->add_option("--longitudinal", o.longitudinal,
