@@ -1,6 +1,7 @@
 #include "api/routes.h"
 
 #include "api/admin_routes.h"
+#include "api/api_description.h"
 #include "api/store_device_registry.h"
 #include "auth/enrollment_request.h"
 #include "ingest/batch_decoder.h"
@@ -129,6 +130,7 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
       "/v1/metrics/{id}/series");
   server.route("GET", "/healthz", {},
                [&api](const http::Request&, http::Reply reply) { reply(to_http(api.health())); });
+  add_api_description_route(server);
   if (authenticator != nullptr) {
     add_admin_routes(server, store, *authenticator, [authenticator](http::Handler handler) {
       return for_role(authenticator, auth::Role::kAdmin, std::move(handler));

@@ -112,6 +112,7 @@ struct ServeOptions {
   StoreOptions store;
   ReadPool::Options reads;
   double read_deadline_seconds = 30;
+  bool print_routes = false;  // list the routes and exit (tests/deploy's spec check)
 };
 
 // Where the credentials live: --auth-dir, or DB.auth beside an SQLite file.
@@ -217,6 +218,12 @@ int serve(const ServeOptions& o) {
   add_collector_routes(server, api, **store, authenticator->get(), &reads);
   add_dashboard_routes(server);
   (*observability)->add_routes(server);  // after every route: each gets its histograms
+  if (o.print_routes) {
+    for (const auto& [method, name] : server.routes()) {
+      std::printf("%s %s\n", method.c_str(), name.c_str());
+    }
+    return 0;
+  }
   std::string error;
   if (!server.start(&error)) {
     std::fprintf(stderr, "blur-collector: %s\n", error.c_str());
@@ -509,6 +516,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   serve_cmd->add_flag("--no-auth", serve_options.no_auth,
                       "No authentication at all: for local experiments only (warns every start)");
+  serve_cmd
+      ->add_flag("--print-routes", serve_options.print_routes,
+                 "Print the routes these options serve (METHOD PATH, one a line) and exit")
+      ->group("");  // hidden: for the test that holds collector/api/openapi.yaml to them
 
   std::string db = "blur.db";
   std::vector<uint32_t> metric_ids;
