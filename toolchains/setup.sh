@@ -44,10 +44,10 @@ packages=(
   # JVM its test runs
   default-jdk
   # deployment (tests/deploy): podman builds and runs the container image
-  # (on runc), systemd-analyze checks the unit, Python's YAML and JSON Schema
-  # hold the OpenAPI description to the collector's answers, node runs
-  # Redocly's CLI (below)
-  podman runc systemd python3-yaml python3-jsonschema nodejs
+  # (on runc), systemd-analyze checks the unit and strace the system calls
+  # its filter must allow, Python's YAML and JSON Schema hold the OpenAPI
+  # description to the collector's answers, node runs Redocly's CLI (below)
+  podman runc systemd strace python3-yaml python3-jsonschema nodejs
 )
 # npm: Debian's package, unless the machine's nodejs has its own.
 command -v npm > /dev/null || packages+=(npm)

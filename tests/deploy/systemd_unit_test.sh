@@ -4,10 +4,17 @@
 # at its ExecStart path and the system's units; any warning fails, since
 # verify exits 0 on a directive it could not parse), and
 # `systemd-analyze security --offline=yes`, whose exposure score must stay at
-# or under the one docs/deploy.md records.
+# or under the one docs/deploy.md records. And the unit's system call
+# filter against the calls the collector makes: serve traced by strace
+# while a fleet enrolls and reports, a reader reads, an admin works, a
+# scrape and probes come, and SIGTERM stops it; every call must be one the
+# unit's SystemCallFilter= lines allow (their groups expanded by
+# `systemd-analyze syscall-filter`), or the service would be killed (or
+# refused, with EPERM) under systemd.
 set -euo pipefail
 collector=$1
 source_dir=$2
+device_sim=$3
 unit=$source_dir/deploy/systemd/blur-collector.service
 docs=$source_dir/docs/deploy.md
 
@@ -17,7 +24,8 @@ command -v systemd-analyze > /dev/null ||
   { echo "FAIL: /usr/lib/systemd/system missing: systemd-analyze verify needs the system's units" >&2; exit 1; }
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+collector_pid=
+trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 root=$work/root
 mkdir -p "$root/usr/local/bin" "$root/etc/systemd/system" "$root/etc/blur-collector" \
   "$root/usr/lib/systemd"
@@ -61,3 +69,87 @@ grep '✗' "$work/security.log" || true
 echo "exposure score $score (recorded in docs/deploy.md: $recorded)"
 /usr/bin/python3 -c "import sys; sys.exit(0 if float('$score') <= float('$recorded') else 1)" ||
   { echo "FAIL: exposure score $score is above the recorded $recorded" >&2; exit 1; }
+
+# The system calls the collector makes, under the unit's filter.
+command -v strace > /dev/null ||
+  { echo "FAIL: strace not found (Debian's strace; toolchains/setup.sh)" >&2; exit 1; }
+strace -f -qq -o /dev/null /bin/true 2> "$work/strace.log" ||
+  { echo "FAIL: strace cannot trace here:" >&2; cat "$work/strace.log" >&2; exit 1; }
+# As the service runs: an unprivileged user (as root, SQLite would call
+# fchown), no capabilities; strace runs as that user too, tracing its child.
+uid=65532
+mkdir -p "$work/state"
+chmod 0711 "$work"
+chown "$uid:$uid" "$work/state"
+cat > "$work/traced-collector" <<TRACED
+#!/bin/sh
+exec setpriv --reuid=$uid --regid=$uid --clear-groups --inh-caps=-all --bounding-set=-all \\
+  strace -f -qq -o "$work/state/trace.txt" "$collector" "\$@"
+TRACED
+chmod +x "$work/traced-collector"
+. "$source_dir/scripts/lib/collector.sh"
+start_collector "$work/traced-collector" "$work/traced.log" --db "$work/state/blur.db" \
+  --config "$source_dir/deploy/systemd/metrics.toml" --metric 2:olh:1:16 \
+  --metrics-address 127.0.0.1:0
+base=http://127.0.0.1:$collector_port
+"$device_sim" fleet --collector "$base" --devices 200 --metric 1 --epsilon 1 --seed 3 \
+  --threads 4 > /dev/null 2>&1
+"$device_sim" fleet --collector "$base" --mechanism olh --domain 16 --epsilon 1 --devices 100 \
+  --metric 2 --seed 4 --threads 4 > /dev/null 2>&1
+read_api "$base/v1/metrics/1/estimate" > /dev/null
+read_api "$base/v1/metrics/2/series?bucket=hour" > /dev/null
+admin=(-sf -H "Authorization: Bearer $BLUR_ADMIN_TOKEN")
+curl "${admin[@]}" -X POST -H 'Content-Type: application/json' -d '{"role": "reader", "name": "r2"}' \
+  "$base/v1/admin/tokens" > /dev/null
+curl "${admin[@]}" -X POST "$base/v1/admin/prune" > /dev/null
+curl -sf "$base/readyz" > /dev/null
+curl -sf "$base/" > /dev/null
+metrics_port=$(sed -n 's|.*metrics on http://127.0.0.1:\([0-9]*\).*|\1|p' "$work/traced.log")
+curl -sf "http://127.0.0.1:$metrics_port/metrics" > /dev/null
+# SIGTERM to the collector itself (strace's child), as systemd stops it.
+server_pid=$(pgrep -P "$collector_pid")
+kill -TERM "$server_pid"
+wait "$collector_pid" || true
+collector_pid=
+grep -q 'stopped; stored 300 reports' "$work/traced.log" ||
+  { echo "FAIL: the traced collector did not store the fleet's 300 reports:" >&2;
+    cat "$work/traced.log" >&2; exit 1; }
+
+# The unit's filter, as systemd reads it: the first line an allow list,
+# then each line in order adds to it, or (~) takes from it; a group is
+# expanded, nested groups included, from `systemd-analyze syscall-filter`.
+systemd-analyze syscall-filter > "$work/groups" 2>/dev/null
+sed -n 's/^SystemCallFilter=//p' "$unit" > "$work/filter"
+/usr/bin/python3 - "$work/state/trace.txt" "$work/filter" "$work/groups" <<'PY'
+import re, sys
+used = set()
+for line in open(sys.argv[1]):
+    m = re.match(r"\d+ +(?:<\.\.\. )?([a-z_0-9]+)(?:\(| resumed>)", line)
+    if m and m.group(1) not in ("exited", "killed"):
+        used.add(m.group(1))
+groups, group = {}, None
+for line in open(sys.argv[3]):
+    if line.startswith("@"):
+        group = groups.setdefault(line.strip(), [])
+    elif line.startswith("    ") and not line.strip().startswith("#") and group is not None:
+        group.append(line.strip())
+def expand(item):
+    if not item.startswith("@"):
+        return {item}
+    if item not in groups:
+        sys.exit(f"FAIL: systemd-analyze syscall-filter knows no group {item}")
+    return set().union(*(expand(member) for member in groups[item]))
+lines = [line.strip() for line in open(sys.argv[2]) if line.strip()]
+if not lines or lines[0].startswith("~"):
+    sys.exit("FAIL: the unit's first SystemCallFilter= line is not an allow list")
+permitted = set()
+for line in lines:
+    names = set().union(*(expand(item) for item in line.lstrip("~").split()))
+    permitted = permitted - names if line.startswith("~") else permitted | names
+refused = sorted(used - permitted)
+print(f"system calls: the collector made {len(used)} distinct ones; the unit permits "
+      f"{len(permitted)}")
+if refused:
+    sys.exit("FAIL: the collector calls what blur-collector.service's SystemCallFilter= "
+             "refuses: " + ", ".join(refused))
+PY
