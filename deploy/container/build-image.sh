@@ -22,9 +22,9 @@ command -v podman > /dev/null ||
 context=$(mktemp -d)
 trap 'rm -rf "$context"' EXIT
 rootfs=$context/rootfs
-mkdir -p "$rootfs/usr/local/bin" "$rootfs/etc" "$rootfs/tmp" "$context/state"
+mkdir -p "$rootfs/usr/local/bin" "$rootfs/etc" "$rootfs/tmp" "$context/state/blur-collector"
 chmod 1777 "$rootfs/tmp"
-chmod 0700 "$context/state"
+chmod 0700 "$context/state/blur-collector"
 strip -o "$rootfs/usr/local/bin/blur-collector" "$collector"
 
 # Every library the dynamic loader resolves for the binary, and the loader

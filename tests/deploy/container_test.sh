@@ -82,8 +82,9 @@ if echo "$processes" | awk '{print $1}' | grep -qvx "$uid"; then
   exit 1
 fi
 state=$(podman volume inspect --format '{{.Mountpoint}}' "$volume")
-[ "$(stat -c %u "$state/blur.db")" = "$uid" ] ||
-  { echo "FAIL: the store is not the container user's" >&2; ls -ln "$state" >&2; exit 1; }
+[ "$(stat -c %u:%a "$state")" = "$uid:700" ] && [ "$(stat -c %u "$state/blur.db")" = "$uid" ] ||
+  { echo "FAIL: the volume and the store are not the container user's alone" >&2;
+    ls -lan "$state" >&2; exit 1; }
 BLUR_ENROLLMENT_SECRET=$(cat "$state/blur.db.auth/enrollment-secret")
 BLUR_READER_TOKEN=$(cat "$state/blur.db.auth/reader-token")
 export BLUR_ENROLLMENT_SECRET BLUR_READER_TOKEN
