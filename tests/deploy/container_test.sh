@@ -82,11 +82,15 @@ if echo "$processes" | awk '{print $1}' | grep -qvx "$uid"; then
   exit 1
 fi
 state=$(podman volume inspect --format '{{.Mountpoint}}' "$volume")
-[ "$(stat -c %u:%a "$state")" = "$uid:700" ] && [ "$(stat -c %u "$state/blur.db")" = "$uid" ] ||
+# The volume's files as the container's user ids name them (rootless podman
+# maps them: read through its user namespace).
+as_storage() { if [ "$(id -u)" -eq 0 ]; then "$@"; else podman unshare "$@"; fi; }
+[ "$(as_storage stat -c %u:%a "$state")" = "$uid:700" ] &&
+  [ "$(as_storage stat -c %u "$state/blur.db")" = "$uid" ] ||
   { echo "FAIL: the volume and the store are not the container user's alone" >&2;
-    ls -lan "$state" >&2; exit 1; }
-BLUR_ENROLLMENT_SECRET=$(cat "$state/blur.db.auth/enrollment-secret")
-BLUR_READER_TOKEN=$(cat "$state/blur.db.auth/reader-token")
+    as_storage ls -lan "$state" >&2; exit 1; }
+BLUR_ENROLLMENT_SECRET=$(as_storage cat "$state/blur.db.auth/enrollment-secret")
+BLUR_READER_TOKEN=$(as_storage cat "$state/blur.db.auth/reader-token")
 export BLUR_ENROLLMENT_SECRET BLUR_READER_TOKEN
 
 "$device_sim" fleet --collector "$base" --devices 800 --true-rate 0.3 --epsilon 1 --metric 1 \

@@ -77,14 +77,18 @@ strace -f -qq -o /dev/null /bin/true 2> "$work/strace.log" ||
   { echo "FAIL: strace cannot trace here:" >&2; cat "$work/strace.log" >&2; exit 1; }
 # As the service runs: an unprivileged user (as root, SQLite would call
 # fchown), no capabilities; strace runs as that user too, tracing its child.
-uid=65532
+# (Run by an unprivileged user, the test traces as that user.)
 mkdir -p "$work/state"
-chmod 0711 "$work"
-chown "$uid:$uid" "$work/state"
+drop=()
+if [ "$(id -u)" -eq 0 ]; then
+  uid=65532
+  chmod 0711 "$work"
+  chown "$uid:$uid" "$work/state"
+  drop=(setpriv --reuid=$uid --regid=$uid --clear-groups --inh-caps=-all --bounding-set=-all)
+fi
 cat > "$work/traced-collector" <<TRACED
 #!/bin/sh
-exec setpriv --reuid=$uid --regid=$uid --clear-groups --inh-caps=-all --bounding-set=-all \\
-  strace -f -qq -o "$work/state/trace.txt" "$collector" "\$@"
+exec ${drop[*]} strace -f -qq -o "$work/state/trace.txt" "$collector" "\$@"
 TRACED
 chmod +x "$work/traced-collector"
 . "$source_dir/scripts/lib/collector.sh"
