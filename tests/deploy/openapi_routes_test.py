@@ -214,6 +214,11 @@ def main():
         if status != 304:
             fail(f"GET /openapi.yaml with its ETag: {status}, not 304")
         print("GET /openapi.yaml: the file's bytes, 304 for its ETag")
+        process.terminate()
+        if process.wait(timeout=60) != 0:  # e.g. a leak under the sanitizers
+            fail(f"the collector exited {process.returncode} after SIGTERM:\n" +
+                 open(os.path.join(work, "server.log")).read()[-3000:])
+        process = None
 
     finally:
         if process is not None:
