@@ -40,8 +40,6 @@ for library in $libraries; do
   mkdir -p "$rootfs$(dirname "$library")"
   cp -L "$library" "$rootfs$library"
 done
-# Debian's loader is found through /lib64 -> usr/lib64 or /lib -> usr/lib:
-# keep the paths ldd printed, whichever they are.
 
 cat > "$rootfs/etc/passwd" <<PASSWD
 root:x:0:0:root:/nonexistent:/sbin/nologin
