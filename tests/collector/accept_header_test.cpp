@@ -51,7 +51,7 @@ TEST(AcceptHeader, NothingAcceptableIsRefused) {
 }
 
 TEST(AcceptHeader, MalformedEntriesAreIgnored) {
-  EXPECT_EQ(choose("text/csv;q=2, application/x-ndjson"), 2u);   // q above 1
+  EXPECT_EQ(choose("text/csv;q=2, application/x-ndjson"), 2u);  // q above 1
   EXPECT_EQ(choose("text/csv;q=0.5x, application/x-ndjson"), 2u);
   EXPECT_EQ(choose("text/csv;q=, text/csv"), 1u);
   EXPECT_EQ(choose("csv, /csv, text/, ,,"), std::nullopt);

@@ -27,8 +27,8 @@ int main(int argc, char** argv) {
   table.shape = EstimateTable::Shape::kWords;
   table.n = 1000;
   table.design_effect = 1.5;
-  const char* const words[] = {"plain",           "a,b",   "say \"hi\"", "two\nlines",
-                               "cr\r\nlf, \"all\"", "bad \xff byte", "=1+2",  ""};
+  const char* const words[] = {
+      "plain", "a,b", "say \"hi\"", "two\nlines", "cr\r\nlf, \"all\"", "bad \xff byte", "=1+2", ""};
   double estimate = 100;
   for (const char* word : words) {
     table.values.push_back({0, word, {estimate, 10, estimate - 19.6, estimate + 19.6}, {}});

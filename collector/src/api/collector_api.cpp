@@ -268,7 +268,8 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
         unknown_metric ? observe::Reason::kUnknownMetric : observe::Reason::kMalformed));
   }
   if (committer_ == nullptr) {
-    return refuse(error_response(503, "this collector is read-only", observe::Reason::kUnavailable));
+    return refuse(
+        error_response(503, "this collector is read-only", observe::Reason::kUnavailable));
   }
   const int64_t now = unix_now();
   if (device) {
@@ -355,15 +356,17 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
 
 ApiResponse CollectorApi::metrics() const {
   nlohmann::json list = nlohmann::json::array();
-  const auto refused = metrics_ != nullptr ? metrics_->refused_batches()
-                                           : std::map<uint32_t, std::map<observe::Reason, uint64_t>>{};
+  const auto refused = metrics_ != nullptr
+                           ? metrics_->refused_batches()
+                           : std::map<uint32_t, std::map<observe::Reason, uint64_t>>{};
   for (const MetricConfig& m : store_.metrics()) {
     nlohmann::json entry = nlohmann::json::parse(config_to_text(m));
     entry["epsilon"] = m.epsilon_micros / 1e6;
     if (metrics_ != nullptr) {  // this collector's counts since its start
       nlohmann::json by_reason = nlohmann::json::object();
       if (const auto found = refused.find(m.id); found != refused.end()) {
-        for (const auto& [reason, count] : found->second) by_reason[observe::reason_name(reason)] = count;
+        for (const auto& [reason, count] : found->second)
+          by_reason[observe::reason_name(reason)] = count;
       }
       entry["refused_batches"] = std::move(by_reason);
     }
@@ -470,10 +473,9 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
   auto flush = [&] {
     if (!total) return true;
     const auto counted = period_counts.find(*period);
-    const DeviceClustering clustering =
-        metric_clustering(request->metric, total->reports(),
-                          counted == period_counts.end() ? DeviceCounts{} : counted->second,
-                          period_buckets);
+    const DeviceClustering clustering = metric_clustering(
+        request->metric, total->reports(),
+        counted == period_counts.end() ? DeviceCounts{} : counted->second, period_buckets);
     if (format != ResultFormat::kJson) {
       const auto table = estimate_table(*total, clustering, request->post, discovery);
       if (table) rows.add({width == 3600 ? "hour" : "day", *period, *period + width}, *table);

@@ -144,8 +144,7 @@ bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
 }
 
 std::optional<EstimateTable> estimate_table(const Aggregate& aggregate,
-                                            const DeviceClustering& clustering,
-                                            PostProcessing post,
+                                            const DeviceClustering& clustering, PostProcessing post,
                                             const DiscoveryControls& discovery) {
   EstimateTable table;
   table.n = aggregate.reports();
@@ -162,8 +161,8 @@ std::optional<EstimateTable> estimate_table(const Aggregate& aggregate,
     Discovery found = find_words(aggregate, discovery);
     if (found.cancelled) return std::nullopt;
     for (DiscoveredWord& w : found.words) {
-      table.values.push_back({0, std::move(w.word),
-                              with_device_clustering(w.estimate, clustering), std::nullopt});
+      table.values.push_back(
+          {0, std::move(w.word), with_device_clustering(w.estimate, clustering), std::nullopt});
     }
     return table;
   }

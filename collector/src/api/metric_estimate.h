@@ -88,8 +88,7 @@ struct EstimateTable {
 };
 // nullopt if the word discovery was cancelled.
 std::optional<EstimateTable> estimate_table(const Aggregate& aggregate,
-                                            const DeviceClustering& clustering,
-                                            PostProcessing post,
+                                            const DeviceClustering& clustering, PostProcessing post,
                                             const DiscoveryControls& discovery);
 
 std::string estimate_text(const Aggregate& aggregate, const DeviceClustering& clustering,

@@ -14,19 +14,17 @@ namespace blur::collector {
 namespace {
 
 constexpr const char* kValueColumns[] = {
-    "metric_id", "mechanism", "epsilon", "bucket",   "bucket_start",     "bucket_end",
-    "value",     "estimate",  "stderr",  "ci95_low", "ci95_high",        "fraction",
-    "estimate_normsub",       "n",       "design_effect"};
-constexpr const char* kMeanColumns[] = {
-    "metric_id", "mechanism", "epsilon",  "bucket",    "bucket_start", "bucket_end",
-    "mean",      "stderr",    "ci95_low", "ci95_high", "n",            "design_effect"};
+    "metric_id",  "mechanism", "epsilon",          "bucket", "bucket_start",
+    "bucket_end", "value",     "estimate",         "stderr", "ci95_low",
+    "ci95_high",  "fraction",  "estimate_normsub", "n",      "design_effect"};
+constexpr const char* kMeanColumns[] = {"metric_id",    "mechanism",  "epsilon", "bucket",
+                                        "bucket_start", "bucket_end", "mean",    "stderr",
+                                        "ci95_low",     "ci95_high",  "n",       "design_effect"};
 
 // One cell: absent (empty, null), a number or text.
 using Cell = std::variant<std::monostate, uint64_t, double, std::string>;
 
-Cell time_cell(const std::optional<int64_t>& t) {
-  return t ? Cell(format_time(*t)) : Cell();
-}
+Cell time_cell(const std::optional<int64_t>& t) { return t ? Cell(format_time(*t)) : Cell(); }
 
 // RFC 4180: a field with a comma, a quote or a line break is quoted, its
 // quotes doubled.
@@ -50,7 +48,8 @@ void put_csv_cell(std::string* out, const Cell& cell) {
     out->append(number, std::to_chars(number, number + sizeof number, *u).ptr);
   } else if (const auto* d = std::get_if<double>(&cell)) {
     // The shortest text that reads back as the same double (as in JSON).
-    if (std::isfinite(*d)) out->append(number, std::to_chars(number, number + sizeof number, *d).ptr);
+    if (std::isfinite(*d))
+      out->append(number, std::to_chars(number, number + sizeof number, *d).ptr);
   } else if (const auto* s = std::get_if<std::string>(&cell)) {
     put_csv_text(out, *s);
   }
@@ -121,15 +120,15 @@ ResultRows::ResultRows(ResultFormat format, const MetricConfig& metric)
 void ResultRows::add(const ResultPeriod& period, const EstimateTable& table) {
   const double n = static_cast<double>(table.n);
   const std::vector<Cell> metric_cells{
-      uint64_t{metric_.id}, std::string(blur::mechanism_name(metric_.mechanism)),
-      metric_.epsilon_micros / 1e6, std::string(period.bucket), time_cell(period.start),
-      time_cell(period.end)};
+      uint64_t{metric_.id},         std::string(blur::mechanism_name(metric_.mechanism)),
+      metric_.epsilon_micros / 1e6, std::string(period.bucket),
+      time_cell(period.start),      time_cell(period.end)};
   for (const ValueEstimate& v : table.values) {
     std::vector<Cell> cells = metric_cells;
     const CountEstimate& e = v.estimate;
     if (table.shape == EstimateTable::Shape::kMean) {
-      cells.insert(cells.end(), {e.count, e.std_error, e.ci95_low, e.ci95_high, table.n,
-                                 table.design_effect});
+      cells.insert(cells.end(),
+                   {e.count, e.std_error, e.ci95_low, e.ci95_high, table.n, table.design_effect});
       put_row(format_, kMeanColumns, cells, &out_);
       continue;
     }

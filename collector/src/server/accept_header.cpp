@@ -21,8 +21,8 @@ std::optional<int> weight(std::string_view parameters) {
   while (!parameters.empty()) {
     const std::size_t semicolon = parameters.find(';');
     const std::string_view parameter = trimmed(parameters.substr(0, semicolon));
-    parameters = semicolon == std::string_view::npos ? std::string_view()
-                                                     : parameters.substr(semicolon + 1);
+    parameters =
+        semicolon == std::string_view::npos ? std::string_view() : parameters.substr(semicolon + 1);
     if (parameter.size() < 2 || (parameter[0] != 'q' && parameter[0] != 'Q') ||
         parameter[1] != '=') {
       continue;
