@@ -17,6 +17,7 @@
 //   blur-collector reaggregate --db blur.db [--metric 1]
 //   blur-collector verify --db blur.db [--metric 1]
 //   blur-collector discovered-words --db blur.db --metric 2 [--top-k 1000] --out words.txt
+//   blur-collector export --db blur.db --metric 1 [--bucket hour|day] --format csv|jsonl
 //   (the language model's commands are blur-trainer's: train, eval, privacy, ...)
 //
 // --db: PATH or sqlite:PATH (embedded, the default), or postgresql://...
@@ -30,6 +31,7 @@
 #include "api/read_pool.h"
 #include "api/routes.h"
 #include "auth/authenticator.h"
+#include "cli/export_command.h"
 #include "cli/observability.h"
 #include "common/discovered_words_file.h"
 #include "dashboard/dashboard_routes.h"
@@ -586,6 +588,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, kMaxTopK))
       ->capture_default_str();
   discovered_cmd->add_option("--out", words_out, "The file to write")->required();
+
+  add_export_command(app);  // cli/export_command.h: runs inside the parse
 
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) {
