@@ -2,8 +2,9 @@
 # Two collector binaries side by side on loopback: both serve at once, one
 # load generator each (blur-device-sim load, the same arguments, with device
 # tokens), so whatever else runs on the machine slows both alike. Per round
-# (fresh databases): 64-report batches on 16 connections, then single-report
-# POSTs on 64 connections. Prints each side's rate, latency and the
+# (fresh databases): device batches of 64 reports (16 metrics x 4, the
+# default contribution bound) on 16 connections, then single-report POSTs on
+# 64 connections. Prints each side's rate, latency and the
 # collector's CPU time per POST, and the new/old ratio per round.
 #
 #   scripts/ingest-side-by-side.sh OLD_COLLECTOR NEW_COLLECTOR [seconds] [rounds]
@@ -11,7 +12,8 @@
 # Needs a host build (blur-device-sim). E.g. against an older commit: build
 # it in a scratch worktree and pass both blur-collector paths. Environment:
 # OLD_DEVICE_SIM, the load generator for the old side when its enrollment
-# differs (default: this build's); NO_AUTH=1, both with --no-auth (no
+# differs (default: this build's); CONNECTIONS, for the batches (16);
+# NO_AUTH=1, both with --no-auth (no
 # enrollment at all). Runs shorter than ~8 s overlap poorly: each side
 # starts sending when its own enrollment is done.
 set -euo pipefail
@@ -37,13 +39,15 @@ trap cleanup EXIT
 . "$root/scripts/lib/collector.sh"
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # utime + stime, clock ticks
 declare -A pid port secret
+metrics=()
+for m in $(seq 16); do metrics+=(--metric "$m:rr:1"); done
 for run in $(seq "$rounds"); do
   for side in old new; do
     binary=$old
     [ $side = new ] && binary=$new
     mkdir -p "$work/$side-$run"
     start_collector "$binary" "$work/$side-$run/log" --db "$work/$side-$run/blur.db" \
-      --metric 1:rr:1:max_reports_per_bucket=64 --metric 2:rr:1 --log-requests false \
+      "${metrics[@]}" --log-requests false \
       "${auth[@]}"
     pid[$side]=$collector_pid port[$side]=$collector_port
     secret[$side]=""
@@ -52,15 +56,15 @@ for run in $(seq "$rounds"); do
     pids+=("$collector_pid")
   done
   for size in 64 1; do
-    metric=1 connections=16
-    [ $size = 1 ] && metric=2 connections=64
+    connections=${CONNECTIONS:-16}
+    [ $size = 1 ] && connections=64
     loads=()
     for side in old new; do
       load_sim=$sim
       [ $side = old ] && load_sim=$old_sim
       # shellcheck disable=SC2086 # the secret option: two words or none
       env -u BLUR_ENROLLMENT_SECRET "$load_sim" load --collector "http://127.0.0.1:${port[$side]}" \
-        --metric $metric --duration "$seconds" --batch $size --connections $connections \
+        --metric 1 --duration "$seconds" --batch $size --connections $connections \
         --devices 60000 --seed $((run * 10 + size)) ${secret[$side]} --json \
         > "$work/$side-$run-b$size.json" 2> "$work/$side-$run-b$size.err" &
       loads+=($!)
@@ -86,7 +90,7 @@ done
 /usr/bin/python3 - "$work" "$rounds" "$(getconf CLK_TCK)" <<'PY'
 import json, statistics, sys
 work, rounds, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-for size, what in (("b64", "64-report batches, 16 connections"), ("b1", "single-report POSTs, 64 connections")):
+for size, what in (("b64", "64-report batches (16 metrics x 4)"), ("b1", "single-report POSTs, 64 connections")):
     print(what + ":")
     rate, cpu = [], []
     for run in range(1, rounds + 1):
