@@ -1,7 +1,6 @@
-// Fills a collector store fast, through Store::insert (the group commit's
-// own call, without HTTP): random valid reports of one metric, 64 per
-// device and hourly bucket, over the DAYS days of hourly buckets before the
-// current hour. For benchmarks that need a large store behind a serving
+// Fills a collector store fast (hourly_fill.h: Store::insert, without
+// HTTP): random valid reports of one metric, 64 per device and hourly
+// bucket, over the DAYS days of hourly buckets before the current hour. For benchmarks that need a large store behind a serving
 // collector (scripts/estimate-isolation-bench.sh); the metric is registered
 // as given, so `blur-collector serve --metric SPEC` matches it.
 //
@@ -11,10 +10,9 @@
 #include <ctime>
 #include <random>
 #include <string>
-#include <vector>
 
 #include "config/metric_rules.h"
-#include "random_reports.h"
+#include "hourly_fill.h"
 #include "store/store.h"
 
 using namespace blur::collector;
@@ -52,36 +50,23 @@ int main(int argc, char** argv) {
   }
   const int64_t this_hour = std::time(nullptr) / 3600 * 3600;
   std::mt19937_64 rng(7);
-  uint64_t nonce = 1ull << 62;  // far from the load generator's nonces
   const auto start = std::time(nullptr);
-  int64_t stored = 0, next_note = 1000000;
-  while (stored < reports) {
-    std::vector<Batch> batches(256);
-    std::vector<ReceivedBatch> received;
-    for (Batch& batch : batches) {
-      batch.device_nonce = ++nonce;
-      // Each device reports one hour's 64 reports in that hour (reports
-      // observed days before they arrive would be bucketed at arrival).
-      const int64_t hour = this_hour - (1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(hours))) * 3600;
-      for (uint64_t id = 1; id <= 64 && stored < reports; ++id, ++stored) {
-        IncomingReport r = blur_test::random_report(*metric, rng);
-        r.report_id = id;
-        r.observed_minute = static_cast<uint32_t>(hour / 60);
-        batch.reports.push_back(r);
-      }
-      if (!batch.reports.empty()) received.push_back({&batch, hour});
-    }
-    if (auto inserted = store->insert(received); !inserted) {
-      std::fprintf(stderr, "store_fill: %s\n", inserted.error().message.c_str());
-      return 1;
-    }
-    if (stored >= next_note) {
-      std::fprintf(stderr, "store_fill: %lld of %lld reports (%lld s)\n",
-                   static_cast<long long>(stored), static_cast<long long>(reports),
-                   static_cast<long long>(std::time(nullptr) - start));
-      next_note += 1000000;
-    }
+  int64_t next_note = 1000000;
+  // Nonces far from the load generator's; the newest bucket the last whole hour.
+  auto filled = blur_test::fill_hourly(*store, *metric, reports, hours, this_hour - 3600, 1ull << 62,
+                                       rng, [&](int64_t stored) {
+                                         if (stored < next_note) return;
+                                         std::fprintf(stderr, "store_fill: %lld of %lld reports (%lld s)\n",
+                                                      static_cast<long long>(stored),
+                                                      static_cast<long long>(reports),
+                                                      static_cast<long long>(std::time(nullptr) - start));
+                                         next_note += 1000000;
+                                       });
+  if (!filled) {
+    std::fprintf(stderr, "store_fill: %s\n", filled.error().message.c_str());
+    return 1;
   }
+  const int64_t stored = reports;
   std::printf("store_fill: %lld reports of metric %u over %lld hourly buckets in %lld s\n",
               static_cast<long long>(stored), metric->id, static_cast<long long>(hours),
               static_cast<long long>(std::time(nullptr) - start));
