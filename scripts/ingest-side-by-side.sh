@@ -14,8 +14,8 @@
 # OLD_DEVICE_SIM, the load generator for the old side when its enrollment
 # differs (default: this build's); CONNECTIONS, for the batches (16);
 # NO_AUTH=1, both with --no-auth (no
-# enrollment at all). Runs shorter than ~8 s overlap poorly: each side
-# starts sending when its own enrollment is done.
+# enrollment at all). Both generators enroll first, then start sending at
+# once (--start-file); an OLD_DEVICE_SIM must have that option.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 old=$1
@@ -56,27 +56,30 @@ for run in $(seq "$rounds"); do
     pids+=("$collector_pid")
   done
   for size in 64 1; do
-    connections=${CONNECTIONS:-16}
-    [ $size = 1 ] && connections=64
+    connections=${CONNECTIONS:-16} devices=$((seconds * 4000))
+    [ $size = 1 ] && connections=64 devices=$((seconds * 12000))
     loads=()
+    go=$work/go-$run-$size
     for side in old new; do
       load_sim=$sim
       [ $side = old ] && load_sim=$old_sim
       # shellcheck disable=SC2086 # the secret option: two words or none
       env -u BLUR_ENROLLMENT_SECRET "$load_sim" load --collector "http://127.0.0.1:${port[$side]}" \
         --metric 1 --duration "$seconds" --batch $size --connections $connections \
-        --devices 60000 --seed $((run * 10 + size)) ${secret[$side]} --json \
+        --devices "$devices" --seed $((run * 10 + size)) ${secret[$side]} --start-file "$go" --json \
         > "$work/$side-$run-b$size.json" 2> "$work/$side-$run-b$size.err" &
       loads+=($!)
     done
-    # The collector's CPU from the end of enrollment (not measured) on.
+    # Both send at once, when both have enrolled; the collectors' CPU from then on.
     for side in old new; do
-      for _ in $(seq 1200); do
-        grep -q "load http" "$work/$side-$run-b$size.err" && break
+      until grep -q "waiting for" "$work/$side-$run-b$size.err"; do
+        kill -0 "${loads[0]}" 2>/dev/null && kill -0 "${loads[1]}" 2>/dev/null ||
+          { cat "$work/$side-$run-b$size.err" >&2; exit 1; }
         sleep 0.05
       done
-      ticks "${pid[$side]}" > "$work/$side-$run-b$size.t0"
     done
+    for side in old new; do ticks "${pid[$side]}" > "$work/$side-$run-b$size.t0"; done
+    touch "$go"
     wait "${loads[@]}" || true
     for side in old new; do
       echo $(($(ticks "${pid[$side]}") - $(cat "$work/$side-$run-b$size.t0"))) \

@@ -1,6 +1,7 @@
 #include "load_generator.h"
 
 #include <netdb.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -290,6 +291,13 @@ int load(Options o) {
     target.max_requests = tokens.size();
   }
   target.rate = o.rate;
+  if (!o.start_file.empty()) {
+    std::fprintf(stderr, "blur-device-sim: ready; waiting for %s to start sending\n",
+                 o.start_file.c_str());
+    while (access(o.start_file.c_str(), F_OK) != 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
   std::fprintf(stderr,
                "blur-device-sim: load %s for %.1f s: %d connections, %u reports per request "
                "of %zu metrics (%u..%u; %zu distinct batches of %zu bytes)%s\n",

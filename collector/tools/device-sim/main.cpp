@@ -237,6 +237,9 @@ int main(int argc, char** argv) {
                    "Retry-After, at most 5 s); then the load stops with the collector's answer")
       ->check(CLI::Range(0, 100))
       ->capture_default_str();
+  load_cmd->add_option("--start-file", o.start_file,
+                       "After enrolling, wait until this file exists before sending (several "
+                       "generators started at once: touch it when all have enrolled)");
   load_cmd
       ->add_option("--rate", o.rate,
                    "Requests per second over all connections (0: as fast as answers come); a "
