@@ -81,7 +81,7 @@ probe() {
   local name=$1 port=$2 rate=$3
   shift 3
   "$sim" load --collector "http://127.0.0.1:$port" --metric 1 --duration $((seconds - 2)) \
-    --devices $((rate * seconds)) --rate "$rate" --connections 2 --json "$@" \
+    --devices $((rate * seconds)) --rate "$rate" --connections 4 --json "$@" \
     > "$work/$name.json" 2> "$work/$name.err" &
   probe_pid=$!
 }
