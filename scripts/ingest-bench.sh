@@ -147,25 +147,25 @@ postgresql_run() {
   serve pg-b --db "$db" --auth-dir "$work/auth"
   local port_b=$collector_port
   # Both generators enroll first, then send at once.
-  local node port
+  local node port loads=()
   for node in a b; do
     port=$port_a
     [ $node = b ] && port=$port_b
     "$sim" load --collector "http://127.0.0.1:$port" --metric 1 --duration "$seconds" \
       --devices $((seconds * 4000)) --batch 64 --connections 16 --json \
       --start-file "$work/pg-go" > "$work/pg-$node.json" 2> "$work/pg-$node.err" &
-    eval "load_$node=\$!"
+    loads+=($!)
   done
   for node in a b; do
     until grep -q "waiting for" "$work/pg-$node.err"; do
-      kill -0 "$load_a" 2>/dev/null && kill -0 "$load_b" 2>/dev/null ||
+      kill -0 "${loads[0]}" 2>/dev/null && kill -0 "${loads[1]}" 2>/dev/null ||
         { cat "$work/pg-$node.err" >&2; return 1; }
       sleep 0.1
     done
   done
   touch "$work/pg-go"
   probe pg-probe "$port_a" 20 --batch 64
-  wait "$load_a" "$load_b" "$probe_pid" || true
+  wait "${loads[@]}" "$probe_pid" || true
   for pid in "${pids[@]}"; do kill "$pid"; done
   wait "${pids[@]}" || true; pids=()
   summary "PostgreSQL, two collectors, device batches (16 metrics x 4 reports), 16 connections each, ${seconds} s" \
