@@ -85,13 +85,13 @@ probe() {
     > "$work/$name.json" 2> "$work/$name.err" &
   probe_pid=$!
 }
-summary() {  # summary TITLE STORED LOAD.json... -- PROBE.json
+summary() {  # summary TITLE STORED GOAL reports|posts LOAD.json... -- PROBE.json
   /usr/bin/python3 - "$@" <<'PY'
 import json, sys
 args = sys.argv[1:]
-title, stored = args[0], int(args[1])
+title, stored, goal, unit = args[0], int(args[1]), float(args[2]), args[3]
 cut = args.index("--")
-loads = [json.load(open(f)) for f in args[2:cut]]
+loads = [json.load(open(f)) for f in args[4:cut]]
 probe = json.load(open(args[cut + 1]))
 rate = sum(r["reports_per_s"] for r in loads)
 posts = sum(r["requests_per_s"] for r in loads)
@@ -106,6 +106,9 @@ print(f"  probe ({probe['rate']:g} requests/s beside it): p50 {probe['latency_ms
       f"p99 {probe['latency_ms']['p99']:.1f} ms, max {probe['latency_ms']['max']:.1f} ms, "
       f"statuses {probe['status']}")
 print(f"  accepted {accepted:,} = stored {stored:,}: {'yes' if accepted == stored else 'NO'}")
+figure = rate if unit == "reports" else posts
+print(f"  goal >= {goal:,.0f} {'accepted reports' if unit == 'reports' else 'POSTs'}/s: "
+      f"{'met' if figure >= goal else 'not met'} ({100 * figure / goal:.0f}% of it)")
 PY
 }
 
@@ -131,9 +134,9 @@ print(b64, total - b64)
 PY
   read -r stored_b64 stored_b1 < "$work/sqlite-split"
   summary "SQLite, one collector, device batches (16 metrics x 4 reports), 16 connections, ${seconds} s" \
-    "$stored_b64" "$work/sqlite-b64.json" -- "$work/sqlite-b64-probe.json"
+    "$stored_b64" 200000 reports "$work/sqlite-b64.json" -- "$work/sqlite-b64-probe.json"
   summary "SQLite, one collector, single-report POSTs, 64 connections, ${seconds} s" \
-    "$stored_b1" "$work/sqlite-b1.json" -- "$work/sqlite-b1-probe.json"
+    "$stored_b1" 20000 posts "$work/sqlite-b1.json" -- "$work/sqlite-b1-probe.json"
   echo "  (stored: $total in all; the single-report share is the total less the batches' accepted count)"
 }
 
@@ -169,7 +172,7 @@ postgresql_run() {
   for pid in "${pids[@]}"; do kill "$pid"; done
   wait "${pids[@]}" || true; pids=()
   summary "PostgreSQL, two collectors, device batches (16 metrics x 4 reports), 16 connections each, ${seconds} s" \
-    "$(stored "$db")" "$work/pg-a.json" "$work/pg-b.json" -- "$work/pg-probe.json"
+    "$(stored "$db")" 150000 reports "$work/pg-a.json" "$work/pg-b.json" -- "$work/pg-probe.json"
 }
 
 echo "goals: SQLite >= 200,000 accepted reports/s in device batches and >= 20,000 single-report POSTs/s;"
