@@ -2,8 +2,9 @@
 # Two collector binaries side by side on loopback: both serve at once, one
 # load generator each (blur-device-sim load, the same arguments, with device
 # tokens), so whatever else runs on the machine slows both alike. Per round
-# (fresh databases): 64-report batches on 16 connections, then single-report
-# POSTs on 64 connections. Prints each side's rate, latency and the
+# (fresh databases): device batches of 64 reports (16 metrics x 4, the
+# default contribution bound) on 16 connections, then single-report POSTs on
+# 64 connections. Prints each side's rate, latency and the
 # collector's CPU time per POST, and the new/old ratio per round.
 #
 #   scripts/ingest-side-by-side.sh OLD_COLLECTOR NEW_COLLECTOR [seconds] [rounds]
@@ -11,9 +12,10 @@
 # Needs a host build (blur-device-sim). E.g. against an older commit: build
 # it in a scratch worktree and pass both blur-collector paths. Environment:
 # OLD_DEVICE_SIM, the load generator for the old side when its enrollment
-# differs (default: this build's); NO_AUTH=1, both with --no-auth (no
-# enrollment at all). Runs shorter than ~8 s overlap poorly: each side
-# starts sending when its own enrollment is done.
+# differs (default: this build's); CONNECTIONS, for the batches (16);
+# NO_AUTH=1, both with --no-auth (no
+# enrollment at all). Both generators enroll first, then start sending at
+# once (--start-file); an OLD_DEVICE_SIM must have that option.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 old=$1
@@ -37,13 +39,15 @@ trap cleanup EXIT
 . "$root/scripts/lib/collector.sh"
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # utime + stime, clock ticks
 declare -A pid port secret
+metrics=()
+for m in $(seq 16); do metrics+=(--metric "$m:rr:1"); done
 for run in $(seq "$rounds"); do
   for side in old new; do
     binary=$old
     [ $side = new ] && binary=$new
     mkdir -p "$work/$side-$run"
     start_collector "$binary" "$work/$side-$run/log" --db "$work/$side-$run/blur.db" \
-      --metric 1:rr:1:max_reports_per_bucket=64 --metric 2:rr:1 --log-requests false \
+      "${metrics[@]}" --log-requests false \
       "${auth[@]}"
     pid[$side]=$collector_pid port[$side]=$collector_port
     secret[$side]=""
@@ -52,27 +56,30 @@ for run in $(seq "$rounds"); do
     pids+=("$collector_pid")
   done
   for size in 64 1; do
-    metric=1 connections=16
-    [ $size = 1 ] && metric=2 connections=64
+    connections=${CONNECTIONS:-16} devices=$((seconds * 4000))
+    [ $size = 1 ] && connections=64 devices=$((seconds * 12000))
     loads=()
+    go=$work/go-$run-$size
     for side in old new; do
       load_sim=$sim
       [ $side = old ] && load_sim=$old_sim
       # shellcheck disable=SC2086 # the secret option: two words or none
       env -u BLUR_ENROLLMENT_SECRET "$load_sim" load --collector "http://127.0.0.1:${port[$side]}" \
-        --metric $metric --duration "$seconds" --batch $size --connections $connections \
-        --devices 60000 --seed $((run * 10 + size)) ${secret[$side]} --json \
+        --metric 1 --duration "$seconds" --batch $size --connections $connections \
+        --devices "$devices" --seed $((run * 10 + size)) ${secret[$side]} --start-file "$go" --json \
         > "$work/$side-$run-b$size.json" 2> "$work/$side-$run-b$size.err" &
       loads+=($!)
     done
-    # The collector's CPU from the end of enrollment (not measured) on.
+    # Both send at once, when both have enrolled; the collectors' CPU from then on.
     for side in old new; do
-      for _ in $(seq 1200); do
-        grep -q "load http" "$work/$side-$run-b$size.err" && break
+      until grep -q "waiting for" "$work/$side-$run-b$size.err"; do
+        kill -0 "${loads[0]}" 2>/dev/null && kill -0 "${loads[1]}" 2>/dev/null ||
+          { cat "$work/$side-$run-b$size.err" >&2; exit 1; }
         sleep 0.05
       done
-      ticks "${pid[$side]}" > "$work/$side-$run-b$size.t0"
     done
+    for side in old new; do ticks "${pid[$side]}" > "$work/$side-$run-b$size.t0"; done
+    touch "$go"
     wait "${loads[@]}" || true
     for side in old new; do
       echo $(($(ticks "${pid[$side]}") - $(cat "$work/$side-$run-b$size.t0"))) \
@@ -86,7 +93,7 @@ done
 /usr/bin/python3 - "$work" "$rounds" "$(getconf CLK_TCK)" <<'PY'
 import json, statistics, sys
 work, rounds, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-for size, what in (("b64", "64-report batches, 16 connections"), ("b1", "single-report POSTs, 64 connections")):
+for size, what in (("b64", "64-report batches (16 metrics x 4)"), ("b1", "single-report POSTs, 64 connections")):
     print(what + ":")
     rate, cpu = [], []
     for run in range(1, rounds + 1):

@@ -11,6 +11,7 @@
 #include "api/metric_estimate.h"
 #include "blur/report/report_encoding.h"
 #include "device_reports.h"
+#include "hourly_fill.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
 #include "random_reports.h"
@@ -166,24 +167,8 @@ void BM_EstimateFromStore(benchmark::State& state) {
   TempStore temp({metric});
   if (!temp.store) return state.SkipWithError("open");
   std::mt19937_64 rng(3);
-  uint64_t nonce = 0;
-  for (int64_t stored = 0; stored < reports;) {
-    std::vector<Batch> batches(256);
-    std::vector<ReceivedBatch> received;
-    for (Batch& batch : batches) {
-      batch.device_nonce = ++nonce;
-      // Each device reports one hour's 64 reports in that hour (reports
-      // observed days before they arrive would be bucketed at arrival).
-      const int64_t hour = 1795000000 - static_cast<int64_t>(rng() % 720) * 3600;
-      for (uint64_t id = 1; id <= 64 && stored < reports; ++id, ++stored) {
-        IncomingReport r = blur_test::random_report(metric, rng);
-        r.report_id = id;
-        r.observed_minute = static_cast<uint32_t>(hour / 60);
-        batch.reports.push_back(r);
-      }
-      if (!batch.reports.empty()) received.push_back({&batch, hour});
-    }
-    if (!temp.store->insert(received)) return state.SkipWithError("fill");
+  if (!blur_test::fill_hourly(*temp.store, metric, reports, 720, 1795000000, 0, rng)) {
+    return state.SkipWithError("fill");
   }
   CollectorApi api(*temp.store, nullptr);
   const bool series = state.range(2) != 0;

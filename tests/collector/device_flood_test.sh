@@ -41,7 +41,7 @@ start_collector "$collector" "$work/server.log" --db "$work/blur.db" --metric 1:
 url=http://127.0.0.1:$collector_port
 
 # The attacker: one real SDK device's 64-report batch, its nonce enrolled.
-"$device_sim" load --collector "$url" --metric 1 --batch 64 --seed 26 \
+"$device_sim" load --collector "$url" --metric 1 --metrics 1 --batch 64 --seed 26 \
   --save-batch "$work/batch.bin" > /dev/null
 token=$(/usr/bin/python3 - "$url" "$work/batch.bin" <<'PY'
 import json, os, struct, sys, urllib.request

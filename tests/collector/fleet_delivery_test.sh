@@ -84,7 +84,7 @@ echo "(c) 400: not retried, 50 reports still pending on their devices, exit 1"
 # (d) The load generator's acknowledged count is what the store gained.
 for batch in 64 1; do
   before=$(stored 2)
-  "$device_sim" load --collector "$url" --metric 2 --duration 2 --batch $batch --connections 8 \
+  "$device_sim" load --collector "$url" --metric 2 --metrics 1 --duration 2 --batch $batch --connections 8 \
     --devices 20000 --json > "$work/load.json" 2> "$work/load.err"
   after=$(stored 2)
   acknowledged=$(json "$work/load.json" reports_acknowledged)

@@ -65,23 +65,33 @@ std::string simulated_enrollment_body(uint64_t device_nonce) {
 }
 
 EnrollResult enroll(httplib::Client& client, const std::string& enrollment_secret,
-                    uint64_t device_nonce, int retries) {
+                    uint64_t device_nonce, int retries,
+                    const std::function<void(const std::string&)>& waiting) {
   const std::string body = simulated_enrollment_body(device_nonce);
   EnrollResult result;
   std::string last;
   for (int attempt = 0; attempt <= retries; ++attempt) {
     auto response = client.Post("/v1/enroll", bearer(enrollment_secret), body, "application/json");
+    const bool final_attempt = attempt == retries;
     if (!response) {
       last = httplib::to_string(response.error());
+      if (final_attempt) break;
+      if (waiting) waiting("no answer: " + last);
       std::this_thread::sleep_for(std::chrono::milliseconds(std::min(50 << attempt, 2000)));
       continue;
     }
     const std::string answer = std::to_string(response->status) + " " + response->body;
     if (response->status >= 500 || response->status == 429) {
-      last = answer;
+      const std::string asked = response->get_header_value("Retry-After");
+      last = std::to_string(response->status) +
+             (asked.empty() ? "" : " (Retry-After " + asked + " s)") + " " + response->body;
+      if (final_attempt) break;
       const int retry_after =
-          std::clamp(std::atoi(response->get_header_value("Retry-After").c_str()), 1, 5);
-      std::this_thread::sleep_for(std::chrono::seconds(response->status == 429 ? retry_after : 0) +
+          response->status == 429 ? std::clamp(std::atoi(asked.c_str()), 1, 5) : 0;
+      if (waiting) {
+        waiting(last.substr(0, 400) + "; retrying in " + std::to_string(retry_after) + " s");
+      }
+      std::this_thread::sleep_for(std::chrono::seconds(retry_after) +
                                   std::chrono::milliseconds(std::min(50 << attempt, 2000)));
       continue;
     }

@@ -20,6 +20,7 @@
 #include <httplib.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "options.h"
@@ -45,8 +46,11 @@ std::string simulated_enrollment_body(uint64_t device_nonce);
 
 // POST /v1/enroll for `device_nonce`. Network failures, 5xx and 429 are
 // retried (429 after its Retry-After, at most 5 s); other answers are final.
+// `waiting` (if set) hears why before each wait: the failure, or the
+// collector's status, Retry-After and body.
 EnrollResult enroll(httplib::Client& client, const std::string& enrollment_secret,
-                    uint64_t device_nonce, int retries);
+                    uint64_t device_nonce, int retries,
+                    const std::function<void(const std::string&)>& waiting = {});
 
 // A worker's device token, enrolled once per device nonce.
 class DeviceCredentials {

@@ -50,6 +50,7 @@ class Engine {
   void open(Connection& c, uint32_t index);
   void drop(Connection& c, const std::string& why, bool connect_failed);
   void send_next(Connection& c);
+  void send_paced();
   void flush(Connection& c);
   void receive(Connection& c, uint32_t index);
   void watch(Connection& c, uint32_t index, uint32_t events);
@@ -63,7 +64,12 @@ class Engine {
   uint64_t sequence_ = 0;
   uint32_t in_flight_ = 0;
   Clock::time_point start_, stop_at_, now_, next_tick_;
-  uint64_t last_answered_ = 0, last_accepted_ = 0, last_non_200_ = 0, non_200_ = 0;
+  uint64_t last_answered_ = 0, last_accepted_ = 0, last_over_limit_ = 0, last_non_200_ = 0,
+           non_200_ = 0;
+  // Pacing (target_.rate > 0): connections waiting for their turn to send.
+  Clock::duration interval_{};
+  Clock::time_point next_send_at_;
+  std::vector<uint32_t> waiting_;
 };
 
 void Engine::watch(Connection& c, uint32_t index, uint32_t events) {
@@ -110,6 +116,14 @@ void Engine::send_next(Connection& c) {
   // Done: close at once. An idle keep-alive connection can hold one of the
   // server's threads (cpp-httplib) while other connections' answers wait.
   if (!sending()) return drop(c, "", false);
+  if (target_.rate > 0) {
+    if (now_ < next_send_at_) {
+      waiting_.push_back(static_cast<uint32_t>(&c - connections_.data()));
+      return;
+    }
+    // No catching up after a stall: the next request one interval from now at the latest.
+    next_send_at_ = std::max(next_send_at_, now_ - interval_) + interval_;
+  }
   const LoadRequest& request = pool_[sequence_ % pool_.size()];
   c.out.assign(request.bytes);
   if (request.token_offset != 0) {
@@ -125,6 +139,14 @@ void Engine::send_next(Connection& c) {
   ++result_->sent;
   result_->reports_sent += request.reports;
   flush(c);
+}
+
+void Engine::send_paced() {
+  while (!waiting_.empty() && now_ >= next_send_at_) {
+    Connection& c = connections_[waiting_.back()];
+    waiting_.pop_back();
+    if (c.fd >= 0 && c.connected && !c.in_flight) send_next(c);
+  }
 }
 
 void Engine::flush(Connection& c) {
@@ -174,7 +196,10 @@ void Engine::receive(Connection& c, uint32_t index) {
     const char* body = c.in.data() + r.body_offset;
     const size_t body_length = r.length - r.body_offset;
     if (status == 200) {
-      result_->accepted += accepted_of(body, body_length);
+      result_->accepted += count_of(body, body_length, "accepted");
+      result_->over_limit += count_of(body, body_length, "over_limit");
+      result_->duplicates += count_of(body, body_length, "duplicates");
+      result_->quarantined += count_of(body, body_length, "quarantined");
     } else {
       ++non_200_;
       if (result_->first_body[status].empty()) {
@@ -193,12 +218,16 @@ void Engine::receive(Connection& c, uint32_t index) {
 
 void Engine::progress() {
   const double seconds = std::chrono::duration<double>(now_ - start_).count();
-  std::fprintf(stderr, "  %5.1f s  %8llu req/s  %10llu reports/s acknowledged  non-200 %llu\n",
+  std::fprintf(stderr,
+               "  %5.1f s  %8llu req/s  %10llu reports/s accepted  %8llu/s over the bound  "
+               "non-200 %llu\n",
                seconds, static_cast<unsigned long long>(result_->answered - last_answered_),
                static_cast<unsigned long long>(result_->accepted - last_accepted_),
+               static_cast<unsigned long long>(result_->over_limit - last_over_limit_),
                static_cast<unsigned long long>(non_200_ - last_non_200_));
   last_answered_ = result_->answered;
   last_accepted_ = result_->accepted;
+  last_over_limit_ = result_->over_limit;
   last_non_200_ = non_200_;
 }
 
@@ -213,6 +242,11 @@ bool Engine::run(std::string* error) {
   stop_at_ = start_ + std::chrono::duration_cast<Clock::duration>(
                           std::chrono::duration<double>(target_.duration_seconds));
   next_tick_ = start_ + std::chrono::seconds(1);
+  next_send_at_ = start_;
+  if (target_.rate > 0) {
+    interval_ = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(1.0 / target_.rate));
+  }
   const Clock::time_point give_up = stop_at_ + std::chrono::seconds(10);
   for (uint32_t i = 0; i < connections_.size(); ++i) open(connections_[i], i);
   epoll_event events[256];
@@ -227,11 +261,13 @@ bool Engine::run(std::string* error) {
           open(connections_[i], i);
       }
     }
-    const auto wait = std::min({next_tick_, sending() ? stop_at_ : give_up,
-                                now_ + std::chrono::milliseconds(20)}) -
-                      now_;
-    const int timeout = static_cast<int>(
-        std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(wait).count()));
+    send_paced();
+    auto wake = std::min({next_tick_, sending() ? stop_at_ : give_up,
+                          now_ + std::chrono::milliseconds(20)});
+    if (!waiting_.empty()) wake = std::min(wake, next_send_at_);
+    const auto wait = wake - now_;
+    const int timeout = static_cast<int>(std::max<int64_t>(
+        0, std::chrono::duration_cast<std::chrono::microseconds>(wait).count() + 999) / 1000);
     const int n = epoll_wait(epoll_, events, 256, timeout);
     if (n < 0 && errno != EINTR) {
       *error = std::string("epoll_wait: ") + std::strerror(errno);

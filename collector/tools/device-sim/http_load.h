@@ -32,6 +32,9 @@ struct LoadTarget {
   // field (requests with a token_offset).
   std::function<const std::string&(uint64_t sequence)> token;
   uint64_t max_requests = UINT64_MAX;  // sending also ends after this many
+  // Requests per second, all connections together (0: as fast as answers
+  // come). A paced run is a probe: an honest device's latency beside a load.
+  double rate = 0;
 };
 
 struct LoadResult {
@@ -39,7 +42,10 @@ struct LoadResult {
   uint64_t sent = 0;           // requests written
   uint64_t answered = 0;       // complete responses
   uint64_t reports_sent = 0;
-  uint64_t accepted = 0;  // sum of "accepted" over 200 answers
+  uint64_t accepted = 0;    // sum of "accepted" over 200 answers
+  uint64_t over_limit = 0;  // sum of "over_limit": refused over the contribution bound
+  uint64_t duplicates = 0;  // sum of "duplicates"
+  uint64_t quarantined = 0;  // sum of "quarantined"
   std::array<uint64_t, 600> statuses{};
   std::array<std::string, 600> first_body;  // the first body of each non-200 status
   uint64_t lost = 0;                        // requests whose connection failed before an answer

@@ -76,12 +76,18 @@ Response parse_response(const std::string& in) {
   return r;
 }
 
-uint64_t accepted_of(const char* body, size_t length) {
-  static const char kKey[] = "\"accepted\"";
+uint64_t count_of(const char* body, size_t length, std::string_view key) {
   const char* end = body + length;
-  const char* key = std::search(body, end, kKey, kKey + sizeof kKey - 1);
-  if (key == end) return 0;
-  const char* p = key + sizeof kKey - 1;
+  const char* found = body;
+  for (;;) {  // "key" in quotes, so "accepted" does not match inside "not_accepted"
+    found = std::search(found, end, key.begin(), key.end());
+    if (found == end) return 0;
+    if (found > body && found[-1] == '"' && found + key.size() < end && found[key.size()] == '"') {
+      break;
+    }
+    ++found;
+  }
+  const char* p = found + key.size() + 1;
   while (p < end && (*p == ' ' || *p == ':')) ++p;
   uint64_t value = 0;
   for (; p < end && *p >= '0' && *p <= '9'; ++p)

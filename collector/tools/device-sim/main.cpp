@@ -218,8 +218,33 @@ int main(int argc, char** argv) {
   load_cmd->add_option("--duration", o.duration, "Seconds of sending")
       ->check(CLI::Range(0.1, 86400.0))
       ->capture_default_str();
-  load_cmd->add_option("--batch", o.batch, "Reports per request")
+  load_cmd
+      ->add_option("--batch", o.batch,
+                   "Reports per request, spread evenly over --metrics metrics (16 x 4: the "
+                   "default contribution bound's 4 per metric and device)")
       ->check(CLI::Range(1u, 64u))
+      ->capture_default_str();
+  load_cmd
+      ->add_option("--metrics", o.load_metrics,
+                   "Metrics per request, ids --metric, --metric + 1, ... (start the collector "
+                   "with each), at most --batch; --metrics 1 puts the whole batch on --metric "
+                   "(the contribution bound's own tests)")
+      ->check(CLI::Range(1u, 64u))
+      ->capture_default_str();
+  load_cmd
+      ->add_option("--retries", o.retries,
+                   "Resends of an enrollment after a network failure, 5xx or 429 (after its "
+                   "Retry-After, at most 5 s); then the load stops with the collector's answer")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
+  load_cmd->add_option("--start-file", o.start_file,
+                       "After enrolling, wait until this file exists before sending (several "
+                       "generators started at once: touch it when all have enrolled)");
+  load_cmd
+      ->add_option("--rate", o.rate,
+                   "Requests per second over all connections (0: as fast as answers come); a "
+                   "low rate beside a load is a probe of an honest device's latency")
+      ->check(CLI::Range(0.0, 1e7))
       ->capture_default_str();
   load_cmd->add_option("--connections", o.connections, "Keep-alive connections")
       ->check(CLI::Range(1, 4096))

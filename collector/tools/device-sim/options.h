@@ -46,7 +46,10 @@ struct Options {
   uint32_t beam = 0;        // 0: the decoder's default
   // load
   double duration = 10;
-  uint32_t batch = 64;
+  uint32_t batch = 64;          // reports per request
+  uint32_t load_metrics = 16;   // metrics per request (at most batch), ids metric..metric+N-1
+  double rate = 0;              // requests per second (0: as fast as answers come)
+  std::string start_file;       // after enrolling, wait for this file before sending
   int connections = 16;
   uint64_t load_devices = 100000;  // with authentication: nonces enrolled before sending
   bool json = false;

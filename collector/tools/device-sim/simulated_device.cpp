@@ -98,27 +98,47 @@ uint64_t device_seed(uint64_t fleet_seed, uint64_t index) {
 
 SimulatedDevice::SimulatedDevice(uint64_t seed, uint32_t flash_blocks)
     : flash_(std::make_unique<uint8_t[]>(size_t{flash_blocks} * SimPort::kBlockSize)),
-      port_(seed, flash_.get(), flash_blocks) {}
+      port_(seed, flash_.get(), flash_blocks) {
+  client_.emplace();
+}
 
 Status SimulatedDevice::boot(uint64_t budget_micros, const collector::MetricConfig& metric) {
-  // The client builds rappor with the default shape and hash key 0 only.
-  if (metric.mechanism == MechanismId::kRappor &&
-      (metric.hash_key != 0 || metric.rappor.bloom_bits != RapporShape{}.bloom_bits ||
-       metric.rappor.hash_count != RapporShape{}.hash_count ||
-       metric.rappor.cohort_count != RapporShape{}.cohort_count)) {
-    return Status::kInvalidArgument;
-  }
-  const Status opened = client_.open(port_.port());
+  return boot(budget_micros, std::vector<collector::MetricConfig>{metric});
+}
+
+Status SimulatedDevice::boot(uint64_t budget_micros,
+                             const std::vector<collector::MetricConfig>& metrics) {
+  const Status opened = client_->open(port_.port());
   if (opened == Status::kOk) return Status::kInvalidArgument;  // the flash was not blank
   if (opened != Status::kNotProvisioned) return opened;
-  BLUR_TRY(client_.provision(LedgerPolicy{budget_micros}));
-  // A memoized onebit rounds to points on its grid: every grid point by default.
-  const bool memoized_mean =
-      metric.mechanism == MechanismId::kOneBitMean && metric.longitudinal_epsilon_micros != 0;
-  return client_.add_metric(metric.id, static_cast<MechanismId>(metric.mechanism),
-                            metric.epsilon_micros, metric.domain_size,
-                            metric.longitudinal_epsilon_micros,
-                            memoized_mean ? metric.domain_size - 1 : 0);
+  BLUR_TRY(client_->provision(LedgerPolicy{budget_micros}));
+  return add_metrics(metrics);
+}
+
+Status SimulatedDevice::restart(const std::vector<collector::MetricConfig>& metrics) {
+  client_.emplace();
+  BLUR_TRY(client_->open(port_.port()));
+  return add_metrics(metrics);
+}
+
+Status SimulatedDevice::add_metrics(const std::vector<collector::MetricConfig>& metrics) {
+  for (const collector::MetricConfig& metric : metrics) {
+    // The client builds rappor with the default shape and hash key 0 only.
+    if (metric.mechanism == MechanismId::kRappor &&
+        (metric.hash_key != 0 || metric.rappor.bloom_bits != RapporShape{}.bloom_bits ||
+         metric.rappor.hash_count != RapporShape{}.hash_count ||
+         metric.rappor.cohort_count != RapporShape{}.cohort_count)) {
+      return Status::kInvalidArgument;
+    }
+    // A memoized onebit rounds to points on its grid: every grid point by default.
+    const bool memoized_mean =
+        metric.mechanism == MechanismId::kOneBitMean && metric.longitudinal_epsilon_micros != 0;
+    BLUR_TRY(client_->add_metric(metric.id, static_cast<MechanismId>(metric.mechanism),
+                                 metric.epsilon_micros, metric.domain_size,
+                                 metric.longitudinal_epsilon_micros,
+                                 memoized_mean ? metric.domain_size - 1 : 0));
+  }
+  return Status::kOk;
 }
 
 Status SimulatedDevice::pending_batch(std::string* batch, size_t* count,
@@ -127,7 +147,7 @@ Status SimulatedDevice::pending_batch(std::string* batch, size_t* count,
   thread_local std::vector<uint8_t> buffer(kBatchHeaderSize +
                                            kMaxReportsPerBatch * kMaxEncodedReportSize);
   size_t written = 0;
-  BLUR_TRY(client_.pending_batch(buffer.data(), buffer.size(), &written, count, ack_token));
+  BLUR_TRY(client_->pending_batch(buffer.data(), buffer.size(), &written, count, ack_token));
   batch->assign(reinterpret_cast<const char*>(buffer.data()), written);
   return Status::kOk;
 }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "blur/client.h"
 #include "blur/mechanisms/any_mechanism.h"
@@ -52,24 +53,33 @@ class SimulatedDevice {
   // budget and adds `metric` (memoized with its longitudinal epsilon; a
   // memoized onebit rounds to every grid point).
   Status boot(uint64_t budget_micros, const collector::MetricConfig& metric);
-  Status record(uint32_t metric_id, uint32_t value) { return client_.record(metric_id, value); }
+  // The same with several metrics (at most kMaxClientMetrics).
+  Status boot(uint64_t budget_micros, const std::vector<collector::MetricConfig>& metrics);
+  // A restart with another set of metrics (at most kMaxClientMetrics), as
+  // after an app update: the flash (ledger, pending reports, the report id
+  // sequence) is kept, so a batch can hold more metrics than one Client
+  // configures.
+  Status restart(const std::vector<collector::MetricConfig>& metrics);
+  Status record(uint32_t metric_id, uint32_t value) { return client_->record(metric_id, value); }
   Status record_word(uint32_t metric_id, const std::string& word) {
-    return client_.record_word(metric_id, word.data(), word.size());
+    return client_->record_word(metric_id, word.data(), word.size());
   }
   // The oldest pending reports as an encoded blur.ReportBatch; *count = 0
   // when nothing is pending. Acknowledge `*ack_token` after the collector's 200.
   Status pending_batch(std::string* batch, size_t* count, uint64_t* ack_token) const;
-  Status acknowledge(uint64_t ack_token) { return client_.acknowledge(ack_token); }
-  uint32_t pending() const { return client_.queue().pending_count(); }
-  uint64_t device_nonce() const { return client_.ledger().device_nonce(); }
-  uint64_t spent_micros() const { return client_.ledger().spent_micros(); }
+  Status acknowledge(uint64_t ack_token) { return client_->acknowledge(ack_token); }
+  uint32_t pending() const { return client_->queue().pending_count(); }
+  uint64_t device_nonce() const { return client_->ledger().device_nonce(); }
+  uint64_t spent_micros() const { return client_->ledger().spent_micros(); }
   // The device's clock (Unix seconds): its reports' observed minute.
   void set_clock(uint64_t seconds) { port_.set_time(seconds); }
 
  private:
+  Status add_metrics(const std::vector<collector::MetricConfig>& metrics);
+
   std::unique_ptr<uint8_t[]> flash_;
   SimPort port_;
-  Client client_;
+  std::optional<Client> client_;  // re-made by restart()
 };
 
 // Flash blocks a SimulatedDevice needs to hold `reports` pending reports of

@@ -9,6 +9,8 @@
 #include <map>
 #include <type_traits>
 
+#include "store/sqlite/wal_checkpointer.h"
+
 namespace blur::collector::store {
 
 namespace {
@@ -153,7 +155,9 @@ class Statement {
 
 class SqliteConnection final : public Connection {
  public:
-  SqliteConnection(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  // `checkpointer` outlives the connection (its commit hook points there).
+  SqliteConnection(sqlite3* db, std::string path, std::shared_ptr<WalCheckpointer> checkpointer)
+      : db_(db), path_(std::move(path)), checkpointer_(std::move(checkpointer)) {}
   ~SqliteConnection() override {
     for (auto& [sql, statement] : statements_) sqlite3_finalize(statement);
     sqlite3_close(db_);
@@ -679,11 +683,13 @@ class SqliteConnection final : public Connection {
   std::string path_;
   std::map<std::string, sqlite3_stmt*> statements_;
   bool lazy_ = false;  // synchronous=NORMAL: inside begin_lazy()'s transaction
+  std::shared_ptr<WalCheckpointer> checkpointer_;  // after db_: closed first
 };
 
 class SqliteDatabase final : public Database {
  public:
-  explicit SqliteDatabase(std::string path) : path_(std::move(path)) {}
+  explicit SqliteDatabase(std::string path)
+      : path_(std::move(path)), checkpointer_(std::make_shared<WalCheckpointer>(path_)) {}
 
   Outcome<std::unique_ptr<Connection>> connect() override {
     sqlite3* db = nullptr;
@@ -696,7 +702,7 @@ class SqliteDatabase final : public Database {
       return error;
     }
     sqlite3_busy_timeout(db, 10000);
-    auto connection = std::make_unique<SqliteConnection>(db, path_);
+    auto connection = std::make_unique<SqliteConnection>(db, path_, checkpointer_);
     // WAL: readers see the last commit and never block the writer.
     // synchronous=FULL: a commit has reached the disk when it returns.
     // A 256 MB page cache keeps the report index's hot pages in memory.
@@ -710,6 +716,7 @@ class SqliteDatabase final : public Database {
         return error;
       }
     }
+    checkpointer_->attach(db);
     return std::unique_ptr<Connection>(std::move(connection));
   }
 
@@ -717,6 +724,7 @@ class SqliteDatabase final : public Database {
 
  private:
   std::string path_;
+  std::shared_ptr<WalCheckpointer> checkpointer_;
 };
 
 // The database holds every report with its device nonce: readable by the
