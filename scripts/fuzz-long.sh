@@ -21,6 +21,7 @@ case $name in
   enrollment_request_fuzz) max_len=1024 ;;  # the route takes at most 512 bytes
   time_text_fuzz) max_len=64 ;;          # parse_time refuses more than 40
   query_fuzz) max_len=1024 ;;
+  http_answer_fuzz) max_len=1024 ;;      # the transport reads at most 1,023 bytes
   *) max_len=8192 ;;
 esac
 
