@@ -22,6 +22,7 @@ case $name in
   time_text_fuzz) max_len=64 ;;          # parse_time refuses more than 40
   query_fuzz) max_len=1024 ;;
   http_answer_fuzz) max_len=1024 ;;      # the transport reads at most 1,023 bytes
+  next_word_model_fuzz) max_len=2048 ;;  # its built models are at most 1,826 bytes
   *) max_len=8192 ;;
 esac
 
