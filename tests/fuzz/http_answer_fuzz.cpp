@@ -22,11 +22,7 @@
 namespace {
 
 using blur::Status;
-using blur::posix::HttpAnswer;
-using blur::posix::parse_enrollment_token;
-using blur::posix::parse_http_answer;
-using blur::posix::printable_status_line;
-using blur::posix::TextSpan;
+using namespace blur::posix;  // HttpAnswer, TextSpan and the three functions
 
 bool text_byte(unsigned char c) { return c == '\t' || (c >= 0x20 && c != 0x7f); }
 
