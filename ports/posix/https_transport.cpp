@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "http_answer.h"
 #include "mbedtls/error.h"
 #include "mbedtls/net_sockets.h"
 
@@ -116,7 +117,8 @@ Status HttpsTransport::attempt(const Exchange& exchange, int* http_status) {
     }
   }
   // The answer's first bytes: the status line ("HTTP/1.1 200 OK") and,
-  // for an enrollment, the small JSON body.
+  // for an enrollment, the small JSON body. It is read as text, up to its
+  // first NUL (HTTP's head and the JSON body have none).
   char* answer = exchange.answer;
   const size_t capacity = exchange.answer_capacity;
   answer[0] = '\0';
@@ -143,14 +145,17 @@ Status HttpsTransport::attempt(const Exchange& exchange, int* http_status) {
     final_ = ret == MBEDTLS_ERR_X509_CERT_VERIFY_FAILED;
     return Status::kTransportFailure;
   }
-  int code = 0;
-  if (sscanf(answer, "HTTP/1.%*d %d", &code) != 1) code = 0;
+  // An answer that is not HTTP counts as none (status 0): retried.
+  const Result<HttpAnswer> parsed = parse_http_answer(answer, strlen(answer));
+  const int code = parsed.ok() ? parsed.value().status : 0;
   *http_status = code;
   final_ = code >= 400 && code < 500;  // the collector's final word on this batch
   if (code != 200) {
-    const char* end = strstr(answer, "\r\n");
-    snprintf(last_error_, sizeof last_error_, "%.*s",
-             static_cast<int>(end != nullptr ? end - answer : 100), answer);
+    if (parsed.ok()) {
+      printable_status_line(parsed.value(), last_error_, sizeof last_error_);
+    } else {
+      snprintf(last_error_, sizeof last_error_, "answer without a valid HTTP status line");
+    }
     return Status::kTransportFailure;
   }
   return Status::kOk;
@@ -182,18 +187,13 @@ Status HttpsTransport::enroll(const char* enrollment_secret, const Client& clien
                          reinterpret_cast<const uint8_t*>(body), strlen(body), answer,
                          sizeof answer},
                         http_status));
-  // {"token":"bt1-...", ...}: the token is [0-9a-z-], so no JSON escapes.
-  const char* body_start = strstr(answer, "\r\n\r\n");
-  const char* field = body_start != nullptr ? strstr(body_start, "\"token\"") : nullptr;
-  const char* value = field != nullptr ? strchr(field + 7, '"') : nullptr;
-  const char* end = value != nullptr ? strchr(value + 1, '"') : nullptr;
-  const size_t token_length = end != nullptr ? static_cast<size_t>(end - value - 1) : 0;
-  if (end == nullptr || token_length == 0 || token_length >= capacity) {
+  // attempt() parsed this answer already: its status was 200.
+  const Result<HttpAnswer> parsed = parse_http_answer(answer, strlen(answer));
+  if (!parsed.ok() || !parsed.value().head_complete ||
+      parse_enrollment_token(parsed.value().body, token, capacity) != Status::kOk) {
     snprintf(last_error_, sizeof last_error_, "enrollment answer without a device token");
     return Status::kTransportFailure;
   }
-  memcpy(token, value + 1, token_length);
-  token[token_length] = '\0';
   return Status::kOk;
 }
 
