@@ -289,6 +289,12 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
           metrics->reports_implausible_time.add(outcome->implausible_time);
         }
         nlohmann::json fields{{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}};
+        // Final like the bound: the metric takes no reports any more.
+        if (outcome->retired != 0) {
+          if (metrics != nullptr) metrics->refusals.count(observe::Reason::kRetiredMetric);
+          fields["retired"] = outcome->retired;
+          fields["retirement"] = outcome->retired_message;
+        }
         // Still a 200: resending would be refused again, so the device must
         // not retry; the answer says what was refused and why.
         if (outcome->over_limit != 0) {
@@ -312,6 +318,7 @@ ApiResponse CollectorApi::metrics() const {
   for (const MetricConfig& m : store_.metrics()) {
     nlohmann::json entry = nlohmann::json::parse(config_to_text(m));
     entry["epsilon"] = m.epsilon_micros / 1e6;
+    if (const auto retired = store_.retired_at(m.id)) entry["retired_at"] = format_time(*retired);
     list.push_back(entry);
   }
   return json_answer(200, {{"metrics", list}});
