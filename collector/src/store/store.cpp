@@ -33,6 +33,24 @@ std::string describe_retirement(uint32_t metric_id, int64_t retired_at) {
          " and accepts no new reports";
 }
 
+// The aggregate of the metric's raw reports in the range, read on `c`.
+Outcome<Aggregate> raw_aggregate(Connection& c, const MetricConfig& metric, TimeRange range) {
+  Aggregate total(metric);
+  bool corrupt = false;
+  auto status = c.scan_reports(metric.id, range.from, range.to, [&](const ReportRow& row) {
+    IncomingReport report;
+    if (!unflatten_payload(metric, row.payload, &report)) {
+      corrupt = true;
+      return false;
+    }
+    total.add(report);
+    return true;
+  });
+  if (!status) return status.error();
+  if (corrupt) return invalid("a stored report of " + collector::describe(metric) + " is corrupt");
+  return total;
+}
+
 // What makes two reports under one key the same report.
 bool same_report(const ReportRow& a, const ReportRow& b) {
   return a.metric_id == b.metric_id && a.epsilon_micros == b.epsilon_micros &&
@@ -574,25 +592,7 @@ Outcome<std::vector<PeriodDeviceCounts>> Store::device_counts(const MetricConfig
 }
 
 Outcome<Aggregate> Store::aggregate_from_raw(const MetricConfig& metric, TimeRange range) const {
-  auto r = reader();
-  if (!r) return r.error();
-  Aggregate total(metric);
-  bool corrupt = false;
-  auto status = (*r)->scan_reports(metric.id, range.from, range.to, [&](const ReportRow& row) {
-    IncomingReport report;
-    if (!unflatten_payload(metric, row.payload, &report)) {
-      corrupt = true;
-      return false;
-    }
-    total.add(report);
-    return true;
-  });
-  if (!status) {
-    r->discard();
-    return status.error();
-  }
-  if (corrupt) return invalid("a stored report of " + collector::describe(metric) + " is corrupt");
-  return total;
+  return read([&](Connection& c) { return raw_aggregate(c, metric, range); });
 }
 
 Outcome<uint64_t> Store::report_count(std::optional<uint32_t> metric_id) const {
@@ -778,34 +778,20 @@ Outcome<uint64_t> Store::reaggregate(const MetricConfig& metric) {
     if (auto status = writer_->lock_buckets({{metric.id, bucket_start}}, true); !status) {
       return fail(status.error());
     }
-    Aggregate aggregate(metric);
-    bool corrupt = false;
-    auto scanned =
-        writer_->scan_reports(metric.id, bucket_start, bucket_end, [&](const ReportRow& row) {
-          IncomingReport report;
-          if (!unflatten_payload(metric, row.payload, &report)) {
-            corrupt = true;
-            return false;
-          }
-          aggregate.add(report);
-          return true;
-        });
-    if (!scanned) return fail(scanned.error());
-    if (corrupt) {
-      return fail(invalid("a stored report of " + collector::describe(metric) + " is corrupt"));
-    }
+    auto aggregate = raw_aggregate(*writer_, metric, {bucket_start, bucket_end});
+    if (!aggregate) return fail(aggregate.error());
     if (auto status = writer_->delete_aggregates(metric.id, bucket_start, bucket_end); !status) {
       return fail(status.error());
     }
-    if (aggregate.reports() != 0) {
+    if (aggregate->reports() != 0) {
       if (auto status = writer_->upsert_aggregate(AggregateRow{
-              metric.id, bucket_start, *node_id_, aggregate.reports(), aggregate.serialize()});
+              metric.id, bucket_start, *node_id_, aggregate->reports(), aggregate->serialize()});
           !status) {
         return fail(status.error());
       }
     }
     if (auto status = writer_->commit(); !status) return fail(status.error());
-    total += aggregate.reports();
+    total += aggregate->reports();
     pause = std::max<std::chrono::steady_clock::duration>(std::chrono::steady_clock::now() - started,
                                                           std::chrono::milliseconds(1));
   }
