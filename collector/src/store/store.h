@@ -53,6 +53,7 @@ struct BatchOutcome {
   // bucket", "; " between them).
   size_t over_limit = 0;
   std::string limit_message;
+  std::vector<uint32_t> over_limit_metrics;  // the metrics of those reports, each once
   // New reports (stored or refused) whose observation time was implausible
   // (see report_time): bucketed by their receive time instead.
   size_t implausible_time = 0;
@@ -61,6 +62,7 @@ struct BatchOutcome {
   // no new reports", "; " between metrics).
   size_t retired = 0;
   std::string retired_message;
+  std::vector<uint32_t> retired_metrics;  // the metrics of those reports, each once
   // A report reuses a stored (device nonce, report id) with another metric,
   // epsilon, payload or observation time: nothing of the batch is stored.
   bool conflict = false;
