@@ -332,29 +332,25 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
           metrics->reports_implausible_time.add(outcome->implausible_time);
         }
         nlohmann::json fields{{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}};
-        // Final like the bound: the metric takes no reports any more.
-        if (outcome->retired != 0) {
-          if (metrics != nullptr) {
-            metrics->refusals.count(observe::Reason::kRetiredMetric);  // per batch
-            for (const uint32_t id : outcome->retired_metrics) {
-              metrics->count_refused_batch(id, observe::Reason::kRetiredMetric);
-            }
-          }
-          fields["retired"] = outcome->retired;
-          fields["retirement"] = outcome->retired_message;
-        }
         // Still a 200: resending would be refused again, so the device must
-        // not retry; the answer says what was refused and why.
-        if (outcome->over_limit != 0) {
+        // not retry; the answer says what was refused and why. Each such
+        // refusal is counted once per batch and once per metric it hit.
+        const auto settle = [&](size_t refused, observe::Reason reason,
+                                const std::vector<uint32_t>& ids, const char* count_field,
+                                const char* reason_field, const std::string& why) {
+          if (refused == 0) return;
           if (metrics != nullptr) {
-            metrics->refusals.count(observe::Reason::kContributionBound);  // per batch
-            for (const uint32_t id : outcome->over_limit_metrics) {
-              metrics->count_refused_batch(id, observe::Reason::kContributionBound);
-            }
+            metrics->refusals.count(reason);
+            for (const uint32_t id : ids) metrics->count_refused_batch(id, reason);
           }
-          fields["over_limit"] = outcome->over_limit;
-          fields["limit"] = outcome->limit_message;
-        }
+          fields[count_field] = refused;
+          fields[reason_field] = why;
+        };
+        settle(outcome->over_limit, observe::Reason::kContributionBound,
+               outcome->over_limit_metrics, "over_limit", "limit", outcome->limit_message);
+        // A retired metric takes no reports any more.
+        settle(outcome->retired, observe::Reason::kRetiredMetric, outcome->retired_metrics,
+               "retired", "retirement", outcome->retired_message);
         if (quarantined.reports != 0) {
           fields["quarantined"] = quarantined.reports;
           fields["quarantine"] = quarantined.message;
