@@ -6,6 +6,8 @@
 #    is signed by key 2, and both keep working after a restart;
 #  - a metric registered over the API (TOML body) is listed and takes reports;
 #  - prune answers per metric; nothing without a token (401);
+#  - a retired metric refuses new reports (counted), keeps its estimate and
+#    is listed as retired;
 #  - a reader token revoked by its id gets 401, the last admin token 409, a
 #    revoked device's token 401 and its enrollment 403 until restored;
 #    the database is 0600 and the credentials directory 0700;
@@ -75,6 +77,34 @@ read_api "http://127.0.0.1:$collector_port/v1/metrics" | grep -q '"metric_id":5'
   --epsilon 1 --metric 5 --devices 200 --seed 3 > "$work/fleet.json" 2> "$work/fleet.err"
 expect_status "prune" 200 "$(call POST /v1/admin/prune "$BLUR_ADMIN_TOKEN")"
 
+# Retirement: metric 5 refuses new reports (a 200 that says why, counted as
+# refusals), keeps its estimate, and is listed as retired.
+expect_status "retire an unknown metric" 404 \
+  "$(call POST /v1/admin/metrics/retire "$BLUR_ADMIN_TOKEN" '{"metric_id": 77}' application/json)"
+expect_status "a retire body of another shape" 400 \
+  "$(call POST /v1/admin/metrics/retire "$BLUR_ADMIN_TOKEN" '{"metric": 5}' application/json)"
+expect_status "a reader cannot retire" 403 \
+  "$(call POST /v1/admin/metrics/retire "$reader" '{"metric_id": 5}' application/json)"
+answer=$(call POST /v1/admin/metrics/retire "$BLUR_ADMIN_TOKEN" '{"metric_id": 5}' application/json)
+expect_status "retire metric 5" 200 "$answer"
+retired_at=$(echo "$answer" | /usr/bin/python3 -c 'import json,sys; print(json.loads(sys.stdin.read().split(" ", 1)[1])["retired"]["retired_at"])')
+"$device_sim" fleet --collector "http://127.0.0.1:$collector_port" --mechanism grr --domain 4 \
+  --epsilon 1 --metric 5 --devices 20 --seed 4 > "$work/fleet-retired.json" 2> "$work/fleet-retired.err" ||
+  { echo "FAIL: a fleet reporting to a retired metric:" >&2; cat "$work/fleet-retired.err" >&2; exit 1; }
+[ "$(call GET /v1/metrics/5/estimate "$reader" | field n)" = 200 ] ||
+  { echo "FAIL: a retired metric stored new reports or lost its estimate" >&2; exit 1; }
+read_api "http://127.0.0.1:$collector_port/v1/metrics" | /usr/bin/python3 -c '
+import json, sys
+metrics = {m["metric_id"]: m for m in json.load(sys.stdin)["metrics"]}
+assert metrics[5].get("retired_at") == sys.argv[1], metrics[5]
+assert "retired_at" not in metrics[1], metrics[1]' "$retired_at"
+scraped=$(curl -sf "http://127.0.0.1:$collector_port/metrics")
+grep -Eq '^blur_collector_requests_refused_total\{reason="retired_metric"\} [1-9]' <<<"$scraped" ||
+  { echo "FAIL: retired-metric refusals not counted on /metrics" >&2; exit 1; }
+listing=$("$collector" metrics --db "$work/blur.db")
+grep -q "(retired at $retired_at)" <<<"$listing" ||
+  { echo "FAIL: blur-collector metrics does not show the retirement" >&2; exit 1; }
+
 # Both device tokens and the new reader survive a restart (saved first).
 kill "$collector_pid"; wait "$collector_pid" || true
 start_collector "$collector" "$work/server2.log" --db "$work/blur.db" --metric 1:rr:1
@@ -131,4 +161,4 @@ start_collector "$collector" "$work/noauth.log" --db "$work/other.db" --metric 1
 grep -q "WARNING: --no-auth" "$work/noauth.log"
 [ ! -e "$work/other.db.auth" ]
 expect_status "--no-auth reads without a token" 200 "$(call GET /v1/metrics "")"
-echo "admin API: reader token made and scoped, key rotation keeps old tokens, metric registered, prune; --no-auth warns"
+echo "admin API: reader token made and scoped, key rotation keeps old tokens, metric registered, retired, prune; --no-auth warns"

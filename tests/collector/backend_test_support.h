@@ -195,7 +195,7 @@ class BackendTest : public testing::TestWithParam<std::string> {
     }
     Outcome<bool> insert_metric(uint32_t, const std::string&) override { return no(); }
     Outcome<int64_t> register_node(const std::string&) override { return no(); }
-    Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>&) override {
+    Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>&, int64_t) override {
       return no();
     }
     Outcome<std::vector<std::optional<ReportRow>>> find_reports(
@@ -222,7 +222,19 @@ class BackendTest : public testing::TestWithParam<std::string> {
         uint32_t, int64_t, int64_t) override {
       return no();
     }
-    Fallible delete_aggregates(uint32_t) override { return no(); }
+    Fallible delete_aggregates(uint32_t, int64_t, int64_t) override { return no(); }
+    Outcome<std::vector<int64_t>> metric_buckets(uint32_t) override { return no(); }
+    Fallible lock_buckets(const std::vector<std::pair<uint32_t, int64_t>>&, bool) override {
+      return no();
+    }
+    bool partitions_reports() const override { return false; }
+    Fallible prepare_report_partitions(const std::vector<int64_t>&) override { return no(); }
+    Outcome<std::vector<int64_t>> report_partition_days() override { return no(); }
+    Outcome<std::vector<int64_t>> drop_report_partitions_before(int64_t) override { return no(); }
+    Outcome<std::vector<std::pair<uint32_t, int64_t>>> load_retired_metrics() override {
+      return no();
+    }
+    Outcome<int64_t> retire_metric(uint32_t, int64_t) override { return no(); }
     Fallible ping() override { return no(); }
     Fallible probe_write() override { return no(); }
     Outcome<uint64_t> size_bytes() override { return no(); }

@@ -35,6 +35,10 @@ class Backend {
   // ... into version 2 (no devices, no receive_counts), as a collector
   // before device keys and the receive-time allowance left it.
   virtual void make_version_2(const std::string& url) = 0;
+  // ... into version 3 (no retired_metrics; on PostgreSQL one unpartitioned
+  // reports table keyed by (device_nonce, report_id), its rows kept), as a
+  // collector before retirement and daily partitions left it.
+  virtual void make_version_3(const std::string& url) = 0;
 };
 
 class SqliteBackend : public Backend {
@@ -52,7 +56,16 @@ class SqliteBackend : public Backend {
     ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
     sqlite3_close(db);
   }
+  void make_version_3(const std::string& url) override {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE retired_metrics; UPDATE blur_schema SET version = 3",
+                           nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
   void make_version_1(const std::string& url) override {
+    make_version_3(url);
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(db,
@@ -63,6 +76,7 @@ class SqliteBackend : public Backend {
     sqlite3_close(db);
   }
   void make_version_2(const std::string& url) override {
+    make_version_3(url);
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(db, "DROP TABLE devices; DROP TABLE receive_counts; UPDATE blur_schema SET version = 2", nullptr,
@@ -95,7 +109,29 @@ class PostgresBackend : public Backend {
     }
     FAIL() << "no schema for " << url;
   }
+  // Version 3's reports table, as kCreateSchema wrote it then, with the rows.
+  void make_version_3(const std::string& url) override {
+    for (auto& schema : schemas_) {
+      if (schema->url() != url) continue;
+      const std::string q = schema->schema() + ".";
+      ASSERT_TRUE(schema->exec(
+          "DROP TABLE " + q + "retired_metrics; ALTER TABLE " + q + "reports RENAME TO reports_v4; "
+          "CREATE TABLE " + q + "reports (device_nonce BIGINT NOT NULL, report_id BIGINT NOT NULL, "
+          "metric_id BIGINT NOT NULL, epsilon_micros BIGINT NOT NULL, device_minute BIGINT NOT NULL, "
+          "bucket_start BIGINT NOT NULL, received_at BIGINT NOT NULL, time_source SMALLINT NOT NULL, "
+          "sdk_version BIGINT NOT NULL, payload BYTEA NOT NULL, PRIMARY KEY (device_nonce, report_id)); "
+          "INSERT INTO " + q + "reports SELECT * FROM " + q + "reports_v4; "
+          "DROP TABLE " + q + "reports_v4; "
+          "CREATE INDEX reports_metric_bucket ON " + q + "reports (metric_id, bucket_start); "
+          "DROP FUNCTION " + q + "blur_report_partition(BIGINT); "
+          "UPDATE " + q + "blur_schema SET version = 3"))
+          << schema->error();
+      return;
+    }
+    FAIL() << "no schema for " << url;
+  }
   void make_version_1(const std::string& url) override {
+    make_version_3(url);
     for (auto& schema : schemas_) {
       if (schema->url() != url) continue;
       ASSERT_TRUE(schema->exec("DROP TABLE " + schema->schema() + ".report_counts; DROP TABLE " +
@@ -108,6 +144,7 @@ class PostgresBackend : public Backend {
     FAIL() << "no schema for " << url;
   }
   void make_version_2(const std::string& url) override {
+    make_version_3(url);
     for (auto& schema : schemas_) {
       if (schema->url() != url) continue;
       ASSERT_TRUE(schema->exec("DROP TABLE " + schema->schema() + ".devices; DROP TABLE " +
@@ -625,7 +662,9 @@ TEST_P(StoreTest, DeviceCountsSumEachDeviceOverTheBucketsOfARangeOrPeriod) {
 
   // After the prune the old bucket's aggregate stays but its counts go: its
   // 4 reports are uncounted, each device bounded by 10 per bucket x 3 buckets.
-  ASSERT_TRUE(store->prune(metric, kNow));
+  // (At 00:00 the next day, a day after the old bucket's day ended: on
+  // PostgreSQL a retention ends at a UTC midnight, whole days go.)
+  ASSERT_TRUE(store->prune(metric, kNow - kNow % 86400 + 86400));
   auto counted = store->device_counts(metric, {});
   ASSERT_TRUE(counted && counted->size() == 1u);
   expect(counted->front().counts, 2, 6, 26, 5);
@@ -993,6 +1032,257 @@ TEST_P(StoreTest, AllowanceIsPartOfTheStoredConfiguration) {
   EXPECT_EQ(status.error().kind, Error::Kind::kConflict);
   EXPECT_NE(status.error().message.find("max_reports_per_day: 50 -> 96"), std::string::npos)
       << status.error().message;
+}
+
+// ---- time at scale: partitions, retention, duplicates, rebuilds, retirement ----
+
+constexpr int64_t kDay = 86400;
+
+// One report per device for days [first, first + days) of a metric bucketed
+// by receive time (no observation time): `devices` devices a day, each day
+// at noon UTC, report ids day * 1000 + device.
+std::vector<Batch> daily_batches(int days, uint64_t devices) {
+  std::vector<Batch> batches;
+  for (int d = 0; d < days; ++d) {
+    for (uint64_t device = 1; device <= devices; ++device) {
+      Batch batch = batch_of(device, {});
+      IncomingReport r = blur_test::binary_report(static_cast<uint64_t>(d) * 1000 + device,
+                                                  (d + device) % 3 == 0);
+      r.observed_minute = 0;
+      batch.reports.push_back(r);
+      batches.push_back(batch);
+    }
+  }
+  return batches;
+}
+
+// 40 days of reports, retention 30: pruning at the end of day 40 takes days
+// 0..9 (on PostgreSQL by dropping their partitions; SQLite deletes the
+// rows), and leaves the kept range's raw reports whole: a re-aggregation of
+// them reproduces the stored estimate exactly, and the aggregates of the
+// pruned days stay.
+TEST_P(StoreTest, RetentionTakesWholeDaysAndKeepsTheRestExact) {
+  auto store = open();
+  MetricConfig metric = kMetric;
+  metric.retention_days = 30;
+  ASSERT_TRUE(store->register_metric(metric));
+  const int64_t first_day = kToday - 40 * kDay;
+  constexpr uint64_t kDevices = 5;
+  const std::vector<Batch> batches = daily_batches(40, kDevices);
+  for (int d = 0; d < 40; ++d) {
+    std::vector<const Batch*> day;
+    for (uint64_t i = 0; i < kDevices; ++i) day.push_back(&batches[d * kDevices + i]);
+    for (const auto& outcome : insert(*store, day, first_day + d * kDay + 12 * 3600)) {
+      ASSERT_EQ(outcome.inserted, 1u);
+    }
+  }
+  const TimeRange kept{first_day + 10 * kDay, INT64_MAX};
+  const TimeRange gone{INT64_MIN, first_day + 10 * kDay};
+  auto kept_before = store->aggregate(metric, kept);
+  auto all_before = store->aggregate(metric, {});
+  ASSERT_TRUE(kept_before && all_before);
+  ASSERT_EQ(kept_before->reports(), 30 * kDevices);
+
+  const int64_t now = kToday + 11 * 3600;  // day 40, 11:00
+  auto dropped = store->drop_expired_partitions(now);
+  ASSERT_TRUE(dropped) << dropped.error().message;
+  if (GetParam() == "postgresql") {
+    std::vector<int64_t> expected;
+    for (int d = 0; d < 10; ++d) expected.push_back(first_day + d * kDay);
+    EXPECT_EQ(dropped.value(), expected);
+    // Days 10..39 and the day after the last, created ahead.
+    auto left = store->report_partition_days();
+    ASSERT_TRUE(left);
+    std::vector<int64_t> days;
+    for (int d = 10; d <= 40; ++d) days.push_back(first_day + d * kDay);
+    EXPECT_EQ(left.value(), days);
+  } else {
+    EXPECT_TRUE(dropped->empty());  // one table: rows are deleted below
+  }
+  auto deleted = store->prune(metric, now);
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted.value(), GetParam() == "postgresql" ? 0u : 10 * kDevices);
+  EXPECT_EQ(store->report_count().value(), 30 * kDevices);
+  EXPECT_EQ(store->aggregate_from_raw(metric, gone)->reports(), 0u);
+
+  // The kept range: the raw reports re-aggregate to the same estimate; the
+  // aggregates of pruned days are untouched by pruning.
+  auto kept_raw = store->aggregate_from_raw(metric, kept);
+  ASSERT_TRUE(kept_raw);
+  EXPECT_EQ(kept_raw->serialize(), kept_before->serialize());
+  EXPECT_EQ(store->aggregate(metric, {})->serialize(), all_before->serialize());
+  // A second prune finds nothing more.
+  EXPECT_TRUE(store->drop_expired_partitions(now)->empty());
+  EXPECT_EQ(store->prune(metric, now).value(), 0u);
+}
+
+// A device resends a report it was never answered for. Bucketed by its
+// receive time, the resend lands in a later day (a later partition on
+// PostgreSQL): within the duplicate window it is still recognised; past
+// the window and the age window, PostgreSQL no longer looks that far back
+// and stores it again (the documented limit); SQLite's one table finds it.
+TEST_P(StoreTest, ResendsIntoLaterPartitionsAreDuplicatesWithinTheWindow) {
+  StoreOptions options;
+  options.duplicate_window_seconds = 7 * kDay;
+  auto store = open(Store::Mode::kReadWrite, options);
+  ASSERT_TRUE(store->register_metric(kMetric));
+  const int64_t first = kToday - 20 * kDay + 12 * 3600;
+  const Batch original = batch_of(7, {{1, true}, {2, false}});
+  ASSERT_EQ(insert(*store, {&original}, first)[0].inserted, 2u);
+  // 7 days later: the window's edge.
+  auto resent = insert(*store, {&original}, first + 7 * kDay);
+  ASSERT_EQ(resent.size(), 1u);
+  EXPECT_EQ(resent[0].inserted, 0u);
+  EXPECT_EQ(resent[0].duplicates, 2u);
+  // And as a conflict: the same id with another payload, 7 days later.
+  const Batch reused = batch_of(7, {{1, false}});
+  EXPECT_TRUE(insert(*store, {&reused}, first + 7 * kDay)[0].conflict);
+  EXPECT_EQ(store->report_count().value(), 2u);
+  // Past the window + the age window + a day: PostgreSQL does not look there.
+  auto late = insert(*store, {&original}, first + (7 + 3 + 2) * kDay);
+  ASSERT_EQ(late.size(), 1u);
+  if (GetParam() == "postgresql") {
+    EXPECT_EQ(late[0].inserted, 2u);
+    EXPECT_EQ(store->report_count().value(), 4u);
+  } else {
+    EXPECT_EQ(late[0].duplicates, 2u);
+    EXPECT_EQ(store->report_count().value(), 2u);
+  }
+}
+
+// reaggregate while a collector ingests: a second store on the same
+// database (another process, in production) keeps committing batches into
+// the buckets being rebuilt, and nothing is lost or counted twice: the
+// aggregates equal a re-aggregation of the raw reports, and hold exactly the
+// accepted reports.
+TEST_P(StoreTest, ReaggregateWhileIngestingLosesAndDoublesNothing) {
+  constexpr uint64_t kRounds = 150;
+  auto ingesting = open();
+  ASSERT_TRUE(ingesting->register_metric(kMetric));
+  auto rebuilding = open();
+  ASSERT_TRUE(rebuilding);
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> accepted{0};
+  std::atomic<int> failures{0};
+  std::thread writer([&] {
+    // 3 hours of buckets, one device per batch, 8 batches a commit.
+    for (uint64_t round = 0; round < kRounds; ++round) {
+      std::vector<Batch> batches;
+      for (uint64_t i = 0; i < 8; ++i) {
+        batches.push_back(device_batch(round * 8 + i + 1, 1, 1, 2, static_cast<int64_t>(i % 3)));
+      }
+      std::vector<ReceivedBatch> received;
+      for (const Batch& b : batches) received.push_back({&b, kNow});
+      auto outcomes = ingesting->insert(received);
+      if (!outcomes) {
+        ++failures;
+        continue;
+      }
+      for (const auto& outcome : outcomes.value()) accepted += outcome.inserted;
+    }
+    done = true;
+  });
+  int rebuilds = 0;
+  while (!done || rebuilds < 2) {
+    auto rebuilt = rebuilding->reaggregate(kMetric);
+    if (!rebuilt) {
+      ADD_FAILURE() << rebuilt.error().message;
+      break;
+    }
+    ++rebuilds;
+  }
+  writer.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(accepted.load(), kRounds * 8 * 2);
+  auto stored = ingesting->aggregate(kMetric, {});
+  auto raw = ingesting->aggregate_from_raw(kMetric, {});
+  ASSERT_TRUE(stored && raw);
+  EXPECT_EQ(stored->reports(), accepted.load());
+  EXPECT_EQ(stored->serialize(), raw->serialize());
+  EXPECT_GE(rebuilds, 2);
+}
+
+// A retired metric refuses new reports, with the reason, while other
+// metrics of the same batch are stored; its estimates still read; a
+// collector sharing the database learns of it at its next reload; and the
+// retirement survives a reopen (the first retirement's time stands).
+TEST_P(StoreTest, RetiredMetricsRefuseNewReportsAndStayReadable) {
+  auto store = open();
+  const MetricConfig other{2, MechanismId::kBinaryRandomizedResponse, 1000000, 2};
+  ASSERT_TRUE(store->register_metric(kMetric));
+  ASSERT_TRUE(store->register_metric(other));
+  auto sharing = open();  // another collector on the database
+  const Batch before = device_batch(7, 1, 1, 3);
+  ASSERT_EQ(insert(*store, {&before})[0].inserted, 3u);
+  EXPECT_FALSE(store->retired_at(1));
+
+  auto retired = store->retire_metric(1, kNow + 60);
+  ASSERT_TRUE(retired);
+  EXPECT_EQ(retired.value(), kNow + 60);
+  EXPECT_EQ(store->retire_metric(1, kNow + 120).value(), kNow + 60);  // the first stands
+  EXPECT_EQ(store->retire_metric(99, kNow).error().kind, Error::Kind::kNotFound);
+
+  Batch mixed = device_batch(8, 1, 1, 2);
+  for (const IncomingReport& r : device_batch(8, 2, 10, 2).reports) mixed.reports.push_back(r);
+  auto outcome = insert(*store, {&mixed});
+  ASSERT_EQ(outcome.size(), 1u);
+  EXPECT_EQ(outcome[0].inserted, 2u);
+  EXPECT_EQ(outcome[0].retired, 2u);
+  EXPECT_NE(outcome[0].retired_message.find("metric 1 was retired at"), std::string::npos)
+      << outcome[0].retired_message;
+  EXPECT_EQ(store->report_count(1).value(), 3u);
+  EXPECT_EQ(estimate_n(*store, kMetric), 3u);  // still readable
+  ASSERT_TRUE(store->metric(1));
+
+  // The other collector stores them until it reloads its metrics.
+  const Batch late = device_batch(9, 1, 1, 1);
+  EXPECT_EQ(insert(*sharing, {&late})[0].inserted, 1u);
+  ASSERT_TRUE(sharing->reload_metrics());
+  EXPECT_EQ(sharing->retired_at(1).value_or(0), kNow + 60);
+  const Batch later = device_batch(10, 1, 1, 1);
+  EXPECT_EQ(insert(*sharing, {&later})[0].retired, 1u);
+
+  store.reset();
+  sharing.reset();
+  auto reopened = open(Store::Mode::kReadOnly);
+  EXPECT_EQ(reopened->retired_at(1).value_or(0), kNow + 60);
+  EXPECT_FALSE(reopened->retired_at(2));
+  EXPECT_EQ(estimate_n(*reopened, kMetric), 4u);
+}
+
+// A version-3 database (before retirement and, on PostgreSQL, with one
+// unpartitioned reports table) is upgraded on open: its reports move into
+// daily partitions, estimates and raw reports agree as before, resends
+// are still duplicates, and metrics can be retired.
+TEST_P(StoreTest, Version3DatabaseIsUpgradedWithPartitionsAndRetirement) {
+  {
+    auto store = open();
+    ASSERT_TRUE(store->register_metric(kMetric));
+    for (int d = 0; d < 3; ++d) {
+      const Batch batch = batch_of(7, {{static_cast<uint64_t>(d) * 10 + 1, true},
+                                       {static_cast<uint64_t>(d) * 10 + 2, false}});
+      insert(*store, {&batch}, kNow - d * kDay);
+    }
+  }
+  backend_->make_version_3(url_);
+  auto store = open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->report_count().value(), 6u);
+  auto stored = store->aggregate(kMetric, {});
+  auto raw = store->aggregate_from_raw(kMetric, {});
+  ASSERT_TRUE(stored && raw);
+  EXPECT_EQ(stored->serialize(), raw->serialize());
+  if (GetParam() == "postgresql") {
+    auto days = store->report_partition_days();
+    ASSERT_TRUE(days);
+    EXPECT_EQ(days.value(), (std::vector<int64_t>{kToday - 2 * kDay, kToday - kDay, kToday}));
+  }
+  const Batch resent = batch_of(7, {{21, true}, {22, false}});
+  EXPECT_EQ(insert(*store, {&resent}, kNow)[0].duplicates, 2u);
+  EXPECT_EQ(store->report_count().value(), 6u);
+  ASSERT_TRUE(store->retire_metric(1, kNow));
+  store.reset();
+  EXPECT_EQ(open()->retired_at(1).value_or(0), kNow);  // reopening is a plain check
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgresql"),

@@ -180,16 +180,35 @@ void add_admin_routes(http::Server& server, Store& store, auth::Authenticator& a
       }),
       "/v1/admin/metrics");
   server.route(
+      "POST", "/v1/admin/metrics/retire", json_body,
+      admin_only([&store](const http::Request& request, http::Reply reply) {
+        const auto body = nlohmann::json::parse(request.body, nullptr, false);
+        if (!body.is_object() || body.size() != 1 || !body.contains("metric_id") ||
+            !body["metric_id"].is_number_unsigned() ||
+            body["metric_id"].get<uint64_t>() > UINT32_MAX) {
+          return reply(error_answer(invalid(R"(the body is {"metric_id": <metric id>})")));
+        }
+        const auto id = body["metric_id"].get<uint32_t>();
+        auto retired = store.retire_metric(id, unix_now());
+        if (!retired) return reply(error_answer(retired.error()));
+        reply(ok({{"retired", {{"metric_id", id}, {"retired_at", format_time(retired.value())}}}}));
+      }),
+      "/v1/admin/metrics/retire");
+  server.route(
       "POST", "/v1/admin/prune", {},
       admin_only([&store](const http::Request&, http::Reply reply) {
         nlohmann::json deleted = nlohmann::json::object();
         const int64_t now = unix_now();
+        auto days = store.drop_expired_partitions(now);
+        if (!days) return reply(error_answer(days.error()));
+        nlohmann::json dropped = nlohmann::json::array();
+        for (int64_t day : days.value()) dropped.push_back(format_time(day).substr(0, 10));
         for (const MetricConfig& metric : store.metrics()) {
           auto count = store.prune(metric, now);
           if (!count) return reply(error_answer(count.error()));
           deleted[std::to_string(metric.id)] = count.value();
         }
-        reply(ok({{"deleted", deleted}}));
+        reply(ok({{"deleted", deleted}, {"dropped_partitions", dropped}}));
       }),
       "/v1/admin/prune");
 }

@@ -15,8 +15,13 @@
 //                               a new key; tokens of the older keys stay valid
 //   POST /v1/admin/metrics      a TOML body of [[metric]] tables (as --config):
 //        200 {"registered": [ids]}; a changed configuration of an id is a 409
-//   POST /v1/admin/prune        200 {"deleted": {"<id>": n, ...}}: raw reports past
-//                               each metric's retention
+//   POST /v1/admin/metrics/retire  {"metric_id": N}: 200 {"retired": {"metric_id",
+//                               "retired_at"}}: its new reports refused from now on
+//                               (BatchOutcome::retired), its estimates still read;
+//                               again: the first retirement's time; 404 unknown metric
+//   POST /v1/admin/prune        200 {"deleted": {"<id>": n, ...}, "dropped_partitions":
+//                               ["YYYY-MM-DD", ...]}: raw reports past each metric's
+//                               retention (PostgreSQL: whole daily partitions first)
 //
 // Admin changes to credentials are made to the credentials file as it is on
 // disk (under a lock, so collectors sharing it lose none of each other's

@@ -333,17 +333,24 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
         }
         nlohmann::json fields{{"accepted", outcome->inserted}, {"duplicates", outcome->duplicates}};
         // Still a 200: resending would be refused again, so the device must
-        // not retry; the answer says what was refused and why.
-        if (outcome->over_limit != 0) {
+        // not retry; the answer says what was refused and why. Each such
+        // refusal is counted once per batch and once per metric it hit.
+        const auto settle = [&](size_t refused, observe::Reason reason,
+                                const std::vector<uint32_t>& ids, const char* count_field,
+                                const char* reason_field, const std::string& why) {
+          if (refused == 0) return;
           if (metrics != nullptr) {
-            metrics->refusals.count(observe::Reason::kContributionBound);  // per batch
-            for (const uint32_t id : outcome->over_limit_metrics) {
-              metrics->count_refused_batch(id, observe::Reason::kContributionBound);
-            }
+            metrics->refusals.count(reason);
+            for (const uint32_t id : ids) metrics->count_refused_batch(id, reason);
           }
-          fields["over_limit"] = outcome->over_limit;
-          fields["limit"] = outcome->limit_message;
-        }
+          fields[count_field] = refused;
+          fields[reason_field] = why;
+        };
+        settle(outcome->over_limit, observe::Reason::kContributionBound,
+               outcome->over_limit_metrics, "over_limit", "limit", outcome->limit_message);
+        // A retired metric takes no reports any more.
+        settle(outcome->retired, observe::Reason::kRetiredMetric, outcome->retired_metrics,
+               "retired", "retirement", outcome->retired_message);
         if (quarantined.reports != 0) {
           fields["quarantined"] = quarantined.reports;
           fields["quarantine"] = quarantined.message;
@@ -362,6 +369,7 @@ ApiResponse CollectorApi::metrics() const {
   for (const MetricConfig& m : store_.metrics()) {
     nlohmann::json entry = nlohmann::json::parse(config_to_text(m));
     entry["epsilon"] = m.epsilon_micros / 1e6;
+    if (const auto retired = store_.retired_at(m.id)) entry["retired_at"] = format_time(*retired);
     if (metrics_ != nullptr) {  // this collector's counts since its start
       nlohmann::json by_reason = nlohmann::json::object();
       if (const auto found = refused.find(m.id); found != refused.end()) {

@@ -15,6 +15,7 @@
 //   blur-collector metrics --db blur.db
 //   blur-collector prune --db blur.db [--metric 1] [--now T]
 //   blur-collector reaggregate --db blur.db [--metric 1]
+//   blur-collector retire --db blur.db --metric 1
 //   blur-collector verify --db blur.db [--metric 1]
 //   blur-collector discovered-words --db blur.db --metric 2 [--top-k 1000] --out words.txt
 //   blur-collector export --db blur.db --metric 1 [--bucket hour|day] --format csv|jsonl
@@ -33,6 +34,7 @@
 #include "auth/authenticator.h"
 #include "cli/export_command.h"
 #include "cli/observability.h"
+#include "cli/retire_command.h"
 #include "common/discovered_words_file.h"
 #include "dashboard/dashboard_routes.h"
 #include "api/metric_estimate.h"
@@ -319,7 +321,10 @@ int list_metrics(const std::string& db) {
   auto store = open_store(db, Store::Mode::kReadOnly);
   if (!store) return report(store.error());
   for (const auto& m : (*store)->metrics()) {
-    std::printf("%s: %s\n", describe(m).c_str(), config_to_text(m).c_str());
+    const auto retired = (*store)->retired_at(m.id);
+    std::printf("%s%s: %s\n", describe(m).c_str(),
+                retired ? (" (retired at " + format_time(*retired) + ")").c_str() : "",
+                config_to_text(m).c_str());
   }
   auto count = (*store)->report_count();
   if (!count) return report(count.error());
@@ -339,6 +344,15 @@ int prune(const std::string& db, const std::vector<uint32_t>& ids, const std::st
   if (!store) return report(store.error());
   auto metrics = chosen_metrics(**store, ids);
   if (!metrics) return report(metrics.error(), 2);
+  // Whole daily partitions (PostgreSQL) once every metric's retention passed them.
+  if (ids.empty()) {
+    auto dropped = (*store)->drop_expired_partitions(now);
+    if (!dropped) return report(dropped.error());
+    for (int64_t day : dropped.value()) {
+      std::printf("dropped the raw reports' partition of %s\n",
+                  format_time(day).substr(0, 10).c_str());
+    }
+  }
   for (const MetricConfig& metric : metrics.value()) {
     auto deleted = (*store)->prune(metric, now);
     if (!deleted) return report(deleted.error());
@@ -355,11 +369,10 @@ int reaggregate(const std::string& db, const std::vector<uint32_t>& ids) {
   if (!metrics) return report(metrics.error(), 2);
   for (const MetricConfig& metric : metrics.value()) {
     std::fprintf(stderr, "blur-collector: re-aggregating %s ...\n", describe(metric).c_str());
-    if (auto status = (*store)->reaggregate(metric); !status) return report(status.error());
-    auto total = (*store)->aggregate(metric, {});
+    auto total = (*store)->reaggregate(metric);
     if (!total) return report(total.error());
     std::printf("%s: aggregates rebuilt from %llu raw reports\n", describe(metric).c_str(),
-                static_cast<unsigned long long>(total->reports()));
+                static_cast<unsigned long long>(total.value()));
   }
   return 0;
 }
@@ -499,6 +512,16 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{60}, int64_t{kMaxRetentionDays} * 86400))
       ->capture_default_str();
   serve_cmd
+      ->add_option("--duplicate-window", serve_options.store.duplicate_window_seconds,
+                   "PostgreSQL (raw reports in daily partitions): a report resent this long "
+                   "after it first arrived is still recognised as a duplicate (later, it may "
+                   "be stored twice); SQLite recognises one as long as the original is kept: "
+                   "seconds, or a number with s, m, h or d")
+      ->transform(CLI::AsNumberWithUnit(
+          std::map<std::string, int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}}))
+      ->check(CLI::Range(int64_t{3600}, int64_t{kMaxRetentionDays} * 86400))
+      ->capture_default_str();
+  serve_cmd
       ->add_option("--read-threads", serve_options.reads.threads,
                    "Estimates and series run on this many threads of their own, never on the "
                    "HTTP I/O threads")
@@ -554,7 +577,10 @@ int main(int argc, char** argv) {
   prune_cmd->add_option("--now", now, "Prune as of this time (default: now)");
 
   auto* reaggregate_cmd =
-      app.add_subcommand("reaggregate", "Rebuild aggregates from raw reports (collectors stopped)");
+      app.add_subcommand("reaggregate",
+                         "Rebuild aggregates from raw reports, one bucket at a time (collectors "
+                         "may keep serving: nothing they commit meanwhile is lost or counted "
+                         "twice)");
   reaggregate_cmd->add_option("--db", db, kDbHelp)->required();
   reaggregate_cmd->add_option("--metric", metric_ids, "Metric id (default: all metrics)");
 
@@ -590,8 +616,10 @@ int main(int argc, char** argv) {
   discovered_cmd->add_option("--out", words_out, "The file to write")->required();
 
   add_export_command(app);  // cli/export_command.h: runs inside the parse
-
+  int retire_exit = -1;
+  add_retire_command(app, &retire_exit);
   CLI11_PARSE(app, argc, argv);
+  if (retire_exit >= 0) return retire_exit;
   if (serve_cmd->parsed()) {
     if (serve_options.http.tls_certificate_file.empty() !=
         serve_options.http.tls_key_file.empty()) {

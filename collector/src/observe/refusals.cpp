@@ -9,7 +9,7 @@ constexpr const char* kNames[kReasonCount] = {
     "internal",           "unauthenticated",    "forbidden",        "contribution_bound",
     "enrollment_rate",    "device_busy",        "implausible_time", "deadline",
     "overloaded",         "source_connections", "not_acceptable",   "quarantine",
-    "other"};
+    "retired_metric",     "other"};
 }  // namespace
 
 const char* reason_name(Reason reason) { return kNames[static_cast<size_t>(reason)]; }

@@ -31,8 +31,9 @@ namespace blur::collector::store {
 // from the stored reports). Older collectors then refuse the database:
 // version 1 would store reports without counting them against the
 // contribution bound, version 2 would enroll any nonce and ignore the
-// receive-time allowance.
-inline constexpr int kSchemaVersion = 3;
+// receive-time allowance. 4 adds retired_metrics, empty, and on
+// PostgreSQL moves the raw reports into daily partitions.
+inline constexpr int kSchemaVersion = 4;
 
 // Where a report's time bucket came from.
 enum class TimeSource : uint8_t { kReceived = 0, kDevice = 1 };
@@ -120,7 +121,13 @@ class Connection {
   virtual Outcome<int64_t> register_node(const std::string& description) = 0;
 
   // Inserts each row unless its key exists; result[i]: row i was inserted.
-  virtual Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>& rows) = 0;
+  // A backend whose raw reports are partitioned by day (partitions_reports())
+  // looks for the key only among reports with bucket_start >=
+  // duplicate_since (its duplicate window) and serializes the writers of a
+  // device nonce until the transaction ends; one table (SQLite) finds a key
+  // wherever it is.
+  virtual Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>& rows,
+                                                    int64_t duplicate_since = INT64_MIN) = 0;
   // The stored rows for these keys (nullopt where absent), in key order.
   virtual Outcome<std::vector<std::optional<ReportRow>>> find_reports(
       const std::vector<ReportKey>& keys) = 0;
@@ -165,7 +172,40 @@ class Connection {
   // Every node's rows with bucket_start in [from, to), ordered by bucket.
   virtual Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
                                                              int64_t to) = 0;
-  virtual Fallible delete_aggregates(uint32_t metric_id) = 0;
+  // Every node's rows of the metric with bucket_start in [from, to).
+  virtual Fallible delete_aggregates(uint32_t metric_id, int64_t from, int64_t to) = 0;
+  // The metric's buckets that have raw reports or aggregate rows, ascending.
+  virtual Outcome<std::vector<int64_t>> metric_buckets(uint32_t metric_id) = 0;
+  // Inside a write transaction: locks each (metric, bucket start) until it
+  // ends, shared (a writer about to add to its aggregate rows) or exclusive
+  // (a rebuild of the bucket's aggregates from its raw reports). A rebuild
+  // and the writers of its bucket take turns; writers never wait for each
+  // other. Keys sorted. SQLite: nothing to do, its write transactions take
+  // turns already.
+  virtual Fallible lock_buckets(const std::vector<std::pair<uint32_t, int64_t>>& keys,
+                                bool exclusive) = 0;
+
+  // Raw reports in daily partitions (PostgreSQL: declarative partitions of
+  // `reports` by bucket_start, one per UTC day; insert_reports creates the
+  // ones its rows need). SQLite keeps one table: false, and the two calls
+  // below find and drop nothing.
+  virtual bool partitions_reports() const = 0;
+  // Outside a transaction: makes sure the partitions for these bucket starts
+  // (and the day after each) exist, creating the missing ones in a short
+  // transaction of their own. insert_reports creates what is still missing
+  // in the caller's transaction, but creating a partition locks the whole
+  // table until that transaction ends: writers call this first.
+  virtual Fallible prepare_report_partitions(const std::vector<int64_t>& bucket_starts) = 0;
+  // The day starts (UTC midnights, Unix s) of the partitions, ascending.
+  virtual Outcome<std::vector<int64_t>> report_partition_days() = 0;
+  // Outside a transaction: drops every partition whose day ends at or
+  // before `before`, and returns their day starts.
+  virtual Outcome<std::vector<int64_t>> drop_report_partitions_before(int64_t before) = 0;
+
+  // Retired metrics (schema 4): the metric id and when it was retired (Unix s).
+  virtual Outcome<std::vector<std::pair<uint32_t, int64_t>>> load_retired_metrics() = 0;
+  // Records the retirement unless one is recorded; returns the time stored.
+  virtual Outcome<int64_t> retire_metric(uint32_t metric_id, int64_t retired_at) = 0;
 
   // Devices (schema 3). The nonce's row, if enrolled.
   virtual Outcome<std::optional<DeviceRow>> find_device(uint64_t device_nonce) = 0;

@@ -3,10 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "aggregate/payload.h"
+#include "util/time_text.h"
 
 namespace blur::collector {
 
@@ -23,6 +26,29 @@ constexpr int64_t kSecondsPerDay = 86400;
 int64_t floor_to(int64_t t, int64_t width) {
   const int64_t q = t / width;
   return (t % width != 0 && t < 0 ? q - 1 : q) * width;
+}
+
+std::string describe_retirement(uint32_t metric_id, int64_t retired_at) {
+  return "metric " + std::to_string(metric_id) + " was retired at " + format_time(retired_at) +
+         " and accepts no new reports";
+}
+
+// The aggregate of the metric's raw reports in the range, read on `c`.
+Outcome<Aggregate> raw_aggregate(Connection& c, const MetricConfig& metric, TimeRange range) {
+  Aggregate total(metric);
+  bool corrupt = false;
+  auto status = c.scan_reports(metric.id, range.from, range.to, [&](const ReportRow& row) {
+    IncomingReport report;
+    if (!unflatten_payload(metric, row.payload, &report)) {
+      corrupt = true;
+      return false;
+    }
+    total.add(report);
+    return true;
+  });
+  if (!status) return status.error();
+  if (corrupt) return invalid("a stored report of " + collector::describe(metric) + " is corrupt");
+  return total;
 }
 
 // What makes two reports under one key the same report.
@@ -100,26 +126,32 @@ Outcome<std::unique_ptr<Store>> Store::open(const std::string& url, Mode mode,
   if (options.max_report_age_seconds <= 0) {
     return invalid("the maximum report age must be positive");
   }
+  if (options.duplicate_window_seconds <= 0) {
+    return invalid("the duplicate window must be positive");
+  }
   auto database = store::open_database(url);
   if (!database) return database.error();
   std::unique_ptr<Store> store(new Store(std::move(database).value(), options));
   auto connection = store->database_->connect();
   if (!connection) return connection.error();
   if (auto status = (*connection)->ensure_schema(); !status) return status.error();
+  store->partitions_reports_ = (*connection)->partitions_reports();
   if (mode == Mode::kReadWrite) {
     store->writer_ = std::move(connection).value();
   } else {
     store->idle_readers_.push_back(std::move(connection).value());
   }
-  if (auto status = store->load_metrics(); !status) return status.error();
+  if (auto status = store->reload_metrics(); !status) return status.error();
   return store;
 }
 
 std::string Store::describe() const { return database_->describe(); }
 
-Fallible Store::load_metrics() {
+Fallible Store::reload_metrics() {
   auto rows = read([](Connection& c) { return c.load_metrics(); });
   if (!rows) return rows.error();
+  auto retired = read([](Connection& c) { return c.load_retired_metrics(); });
+  if (!retired) return retired.error();
   std::map<uint32_t, MetricConfig> metrics;
   for (const auto& [id, text] : rows.value()) {
     auto config = config_from_text(text);
@@ -129,6 +161,7 @@ Fallible Store::load_metrics() {
   }
   std::unique_lock<std::shared_mutex> lock(metrics_mutex_);
   metrics_ = std::move(metrics);
+  retired_ = std::map<uint32_t, int64_t>(retired->begin(), retired->end());
   return done();
 }
 
@@ -159,7 +192,7 @@ Fallible Store::register_metric(const MetricConfig& metric) {
   if (!inserted) return inserted.error();
   if (!inserted.value()) {
     // Registered before (by this or another node): it must be identical.
-    if (auto status = load_metrics(); !status) return status;
+    if (auto status = reload_metrics(); !status) return status;
     const auto stored = this->metric(metric.id);
     if (!stored) return unavailable("metric " + std::to_string(metric.id) + " vanished");
     if (*stored != metric) {
@@ -190,6 +223,34 @@ std::vector<MetricConfig> Store::metrics() const {
   return all;
 }
 
+std::optional<int64_t> Store::retired_at(uint32_t id) const {
+  std::shared_lock<std::shared_mutex> lock(metrics_mutex_);
+  const auto it = retired_.find(id);
+  if (it == retired_.end()) return std::nullopt;
+  return it->second;
+}
+
+Outcome<int64_t> Store::retire_metric(uint32_t id, int64_t now) {
+  if (!metric(id)) {
+    return Error{Error::Kind::kNotFound,
+                 "unknown metric " + std::to_string(id) + " in " + describe()};
+  }
+  int64_t retired_at = now;
+  if (auto status = write_transaction(false,
+                                      [&](Connection& c) -> Fallible {
+                                        auto stored = c.retire_metric(id, now);
+                                        if (!stored) return stored.error();
+                                        retired_at = stored.value();
+                                        return done();
+                                      });
+      !status) {
+    return status.error();
+  }
+  std::unique_lock<std::shared_mutex> lock(metrics_mutex_);
+  retired_[id] = retired_at;
+  return retired_at;
+}
+
 // ---- writes -------------------------------------------------------------------
 
 Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch>& batches) {
@@ -197,17 +258,35 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
   std::vector<ReportRow> rows;
   std::vector<size_t> first_row;
   std::vector<const MetricConfig*> row_metric;
+  std::vector<const IncomingReport*> row_report;
   std::map<uint32_t, MetricConfig> metrics;
+  std::map<uint32_t, int64_t> retired;
   {
     std::shared_lock<std::shared_mutex> lock(metrics_mutex_);
     metrics = metrics_;
+    retired = retired_;
   }
-  for (const ReceivedBatch& received : batches) {
+  std::vector<BatchOutcome> outcomes(batches.size());
+  int64_t earliest_arrival = INT64_MAX;
+  for (size_t b = 0; b < batches.size(); ++b) {
+    const ReceivedBatch& received = batches[b];
     first_row.push_back(rows.size());
+    earliest_arrival = std::min(earliest_arrival, received.received_at);
+    std::set<uint32_t> refused_metrics;
     for (const IncomingReport& report : received.batch->reports) {
       const auto metric = metrics.find(report.metric_id);
       if (metric == metrics.end()) {
         return invalid("unknown metric " + std::to_string(report.metric_id));
+      }
+      if (const auto when = retired.find(report.metric_id); when != retired.end()) {
+        BatchOutcome& outcome = outcomes[b];
+        ++outcome.retired;
+        if (refused_metrics.insert(report.metric_id).second) {
+          outcome.retired_metrics.push_back(report.metric_id);
+          outcome.retired_message += (outcome.retired_message.empty() ? "" : "; ") +
+                                     describe_retirement(report.metric_id, when->second);
+        }
+        continue;
       }
       const ReportTime time = report_time(metric->second, report.observed_minute,
                                           received.received_at, options_.max_report_age_seconds);
@@ -224,6 +303,7 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
       row.payload = flatten_payload(report);
       rows.push_back(std::move(row));
       row_metric.push_back(&metric->second);
+      row_report.push_back(&report);
     }
   }
   first_row.push_back(rows.size());
@@ -236,8 +316,24 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
     writer_->rollback();
     return error;
   };
+  // Daily partitions (PostgreSQL) are created outside the transaction: a
+  // new partition locks the whole table until its transaction ends.
+  std::vector<int64_t> buckets_written;
+  for (const ReportRow& row : rows) buckets_written.push_back(row.bucket_start);
+  if (auto status = writer_->prepare_report_partitions(buckets_written); !status) {
+    return status.error();
+  }
   if (auto status = writer_->begin(); !status) return status.error();
-  auto inserted = writer_->insert_reports(rows);
+  // Where duplicates are looked for in daily partitions (PostgreSQL): the
+  // buckets a report first received a duplicate window ago could be in.
+  const int64_t duplicate_since =
+      earliest_arrival == INT64_MAX
+          ? INT64_MIN
+          : floor_to(earliest_arrival - options_.duplicate_window_seconds -
+                         options_.max_report_age_seconds,
+                     kSecondsPerDay) -
+                kSecondsPerDay;
+  auto inserted = writer_->insert_reports(rows, duplicate_since);
   if (!inserted) return fail(inserted.error());
 
   // Keys that existed: identical reports are duplicates, others conflicts.
@@ -249,7 +345,6 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
       existing_rows.push_back(i);
     }
   }
-  std::vector<BatchOutcome> outcomes(batches.size());
   if (!existing_keys.empty()) {
     auto stored = writer_->find_reports(existing_keys);
     if (!stored) return fail(stored.error());
@@ -306,7 +401,6 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
     BatchOutcome& outcome = outcomes[b];
     // The bounds that refused some of this batch, by metric.
     std::set<std::pair<uint32_t, CountTable>> bounded;
-    const auto& reports = batches[b].batch->reports;
     for (size_t i = first_row[b]; i < first_row[b + 1]; ++i) {
       if (!inserted.value()[i]) {
         ++outcome.duplicates;
@@ -334,10 +428,15 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
       const auto key = std::make_pair(rows[i].metric_id, rows[i].bucket_start);
       auto delta = deltas.find(key);
       if (delta == deltas.end()) delta = deltas.emplace(key, Aggregate(*row_metric[i])).first;
-      delta->second.add(reports[i - first_row[b]]);
+      delta->second.add(*row_report[i]);
     }
   }
   rotate_node_after_commit_ = false;
+  // The deltas' buckets, shared: a rebuild of one of them (reaggregate)
+  // waits for this commit, or this waits for the rebuild's.
+  std::vector<std::pair<uint32_t, int64_t>> buckets;
+  for (const auto& entry : deltas) buckets.push_back(entry.first);
+  if (auto status = writer_->lock_buckets(buckets, false); !status) return fail(status.error());
   if (auto status = add_to_own_aggregates(deltas); !status) return fail(status.error());
   if (auto status = writer_->commit(); !status) return fail(status.error());
   if (rotate_node_after_commit_) node_id_.reset();  // the next write starts new rows
@@ -498,25 +597,7 @@ Outcome<std::vector<PeriodDeviceCounts>> Store::device_counts(const MetricConfig
 }
 
 Outcome<Aggregate> Store::aggregate_from_raw(const MetricConfig& metric, TimeRange range) const {
-  auto r = reader();
-  if (!r) return r.error();
-  Aggregate total(metric);
-  bool corrupt = false;
-  auto status = (*r)->scan_reports(metric.id, range.from, range.to, [&](const ReportRow& row) {
-    IncomingReport report;
-    if (!unflatten_payload(metric, row.payload, &report)) {
-      corrupt = true;
-      return false;
-    }
-    total.add(report);
-    return true;
-  });
-  if (!status) {
-    r->discard();
-    return status.error();
-  }
-  if (corrupt) return invalid("a stored report of " + collector::describe(metric) + " is corrupt");
-  return total;
+  return read([&](Connection& c) { return raw_aggregate(c, metric, range); });
 }
 
 Outcome<uint64_t> Store::report_count(std::optional<uint32_t> metric_id) const {
@@ -620,9 +701,16 @@ Outcome<uint64_t> Store::devices_enrolled_since(int64_t since) const {
 
 // ---- maintenance ---------------------------------------------------------------
 
-Outcome<uint64_t> Store::prune(const MetricConfig& metric, int64_t now) {
-  const int64_t before =
+// Where raw reports are partitioned by day, a retention ends at a UTC
+// midnight: the rows before it are whole partitions.
+int64_t Store::retention_cutoff(const MetricConfig& metric, int64_t now) const {
+  const int64_t cutoff =
       floor_to(now - int64_t{metric.retention_days} * kSecondsPerDay, metric.bucket_seconds);
+  return partitions_reports_ ? floor_to(cutoff, kSecondsPerDay) : cutoff;
+}
+
+Outcome<uint64_t> Store::prune(const MetricConfig& metric, int64_t now) {
+  const int64_t before = retention_cutoff(metric, now);
   std::lock_guard<std::mutex> writer_lock(writer_mutex_);
   if (!writer_) return invalid("the store was opened read-only");
   if (auto status = writer_->begin(); !status) return status.error();
@@ -647,43 +735,72 @@ Outcome<uint64_t> Store::prune(const MetricConfig& metric, int64_t now) {
   return deleted;
 }
 
-Fallible Store::reaggregate(const MetricConfig& metric) {
+// A partition holds every metric's reports of its day: it goes once the
+// retention of each (retired ones included) has passed the whole day. No
+// report can arrive for it afterwards: report_time() never buckets a
+// report before its metric's retention.
+Outcome<std::vector<int64_t>> Store::drop_expired_partitions(int64_t now) {
+  const std::vector<MetricConfig> all = metrics();
+  if (all.empty() || !partitions_reports_) return std::vector<int64_t>{};
+  int64_t before = INT64_MAX;
+  for (const MetricConfig& metric : all) before = std::min(before, retention_cutoff(metric, now));
   std::lock_guard<std::mutex> writer_lock(writer_mutex_);
   if (!writer_) return invalid("the store was opened read-only");
-  auto node = node_id();
-  if (!node) return node.error();
-  if (auto status = writer_->begin(); !status) return status;
-  auto fail = [&](const Error& error) -> Fallible {
-    writer_->rollback();
-    return error;
-  };
-  std::map<int64_t, Aggregate> buckets;
-  bool corrupt = false;
-  auto scanned = writer_->scan_reports(metric.id, INT64_MIN, INT64_MAX, [&](const ReportRow& row) {
-    IncomingReport report;
-    if (!unflatten_payload(metric, row.payload, &report)) {
-      corrupt = true;
-      return false;
-    }
-    auto bucket = buckets.find(row.bucket_start);
-    if (bucket == buckets.end())
-      bucket = buckets.emplace(row.bucket_start, Aggregate(metric)).first;
-    bucket->second.add(report);
-    return true;
-  });
-  if (!scanned) return fail(scanned.error());
-  if (corrupt)
-    return fail(invalid("a stored report of " + collector::describe(metric) + " is corrupt"));
-  if (auto status = writer_->delete_aggregates(metric.id); !status) return fail(status.error());
-  for (const auto& [bucket_start, aggregate] : buckets) {
-    if (auto status = writer_->upsert_aggregate(AggregateRow{
-            metric.id, bucket_start, *node_id_, aggregate.reports(), aggregate.serialize()});
-        !status) {
+  return writer_->drop_report_partitions_before(before);
+}
+
+Outcome<std::vector<int64_t>> Store::report_partition_days() const {
+  return read([](Connection& c) { return c.report_partition_days(); });
+}
+
+// One transaction per bucket, so that writers wait at most for one
+// bucket's rebuild: its exclusive bucket lock first (waiting for the
+// writers that hold it shared to commit), then its raw reports, which
+// include every report committed so far, replace all nodes' rows of the
+// bucket. A writer after it adds only its own new reports to a row it
+// reads after the rebuild committed.
+Outcome<uint64_t> Store::reaggregate(const MetricConfig& metric) {
+  auto buckets = read([&](Connection& c) { return c.metric_buckets(metric.id); });
+  if (!buckets) return buckets.error();
+  uint64_t total = 0;
+  auto pause = std::chrono::steady_clock::duration::zero();
+  for (const int64_t bucket_start : buckets.value()) {
+    // As long as the last bucket took: a rebuild holds the write lock at
+    // most half the time. SQLite hands its lock to no one in particular, and
+    // writers poll for it every few ms: without the pause they would starve.
+    std::this_thread::sleep_for(pause);
+    const auto started = std::chrono::steady_clock::now();
+    const int64_t bucket_end = bucket_start + metric.bucket_seconds;
+    std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+    if (!writer_) return invalid("the store was opened read-only");
+    auto node = node_id();
+    if (!node) return node.error();
+    if (auto status = writer_->begin(); !status) return status.error();
+    auto fail = [&](const Error& error) -> Outcome<uint64_t> {
+      writer_->rollback();
+      return error;
+    };
+    if (auto status = writer_->lock_buckets({{metric.id, bucket_start}}, true); !status) {
       return fail(status.error());
     }
+    auto aggregate = raw_aggregate(*writer_, metric, {bucket_start, bucket_end});
+    if (!aggregate) return fail(aggregate.error());
+    if (auto status = writer_->delete_aggregates(metric.id, bucket_start, bucket_end); !status) {
+      return fail(status.error());
+    }
+    if (aggregate->reports() != 0) {
+      if (auto status = writer_->upsert_aggregate(AggregateRow{
+              metric.id, bucket_start, *node_id_, aggregate->reports(), aggregate->serialize()});
+          !status) {
+        return fail(status.error());
+      }
+    }
+    if (auto status = writer_->commit(); !status) return fail(status.error());
+    total += aggregate->reports();
+    pause = std::max<std::chrono::steady_clock::duration>(std::chrono::steady_clock::now() - started,
+                                                          std::chrono::milliseconds(1));
   }
-  if (auto status = writer_->commit(); !status) return fail(status.error());
-  return done();
+  return total;
 }
 
 }  // namespace blur::collector

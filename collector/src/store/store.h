@@ -57,6 +57,12 @@ struct BatchOutcome {
   // New reports (stored or refused) whose observation time was implausible
   // (see report_time): bucketed by their receive time instead.
   size_t implausible_time = 0;
+  // Reports of retired metrics (Store::retire_metric): not stored, and what
+  // refused them ("metric 7 was retired at 2026-11-26T09:00:00Z and accepts
+  // no new reports", "; " between metrics).
+  size_t retired = 0;
+  std::string retired_message;
+  std::vector<uint32_t> retired_metrics;  // the metrics of those reports, each once
   // A report reuses a stored (device nonce, report id) with another metric,
   // epsilon, payload or observation time: nothing of the batch is stored.
   bool conflict = false;
@@ -85,10 +91,17 @@ struct ReportTime {
 ReportTime report_time(const MetricConfig& metric, uint32_t device_minute, int64_t received_at,
                        int64_t max_report_age_seconds = kDefaultMaxReportAgeSeconds);
 
+// How long after its first arrival a resent report is still recognised as a
+// duplicate where raw reports are partitioned by day (PostgreSQL); SQLite
+// recognises one as long as the original is kept (its retention).
+inline constexpr int64_t kDefaultDuplicateWindowSeconds = 7 * 86400;
+
 // How a read-write store admits reports.
 struct StoreOptions {
   // report_time()'s window: `serve --max-report-age`.
   int64_t max_report_age_seconds = kDefaultMaxReportAgeSeconds;
+  // `serve --duplicate-window`.
+  int64_t duplicate_window_seconds = kDefaultDuplicateWindowSeconds;
 };
 
 class Store {
@@ -109,6 +122,19 @@ class Store {
   Fallible register_metric(const MetricConfig& metric);
   std::optional<MetricConfig> metric(uint32_t id) const;
   std::vector<MetricConfig> metrics() const;
+  // Reads the metrics and their retirements from the database again: how a
+  // serving collector learns of metrics another one registered or retired.
+  Fallible reload_metrics();
+
+  // Retires a registered metric at `now`: from then on its reports are
+  // refused (BatchOutcome::retired) by this store at once and by every
+  // other store on the database from its next reload_metrics(); its
+  // aggregates and raw reports stay (estimates still read them; retention
+  // still prunes them). Returns the retirement time, the first one's if it
+  // was retired before. kNotFound for an unknown metric.
+  Outcome<int64_t> retire_metric(uint32_t id, int64_t now);
+  // When the metric was retired, if it was (as of the last load).
+  std::optional<int64_t> retired_at(uint32_t id) const;
 
   // Stores validated batches in one durable transaction: result[i] for
   // batches[i]. No two batches may share a device nonce (the group
@@ -131,12 +157,24 @@ class Store {
                                const Cancellation* cancel = nullptr) const;
 
   // Deletes raw reports older than the metric's retention at `now`
-  // (aggregates stay); returns how many.
+  // (aggregates stay); returns how many. Where raw reports are partitioned
+  // by day (PostgreSQL), the retention ends at the UTC midnight before, so
+  // that whole days go (drop_expired_partitions) and no rows are deleted
+  // one by one unless metrics' retentions differ.
   Outcome<uint64_t> prune(const MetricConfig& metric, int64_t now);
-  // Rebuilds the metric's aggregates from its raw reports (run it with the
-  // collectors stopped). Buckets whose raw reports were pruned lose their
-  // aggregates too, so prune first only what you no longer need to estimate.
-  Fallible reaggregate(const MetricConfig& metric);
+  // Drops the daily partitions of raw reports that every metric's retention
+  // at `now` has passed; returns their day starts (none on SQLite).
+  Outcome<std::vector<int64_t>> drop_expired_partitions(int64_t now);
+  // The day starts of the raw reports' partitions (none on SQLite).
+  Outcome<std::vector<int64_t>> report_partition_days() const;
+  // Rebuilds the metric's aggregates from its raw reports, one bucket per
+  // transaction, while collectors keep writing: each bucket's rebuild takes
+  // its bucket lock exclusively (Connection::lock_buckets), so reports
+  // committed before are in the rebuilt row and reports committed after
+  // are added to it by their writer, none twice. Buckets whose raw reports
+  // were pruned lose their aggregates too, so prune first only what you no
+  // longer need to estimate. Returns the reports the rebuilt rows hold.
+  Outcome<uint64_t> reaggregate(const MetricConfig& metric);
   // The aggregate of the metric's raw reports in the range, computed from
   // raw rows (for checks: it must equal aggregate()).
   Outcome<Aggregate> aggregate_from_raw(const MetricConfig& metric, TimeRange range) const;
@@ -202,7 +240,6 @@ class Store {
 
  private:
   Store(std::unique_ptr<store::Database> database, StoreOptions options);
-  Fallible load_metrics();
   Outcome<int64_t> node_id();  // registered on first write
   bool rotate_node_after_commit_ = false;
   int node_segments_ = 0;  // writer ids this process has registered
@@ -229,11 +266,16 @@ class Store {
   Outcome<std::vector<store::AggregateRow>> load_aggregate_rows(const MetricConfig& metric,
                                                                 TimeRange range) const;
 
+  // The metric's retention cutoff at `now` (see prune()).
+  int64_t retention_cutoff(const MetricConfig& metric, int64_t now) const;
+
   std::unique_ptr<store::Database> database_;
   const StoreOptions options_;
+  bool partitions_reports_ = false;  // the backend keeps raw reports in daily partitions
 
   mutable std::shared_mutex metrics_mutex_;
   std::map<uint32_t, MetricConfig> metrics_;
+  std::map<uint32_t, int64_t> retired_;  // metric id -> retired at
 
   std::mutex writer_mutex_;  // the writer connection and the node id
   std::unique_ptr<store::Connection> writer_;

@@ -131,10 +131,11 @@ Delivery post_batch(httplib::Client& client, const std::string& batch, const std
     delivery.kind = Delivery::Kind::kStored;
     delivery.accepted = body["accepted"].get<uint64_t>();
     delivery.duplicates = body["duplicates"].get<uint64_t>();
-    // Over the metric's contribution bound (over_limit) or held back by its
-    // quarantine of new devices (quarantined): refused, and resending would
-    // be refused again, so these reports are settled too (counted together).
-    for (const char* settled : {"over_limit", "quarantined"}) {
+    // Over the metric's contribution bound (over_limit), held back by its
+    // quarantine of new devices (quarantined) or of a retired metric
+    // (retired): refused, and resending would be refused again, so these
+    // reports are settled too (counted together).
+    for (const char* settled : {"over_limit", "quarantined", "retired"}) {
       if (!body.contains(settled)) continue;
       if (!body[settled].is_number_unsigned()) {
         delivery.error =

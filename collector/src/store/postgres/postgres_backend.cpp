@@ -148,6 +148,10 @@ Fallible PostgresConnection::create_or_check_schema() {
         auto counted = session_->exec(pg::sql::kUpgradeToVersion3ReceiveCounts);
         if (!counted) return counted.error();
       }
+      if (found < 4) {
+        if (auto upgraded = upgrade_3_to_4_retired_metrics(); !upgraded) return upgraded;
+        if (auto upgraded = upgrade_3_to_4_report_partitions(); !upgraded) return upgraded;
+      }
       return done();
     }
     // The table without its row: an earlier creation never committed that
@@ -201,6 +205,7 @@ Fallible PostgresConnection::commit() {
 void PostgresConnection::rollback() {
   if (in_transaction_ && !session_->broken()) (void)session_->exec("ROLLBACK");
   in_transaction_ = false;
+  partition_days_.clear();  // a partition this transaction created is gone again
 }
 
 // ---- metrics and nodes -----------------------------------------------------
@@ -282,9 +287,10 @@ Outcome<std::vector<AggregateRow>> PostgresConnection::load_aggregates(uint32_t 
   return rows;
 }
 
-Fallible PostgresConnection::delete_aggregates(uint32_t metric_id) {
+Fallible PostgresConnection::delete_aggregates(uint32_t metric_id, int64_t from, int64_t to) {
   if (auto ok = usable(); !ok) return ok;
-  auto result = session_->run(pg::sql::kDeleteAggregates, Params().int64(metric_id));
+  auto result = session_->run(pg::sql::kDeleteAggregates,
+                              Params().int64(metric_id).int64(from).int64(to));
   if (!result) return result.error();
   return done();
 }

@@ -21,6 +21,7 @@
 #define BLUR_COLLECTOR_STORE_POSTGRES_POSTGRES_BACKEND_H
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include "store/backend.h"
@@ -47,7 +48,8 @@ class PostgresConnection : public Connection {
   Outcome<std::vector<std::pair<uint32_t, std::string>>> load_metrics() override;
   Outcome<bool> insert_metric(uint32_t id, const std::string& config) override;
   Outcome<int64_t> register_node(const std::string& description) override;
-  Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>& rows) override;
+  Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>& rows,
+                                            int64_t duplicate_since) override;
   Outcome<std::vector<std::optional<ReportRow>>> find_reports(
       const std::vector<ReportKey>& keys) override;
   Fallible delete_reports(const std::vector<ReportKey>& keys) override;
@@ -69,7 +71,16 @@ class PostgresConnection : public Connection {
   Fallible upsert_aggregate(const AggregateRow& row) override;
   Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
                                                      int64_t to) override;
-  Fallible delete_aggregates(uint32_t metric_id) override;
+  Fallible delete_aggregates(uint32_t metric_id, int64_t from, int64_t to) override;
+  Outcome<std::vector<int64_t>> metric_buckets(uint32_t metric_id) override;
+  Fallible lock_buckets(const std::vector<std::pair<uint32_t, int64_t>>& keys,
+                        bool exclusive) override;
+  bool partitions_reports() const override { return true; }
+  Fallible prepare_report_partitions(const std::vector<int64_t>& bucket_starts) override;
+  Outcome<std::vector<int64_t>> report_partition_days() override;
+  Outcome<std::vector<int64_t>> drop_report_partitions_before(int64_t before) override;
+  Outcome<std::vector<std::pair<uint32_t, int64_t>>> load_retired_metrics() override;
+  Outcome<int64_t> retire_metric(uint32_t metric_id, int64_t retired_at) override;
   Outcome<std::optional<DeviceRow>> find_device(uint64_t device_nonce) override;
   Outcome<bool> insert_device(const DeviceRow& row) override;
   Fallible set_device_renewed(uint64_t device_nonce, int64_t renewed_at) override;
@@ -84,12 +95,21 @@ class PostgresConnection : public Connection {
   // transactions; refuses inside a transaction the server has lost.
   Fallible usable();
   Fallible create_or_check_schema();
+  // Schema 3 -> 4, one function per change (postgres_partitions.cpp).
+  Fallible upgrade_3_to_4_retired_metrics();
+  Fallible upgrade_3_to_4_report_partitions();
+  // Inside a transaction: the partitions of these buckets' days and of the
+  // day after each exist (created under kSchemaLock when missing).
+  Fallible ensure_partitions(const std::vector<int64_t>& bucket_starts);
   Fallible scan_in_transaction(uint32_t metric_id, int64_t from, int64_t to,
                                const std::function<bool(const ReportRow&)>& visit);
 
   std::unique_ptr<pg::Session> session_;
   bool in_transaction_ = false;  // between begin() and commit()/rollback()
   unsigned scans_ = 0;           // names the scans' cursors
+  // Day partitions known to exist; forgotten on a rollback (a partition
+  // created in it is gone) and re-read from the catalog on a miss.
+  std::set<int64_t> partition_days_;
 };
 
 class PostgresDatabase : public Database {

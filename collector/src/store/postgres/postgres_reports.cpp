@@ -54,10 +54,30 @@ constexpr int kScanChunk = 4096;
 
 }  // namespace
 
-Outcome<std::vector<bool>> PostgresConnection::insert_reports(const std::vector<ReportRow>& rows) {
+Outcome<std::vector<bool>> PostgresConnection::insert_reports(const std::vector<ReportRow>& rows,
+                                                              int64_t duplicate_since) {
   std::vector<bool> inserted(rows.size(), false);
   if (rows.empty()) return inserted;
   if (auto ok = usable(); !ok) return ok.error();
+  // The locks below last until the transaction ends: one of our own if the
+  // caller has none.
+  if (!in_transaction_) {
+    std::vector<int64_t> buckets;
+    for (const ReportRow& row : rows) buckets.push_back(row.bucket_start);
+    if (auto prepared = prepare_report_partitions(buckets); !prepared) return prepared.error();
+    if (auto began = begin(); !began) return began.error();
+    auto result = insert_reports(rows, duplicate_since);
+    if (!result) {
+      rollback();
+      return result;
+    }
+    if (auto committed = commit(); !committed) return committed.error();
+    return result;
+  }
+  std::vector<int64_t> buckets;
+  buckets.reserve(rows.size());
+  for (const ReportRow& row : rows) buckets.push_back(row.bucket_start);
+  if (auto ensured = ensure_partitions(buckets); !ensured) return ensured.error();
 
   // Send each key once, its first occurrence (a stable sort keeps the call's
   // order among equal keys), in key order: two collectors inserting
@@ -89,9 +109,14 @@ Outcome<std::vector<bool>> PostgresConnection::insert_reports(const std::vector<
     sdk.add_int64(row.sdk_version);
     payload.add_bytes(row.payload);
   }
+  // The writers of these nonces take turns until the transaction ends: the
+  // insert's NOT EXISTS then sees every committed row of each nonce.
+  if (auto locked = session_->run(pg::sql::kLockDevices, Params().array(nonce)); !locked) {
+    return locked.error();
+  }
   Params params;
   params.array(nonce).array(id).array(metric).array(epsilon).array(minute).array(bucket);
-  params.array(received).array(source).array(sdk).array(payload);
+  params.array(received).array(source).array(sdk).array(payload).int64(duplicate_since);
   auto result = session_->run(pg::sql::kInsertReports, params);
   if (!result) return result.error();
 

@@ -29,13 +29,46 @@ const char* const kSelectSchemaVersion = "SELECT max(version) FROM blur_schema";
   "  key_sha256 BYTEA NOT NULL,\n"            \
   "  last_renewed_at BIGINT NOT NULL);\n"     \
   "CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);\n"
+// Raw reports, partitioned by UTC day of bucket_start (schema 4): retention
+// drops a day's partition instead of deleting its rows. A partitioned
+// table's primary key must contain the partition key, so (device_nonce,
+// report_id) alone is no longer unique: kInsertReports looks for a key in
+// the partitions of the duplicate window instead. blur_report_partition(day)
+// creates one day's partition, named reports_YYYYMMDD, if it is missing.
+#define BLUR_PG_PARTITIONED_REPORTS                                                      \
+  "CREATE TABLE IF NOT EXISTS reports (\n"                                               \
+  "  device_nonce BIGINT NOT NULL,\n"                                                    \
+  "  report_id BIGINT NOT NULL,\n"                                                       \
+  "  metric_id BIGINT NOT NULL,\n"                                                       \
+  "  epsilon_micros BIGINT NOT NULL,\n"                                                  \
+  "  device_minute BIGINT NOT NULL,\n"                                                   \
+  "  bucket_start BIGINT NOT NULL,\n"                                                    \
+  "  received_at BIGINT NOT NULL,\n"                                                     \
+  "  time_source SMALLINT NOT NULL,\n"                                                   \
+  "  sdk_version BIGINT NOT NULL,\n"                                                     \
+  "  payload BYTEA NOT NULL,\n"                                                          \
+  "  PRIMARY KEY (device_nonce, report_id, bucket_start)) PARTITION BY RANGE (bucket_start);\n" \
+  "CREATE INDEX IF NOT EXISTS reports_metric_bucket ON reports (metric_id, bucket_start);\n" \
+  "CREATE OR REPLACE FUNCTION blur_report_partition(day BIGINT) RETURNS VOID\n"          \
+  "LANGUAGE plpgsql AS $f$\n"                                                            \
+  "DECLARE name TEXT := 'reports_' || to_char(to_timestamp(day) AT TIME ZONE 'UTC', 'YYYYMMDD');\n" \
+  "BEGIN\n"                                                                              \
+  "  IF to_regclass(quote_ident(name)) IS NULL THEN\n"                                   \
+  "    EXECUTE format('CREATE TABLE %I PARTITION OF reports FOR VALUES FROM (%s) TO (%s)',\n" \
+  "                   name, day, day + 86400);\n"                                        \
+  "  END IF;\n"                                                                          \
+  "END $f$;\n"
+#define BLUR_PG_RETIRED_METRICS                        \
+  "CREATE TABLE IF NOT EXISTS retired_metrics (\n"     \
+  "  metric_id BIGINT PRIMARY KEY,\n"                  \
+  "  retired_at BIGINT NOT NULL);\n"
 // clang-format on
 
 // Unqualified names: the tables go to the first schema on the search_path
 // (the role's own schema, or public), so one database can hold several
 // independent collectors' tables (the tests use one schema per test).
 // NOT NULL everywhere the collector always writes a value.
-static_assert(store::kSchemaVersion == 3, "kCreateSchema writes version 3");
+static_assert(store::kSchemaVersion == 4, "kCreateSchema writes version 4");
 const char* const kCreateSchema = R"(
 CREATE TABLE IF NOT EXISTS blur_schema (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS metrics (
@@ -45,19 +78,7 @@ CREATE TABLE IF NOT EXISTS nodes (
   node_id BIGSERIAL PRIMARY KEY,
   started_at BIGINT,
   description TEXT);
-CREATE TABLE IF NOT EXISTS reports (
-  device_nonce BIGINT NOT NULL,
-  report_id BIGINT NOT NULL,
-  metric_id BIGINT NOT NULL,
-  epsilon_micros BIGINT NOT NULL,
-  device_minute BIGINT NOT NULL,
-  bucket_start BIGINT NOT NULL,
-  received_at BIGINT NOT NULL,
-  time_source SMALLINT NOT NULL,
-  sdk_version BIGINT NOT NULL,
-  payload BYTEA NOT NULL,
-  PRIMARY KEY (device_nonce, report_id));
-CREATE INDEX IF NOT EXISTS reports_metric_bucket ON reports (metric_id, bucket_start);
+)" BLUR_PG_PARTITIONED_REPORTS R"(
 CREATE TABLE IF NOT EXISTS aggregates (
   metric_id BIGINT NOT NULL,
   bucket_start BIGINT NOT NULL,
@@ -66,8 +87,9 @@ CREATE TABLE IF NOT EXISTS aggregates (
   stats BYTEA NOT NULL,
   PRIMARY KEY (metric_id, bucket_start, node_id));
 )" BLUR_PG_COUNT_TABLE("report_counts", "bucket_start")
-    BLUR_PG_DEVICES_TABLE BLUR_PG_COUNT_TABLE("receive_counts", "day_start") R"(
-INSERT INTO blur_schema (version) VALUES (3);
+    BLUR_PG_DEVICES_TABLE BLUR_PG_COUNT_TABLE("receive_counts", "day_start")
+        BLUR_PG_RETIRED_METRICS R"(
+INSERT INTO blur_schema (version) VALUES (4);
 )";
 
 // Version 1 -> 2 (under kSchemaLock): the contribution bound's counts, from
@@ -96,6 +118,33 @@ INSERT INTO receive_counts (metric_id, day_start, device_nonce, reports)
 UPDATE blur_schema SET version = 3;
 )";
 
+// Version 3 -> 4 (under kSchemaLock), in two steps that the collector runs
+// one after the other. Retired metrics: an empty table.
+const char* const kUpgrade3To4RetiredMetrics = BLUR_PG_RETIRED_METRICS R"(
+UPDATE blur_schema SET version = 4;
+)";
+
+// Daily partitions: the version-3 table is renamed, a partition made for
+// each day it has reports of, its rows moved, and it is dropped, all in the
+// upgrade's transaction (collectors wait on kSchemaLock meanwhile).
+const char* const kUpgrade3To4ReportPartitions = R"(
+ALTER TABLE reports RENAME TO reports_version_3;
+ALTER INDEX IF EXISTS reports_pkey RENAME TO reports_version_3_pkey;
+ALTER INDEX IF EXISTS reports_metric_bucket RENAME TO reports_version_3_metric_bucket;
+)" BLUR_PG_PARTITIONED_REPORTS R"(
+SELECT blur_report_partition(day) FROM (
+  SELECT DISTINCT bucket_start - ((bucket_start % 86400) + 86400) % 86400 AS day
+  FROM reports_version_3) AS days;
+INSERT INTO reports SELECT device_nonce, report_id, metric_id, epsilon_micros, device_minute,
+  bucket_start, received_at, time_source, sdk_version, payload FROM reports_version_3;
+DROP TABLE reports_version_3;
+UPDATE blur_schema SET version = 4;
+)";
+
+// Whether `reports` is partitioned already (one row: 't' or 'f').
+const char* const kReportsPartitioned =
+    "SELECT relkind = 'p' FROM pg_class WHERE oid = to_regclass('reports')";
+
 const char* const kReportColumns =
     "device_nonce, report_id, metric_id, epsilon_micros, device_minute, bucket_start, "
     "received_at, time_source, sdk_version, payload";
@@ -119,18 +168,82 @@ const Statement kRegisterNode{
     {kTextOid}};
 
 // One statement for a whole batch: ten binary arrays, unnest()ed into rows.
-// Rows whose key exists are skipped (ON CONFLICT DO NOTHING, which also
-// waits for a concurrent uncommitted insert of the same key and then skips);
-// RETURNING names the rows actually inserted.
+// Rows whose key is stored in a partition from $11 on (the duplicate
+// window) are skipped; kLockDevices, taken first in the transaction, makes
+// the writers of one device nonce take turns, so the NOT EXISTS sees every
+// committed row of the nonce (READ COMMITTED: each statement sees what was
+// committed before it began). ON CONFLICT covers a key resent into the same
+// bucket, where the primary key sees it too. RETURNING names the rows
+// actually inserted.
 const Statement kInsertReports{
     3, "insert reports",
     "INSERT INTO reports (device_nonce, report_id, metric_id, epsilon_micros, device_minute, "
     "bucket_start, received_at, time_source, sdk_version, payload) "
     "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], "
     "$6::int8[], $7::int8[], $8::int2[], $9::int8[], $10::bytea[]) "
-    "ON CONFLICT (device_nonce, report_id) DO NOTHING RETURNING device_nonce, report_id",
+    "AS n(nonce, id, m, e, dm, b, r, t, v, p) "
+    "WHERE NOT EXISTS (SELECT 1 FROM reports s WHERE s.device_nonce = n.nonce "
+    "AND s.report_id = n.id AND s.bucket_start >= $11) "
+    "ON CONFLICT DO NOTHING RETURNING device_nonce, report_id",
     {kInt8s, kInt8s, kInt8s, kInt8s, kInt8s, kInt8s, kInt8s, kInt2ArrayOid, kInt8s,
-     kByteaArrayOid}};
+     kByteaArrayOid, kInt8}};
+// The writers of a device nonce take turns (a batch is one device's): a
+// transaction-scoped advisory lock per nonce, in ascending order (no two
+// writers wait for each other's locks in a cycle). The one-bigint key space;
+// buckets use the two-int4 one.
+const Statement kLockDevices{
+    29, "lock device nonces",
+    "SELECT count(pg_advisory_xact_lock(n)) FROM "
+    "(SELECT DISTINCT n FROM unnest($1::int8[]) AS n ORDER BY n) AS nonces",
+    {kInt8s}};
+// (metric, bucket) locks: the metric id as an int4 (shifted by 2^31), the
+// bucket start in minutes (a bucket is whole minutes). Shared for writers,
+// exclusive for a rebuild.
+const Statement kLockBucketsShared{
+    30, "lock buckets",
+    "SELECT count(pg_advisory_xact_lock_shared((m - 2147483648)::int4, (b / 60)::int4)) FROM "
+    "unnest($1::int8[], $2::int8[]) AS k(m, b)",
+    {kInt8s, kInt8s}};
+const Statement kLockBucketsExclusive{
+    31, "lock buckets for a rebuild",
+    "SELECT count(pg_advisory_xact_lock((m - 2147483648)::int4, (b / 60)::int4)) FROM "
+    "unnest($1::int8[], $2::int8[]) AS k(m, b)",
+    {kInt8s, kInt8s}};
+// Creates the day partitions $1 lacks (under kSchemaLock: two collectors
+// creating the same partition would collide in the catalog).
+const Statement kEnsurePartitions{
+    32, "create report partitions",
+    "SELECT count(blur_report_partition(d)) FROM unnest($1::int8[]) AS d", {kInt8s}};
+// Every partition of reports: name, day start (from its bound), whether a
+// DETACH ... CONCURRENTLY of it was interrupted.
+const Statement kReportPartitions{
+    33, "list report partitions",
+    "SELECT c.relname::text, (regexp_match(pg_get_expr(c.relpartbound, c.oid), "
+    "'FROM \\(''?(-?[0-9]+)'))[1]::int8, i.inhdetachpending "
+    "FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+    "WHERE i.inhparent = to_regclass('reports') ORDER BY 2",
+    {}};
+// Tables a drop detached but did not drop (it was interrupted).
+const Statement kDetachedPartitions{
+    34, "list detached partitions",
+    "SELECT c.relname::text FROM pg_class c "
+    "WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' "
+    "AND NOT c.relispartition AND c.relname ~ '^reports_[0-9]+$'",
+    {}};
+const Statement kMetricBuckets{
+    35, "list a metric's buckets",
+    "SELECT bucket_start FROM reports WHERE metric_id = $1 UNION "
+    "SELECT bucket_start FROM aggregates WHERE metric_id = $1 ORDER BY 1",
+    {kInt8}};
+const Statement kLoadRetiredMetrics{
+    36, "load retired metrics",
+    "SELECT metric_id, retired_at FROM retired_metrics ORDER BY metric_id", {}};
+// The first retirement stands: the upsert's no-op update returns the stored time.
+const Statement kRetireMetric{
+    37, "retire a metric",
+    "INSERT INTO retired_metrics AS r (metric_id, retired_at) VALUES ($1, $2) "
+    "ON CONFLICT (metric_id) DO UPDATE SET retired_at = r.retired_at RETURNING retired_at",
+    {kInt8, kInt8}};
 const Statement kFindReports{
     4, "find reports",
     "SELECT r.device_nonce, r.report_id, r.metric_id, r.epsilon_micros, r.device_minute, "
@@ -168,7 +281,9 @@ const Statement kLoadAggregates{
     "ORDER BY bucket_start, node_id",
     {kInt8, kInt8, kInt8}};
 const Statement kDeleteAggregates{
-    12, "delete aggregates", "DELETE FROM aggregates WHERE metric_id = $1", {kInt8}};
+    12, "delete aggregates",
+    "DELETE FROM aggregates WHERE metric_id = $1 AND bucket_start >= $2 AND bucket_start < $3",
+    {kInt8, kInt8, kInt8}};
 // Reads a table of ours (not just SELECT 1): the search_path's schema must be there.
 const Statement kPing{13, "ping", "SELECT count(*) FROM blur_schema", {}};
 // A write that changes nothing, for readiness while commits fail: it needs
@@ -259,7 +374,10 @@ const std::vector<const Statement*>& all_statements() {
       &kDeleteAggregates, &kPing,        &kProbeWrite,        &kStoreSize,
       &kAddDeviceCounts, &kDeviceCount,  &kDeviceCountSums,   &kDeleteDeviceCountsBefore,
       &kFindDevice,    &kInsertDevice,    &kSetDeviceRenewed,  &kHasReports,
-      &kCountDevicesSince, &kAddReceiveCounts, &kReceiveCount, &kDeleteReceiveCountsBefore};
+      &kCountDevicesSince, &kAddReceiveCounts, &kReceiveCount, &kDeleteReceiveCountsBefore,
+      &kLockDevices,   &kLockBucketsShared, &kLockBucketsExclusive, &kEnsurePartitions,
+      &kReportPartitions, &kDetachedPartitions, &kMetricBuckets, &kLoadRetiredMetrics,
+      &kRetireMetric};
   return all;
 }
 

@@ -19,6 +19,9 @@ extern const char* const kCreateSchema;       // the tables at kSchemaVersion; v
 extern const char* const kUpgradeToVersion2;  // from version 1: report_counts, filled
 extern const char* const kUpgradeToVersion3;  // from version 2: devices, empty
 extern const char* const kUpgradeToVersion3ReceiveCounts;  // from 2: receive_counts, filled
+extern const char* const kUpgrade3To4RetiredMetrics;    // from 3: retired_metrics, empty
+extern const char* const kUpgrade3To4ReportPartitions;  // from 3: reports into daily partitions
+extern const char* const kReportsPartitioned;           // one row: 't' or 'f'
 
 // Columns of a report, in ReportRow's order, as read by find and scan.
 extern const char* const kReportColumns;
@@ -48,6 +51,15 @@ extern const Statement kInsertDevice;
 extern const Statement kSetDeviceRenewed;
 extern const Statement kHasReports;
 extern const Statement kCountDevicesSince;
+extern const Statement kLockDevices;
+extern const Statement kLockBucketsShared;
+extern const Statement kLockBucketsExclusive;
+extern const Statement kEnsurePartitions;
+extern const Statement kReportPartitions;
+extern const Statement kDetachedPartitions;
+extern const Statement kMetricBuckets;
+extern const Statement kLoadRetiredMetrics;
+extern const Statement kRetireMetric;
 
 // Every statement above: their ids must be distinct (a test checks it), or
 // a session would run one statement's prepared text for another.

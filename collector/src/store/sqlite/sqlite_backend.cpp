@@ -15,6 +15,13 @@ namespace blur::collector::store {
 
 namespace {
 
+// Retired metrics (schema 4): no new reports, estimates still read.
+#define BLUR_SQLITE_RETIRED_METRICS                  \
+  "CREATE TABLE IF NOT EXISTS retired_metrics (\n"   \
+  "  metric_id  INTEGER PRIMARY KEY,\n"              \
+  "  retired_at INTEGER NOT NULL  -- Unix seconds\n" \
+  ");\n"
+
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS blur_schema (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS metrics (
@@ -69,7 +76,7 @@ CREATE TABLE IF NOT EXISTS receive_counts (  -- the receive-time allowance (sche
   reports      INTEGER NOT NULL,    -- the device's reports stored that arrived that day
   PRIMARY KEY (metric_id, day_start, device_nonce)
 ) WITHOUT ROWID;
-)SQL";
+)SQL" BLUR_SQLITE_RETIRED_METRICS;
 
 // Version 1 -> 2: count what is stored (report_counts exists by now).
 constexpr const char* kFillReportCounts = R"SQL(
@@ -82,6 +89,10 @@ UPDATE blur_schema SET version = 2;
 // Version 2 -> 3: devices exists by now, empty (each device binds its key
 // at its next enrollment).
 constexpr const char* kAddDevices = "UPDATE blur_schema SET version = 3";
+// Version 3 -> 4: retired_metrics, empty (SQLite keeps its one reports
+// table: partitions are PostgreSQL's).
+constexpr const char* kUpgrade3To4RetiredMetrics =
+    BLUR_SQLITE_RETIRED_METRICS "UPDATE blur_schema SET version = 4;";
 // Version 2 -> 3: count what is stored per day of arrival (receive_counts
 // exists by now).
 constexpr const char* kFillReceiveCounts = R"SQL(
@@ -231,7 +242,10 @@ class SqliteConnection final : public Connection {
     return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
   }
 
-  Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>& rows) override {
+  // One table whose primary key is the report's key: a duplicate is found
+  // wherever it is (no window).
+  Outcome<std::vector<bool>> insert_reports(const std::vector<ReportRow>& rows,
+                                            int64_t /*duplicate_since*/) override {
     Statement s = statement(
         "INSERT INTO reports (device_nonce, report_id, metric_id, epsilon_micros, device_minute, "
         "bucket_start, received_at, time_source, sdk_version, payload) "
@@ -498,8 +512,57 @@ class SqliteConnection final : public Connection {
                    aggregate_row, metric_id, from, to);
   }
 
-  Fallible delete_aggregates(uint32_t metric_id) override {
-    return execute("delete aggregates", "DELETE FROM aggregates WHERE metric_id = ?", metric_id);
+  Fallible delete_aggregates(uint32_t metric_id, int64_t from, int64_t to) override {
+    return execute("delete aggregates",
+                   "DELETE FROM aggregates WHERE metric_id = ? AND bucket_start >= ? AND "
+                   "bucket_start < ?",
+                   metric_id, from, to);
+  }
+
+  Outcome<std::vector<int64_t>> metric_buckets(uint32_t metric_id) override {
+    return collect(
+        "list a metric's buckets",
+        "SELECT bucket_start FROM reports WHERE metric_id = ?1 UNION "
+        "SELECT bucket_start FROM aggregates WHERE metric_id = ?1 ORDER BY 1",
+        [](sqlite3_stmt* s) { return static_cast<int64_t>(sqlite3_column_int64(s, 0)); },
+        metric_id);
+  }
+
+  Fallible lock_buckets(const std::vector<std::pair<uint32_t, int64_t>>&, bool) override {
+    return done();  // BEGIN IMMEDIATE: one write transaction at a time
+  }
+
+  bool partitions_reports() const override { return false; }
+  Fallible prepare_report_partitions(const std::vector<int64_t>&) override { return done(); }
+  Outcome<std::vector<int64_t>> report_partition_days() override {
+    return std::vector<int64_t>{};
+  }
+  Outcome<std::vector<int64_t>> drop_report_partitions_before(int64_t) override {
+    return std::vector<int64_t>{};
+  }
+
+  Outcome<std::vector<std::pair<uint32_t, int64_t>>> load_retired_metrics() override {
+    return collect("load retired metrics",
+                   "SELECT metric_id, retired_at FROM retired_metrics ORDER BY metric_id",
+                   [](sqlite3_stmt* s) {
+                     return std::pair<uint32_t, int64_t>(
+                         static_cast<uint32_t>(sqlite3_column_int64(s, 0)),
+                         static_cast<int64_t>(sqlite3_column_int64(s, 1)));
+                   });
+  }
+
+  Outcome<int64_t> retire_metric(uint32_t metric_id, int64_t retired_at) override {
+    if (auto status = execute("retire a metric",
+                              "INSERT INTO retired_metrics (metric_id, retired_at) VALUES (?, ?) "
+                              "ON CONFLICT DO NOTHING",
+                              metric_id, retired_at);
+        !status) {
+      return status.error();
+    }
+    auto stored = count("read a retirement",
+                        "SELECT retired_at FROM retired_metrics WHERE metric_id = ?", metric_id);
+    if (!stored) return stored.error();
+    return static_cast<int64_t>(stored.value());
   }
 
  private:
@@ -538,10 +601,12 @@ class SqliteConnection final : public Connection {
     }
     if (version < 3) {
       if (auto status = exec(kFillReceiveCounts); !status) return status;
-      return exec(kAddDevices);
+      if (auto status = exec(kAddDevices); !status) return status;
     }
+    if (version < 4) return upgrade_3_to_4_retired_metrics();
     return done();
   }
+  Fallible upgrade_3_to_4_retired_metrics() { return exec(kUpgrade3To4RetiredMetrics); }
 
   // The one statement helper: every query goes through statement() and one
   // of these (the loops over many keys use a Statement directly).
