@@ -176,6 +176,19 @@ Fallible Store::register_metric(const MetricConfig& metric) {
   return done();
 }
 
+Outcome<std::vector<uint32_t>> Store::reload_metrics() {
+  const std::vector<MetricConfig> before = metrics();
+  if (auto status = load_metrics(); !status) return status.error();
+  std::vector<uint32_t> added;
+  std::shared_lock<std::shared_mutex> lock(metrics_mutex_);
+  for (const auto& [id, metric] : metrics_) {
+    const bool known = std::any_of(before.begin(), before.end(),
+                                   [id = id](const MetricConfig& m) { return m.id == id; });
+    if (!known) added.push_back(id);
+  }
+  return added;
+}
+
 std::optional<MetricConfig> Store::metric(uint32_t id) const {
   std::shared_lock<std::shared_mutex> lock(metrics_mutex_);
   const auto it = metrics_.find(id);

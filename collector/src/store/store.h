@@ -108,6 +108,10 @@ class Store {
   Fallible register_metric(const MetricConfig& metric);
   std::optional<MetricConfig> metric(uint32_t id) const;
   std::vector<MetricConfig> metrics() const;
+  // Reads the metric definitions again: other collectors of the database
+  // may have registered metrics since (api/live_reload.h). Returns the ids
+  // new to this process; on an error the definitions held stay.
+  Outcome<std::vector<uint32_t>> reload_metrics();
 
   // Stores validated batches in one durable transaction: result[i] for
   // batches[i]. No two batches may share a device nonce (the group
