@@ -13,7 +13,8 @@ http::Handler guarded(const auth::Digest* token, http::Handler handler) {
   if (token == nullptr) return handler;
   return [token = *token, handler = std::move(handler)](const http::Request& request,
                                                         http::Reply reply) {
-    const std::string_view bearer = auth::bearer_credential(request.header("Authorization"));
+    const std::string authorization = request.header("Authorization");
+    const std::string_view bearer = auth::bearer_credential(authorization);
     if (bearer.empty() || !auth::equal_in_constant_time(auth::sha256(bearer), token)) {
       http::Response refused =
           http::json_response(401, {{"error", "this endpoint needs the monitoring token"}});
