@@ -19,8 +19,10 @@ collector=$1
 docs=$2
 work=$(mktemp -d)
 pid=""
+keepalive=""
 cleanup() {
   [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+  [ -n "$keepalive" ] && kill "$keepalive" 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$work"
 }
