@@ -42,7 +42,7 @@ struct ServeOptions {
   double read_deadline_seconds = 30;
 };
 
-// The table: every setting of `o` (pointing into it).
+// The table (serve_settings.cpp): every setting of `o` (pointing into it).
 std::vector<Setting> serve_settings(ServeOptions& o);
 
 // Adds each setting's flag to `serve`; the options are in the settings' order.
