@@ -16,23 +16,8 @@
 set -euo pipefail
 collector=$1
 device_sim=$2
-url_file=${BLUR_TEST_POSTGRES_URL_FILE:?run with ctest (fixture postgres)}
-[ -s "$url_file" ] || { echo "no PostgreSQL URL in $url_file: the postgres fixture failed" >&2; exit 1; }
-server=$(cat "$url_file")
-psql=/usr/lib/postgresql/15/bin/psql
-[ -x "$psql" ] || psql=psql
-schema=blur_live_reload_$$
-db="$server&options=-csearch_path%3D$schema"
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  "$psql" "$server" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-"$psql" "$server" -qc "CREATE SCHEMA $schema"
+. "$(dirname "$0")/../../scripts/lib/postgres_schema.sh"
+postgres_test_schema blur_live_reload
 . "$(dirname "$0")/../../scripts/lib/collector.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
