@@ -76,6 +76,9 @@ refused duration 's/^max_report_age = "3d"/max_report_age = "3 days"/' \
 refused no_file 's|^cert = "tls/server.pem"|cert = "tls/missing.pem"|' \
   "tls.cert (--tls-cert): cannot read $etc/tls/missing.pem"
 refused half_tls 's|^key = "tls/server.key"|key = ""|' "go together"
+printf '[[metric]]\nid = 1\nmechanism = "rr"\nepsilon = "0.5"\n' > "$etc/conflict.toml"
+refused twice 's|^metrics_file = "metrics.toml"|metrics_file = "conflict.toml"|' \
+  "metric 1 is configured twice, differently (epsilon_micros: 1000000 -> 500000)"
 # serve refuses what config check refuses, with the same words.
 status=0
 "$collector" serve --config-file "$etc/typo.toml" > "$work/serve-typo.log" 2>&1 || status=$?

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "auth/credentials.h"
+#include "config/metric_rules.h"
 #include "config/metrics_file.h"
 #include "config/server_file.h"
 
@@ -116,6 +117,17 @@ Outcome<std::vector<MetricConfig>> configured_metrics(const ServeOptions& o) {
     auto metric = parse_metric_spec(spec);
     if (!metric) return metric.error();
     wanted.push_back(metric.value());
+  }
+  // An id given twice must be given alike (the store would refuse the second).
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (wanted[j].id == wanted[i].id && wanted[j] != wanted[i]) {
+        return invalid("metric " + std::to_string(wanted[i].id) +
+                       " is configured twice, differently (" +
+                       first_difference(wanted[j], wanted[i]) +
+                       "): in the server file, the metrics file or --metric");
+      }
+    }
   }
   return wanted;
 }
