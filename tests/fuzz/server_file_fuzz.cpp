@@ -45,8 +45,10 @@ bool in_range(const Setting& s) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  ServeOptions defaults;
-  const std::string default_text = server_toml(serve_settings(defaults), {});
+  static const std::string default_text = [] {
+    ServeOptions defaults;
+    return server_toml(serve_settings(defaults), {});
+  }();
   ServeOptions options;
   const std::vector<Setting> settings = serve_settings(options);
   const auto file = parse(text, settings);
