@@ -1,7 +1,7 @@
 # Run as a script (cmake -P) at build time: writes a C++ source holding the
 # bytes of some files, so a program ships them inside its binary.
 #
-#   cmake -DOUTPUT=out.cpp -DHEADER=dashboard/embedded_file.h
+#   cmake -DOUTPUT=out.cpp -DHEADER=dashboard/embedded_file.h (declares the table; EmbeddedFile is server/embedded_file.h's)
 #         -DTABLE=kDashboardFiles -DNAMESPACE=blur::collector
 #         "-DFILES=name|content-type|path;..." -P embed_files.cmake
 #

@@ -43,7 +43,23 @@ packages=(
   # the Java binding (examples/java): JNI headers, javac and jar, and the
   # JVM its test runs
   default-jdk
+  # deployment (tests/deploy): podman builds and runs the container image
+  # (on runc), systemd-analyze checks the unit and strace the system calls
+  # its filter must allow, Python's YAML and JSON Schema hold the OpenAPI
+  # description to the collector's answers, node runs Redocly's CLI (below)
+  podman runc systemd strace python3-yaml python3-jsonschema nodejs
 )
+# npm: Debian's package, unless the machine's nodejs has its own.
+command -v npm > /dev/null || packages+=(npm)
+
+# Redocly's CLI validates collector/api/openapi.yaml (deploy.openapi_lint):
+# installed with the machine's npm (and its registry configuration) into
+# $deps_dir/redocly, pinned. 1.34 runs on Debian 12's Node.js 18.
+redocly_version=1.34.5
+redocly_installed() {
+  grep -qs "\"version\": \"$redocly_version\"" \
+    "$deps_dir/redocly/node_modules/@redocly/cli/package.json"
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -54,6 +70,7 @@ need_sources=0
 for s in nanopb mbedtls; do
   [ -f "$deps_dir/$s/.blur-extracted" ] || need_sources=1
 done
+redocly_installed || need_sources=1
 
 if [ ${#missing[@]} -eq 0 ] && [ $need_sources -eq 0 ]; then
   echo "setup: all packages and sources present ($deps_dir)"
@@ -62,7 +79,8 @@ fi
 
 if [ "$(id -u)" -ne 0 ]; then
   [ ${#missing[@]} -eq 0 ] || echo "setup: missing Debian packages: ${missing[*]}" >&2
-  [ $need_sources -eq 0 ] || echo "setup: missing nanopb/mbedTLS sources in $deps_dir" >&2
+  [ $need_sources -eq 0 ] ||
+    echo "setup: missing nanopb/mbedTLS sources or Redocly's CLI in $deps_dir" >&2
   echo "setup: run as root (e.g. sudo $0) to install them" >&2
   exit 1
 fi
@@ -110,4 +128,10 @@ for s in nanopb mbedtls; do
   tar -xf "$orig" -C "$deps_dir/$s" --strip-components=1
   basename "$orig" > "$deps_dir/$s/.blur-extracted"
 done
+if ! redocly_installed; then
+  echo "setup: installing Redocly's CLI $redocly_version with npm into $deps_dir/redocly"
+  mkdir -p "$deps_dir/redocly"
+  npm install --prefix "$deps_dir/redocly" --no-audit --no-fund --save-exact \
+    "@redocly/cli@$redocly_version" > /dev/null
+fi
 echo "setup: done (sources in $deps_dir)"

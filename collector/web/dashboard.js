@@ -275,6 +275,28 @@
     };
   }
 
+  // The metric's refused batches by reason (GET /v1/metrics: this
+  // collector's counts since it started); returns what it shows.
+  function renderRefusals(metric) {
+    const refused = metric.refused_batches || {};
+    const reasons = Object.keys(refused).sort();
+    const body = $("refusals-table").querySelector("tbody");
+    body.replaceChildren();
+    for (const reason of reasons) {
+      const row = document.createElement("tr");
+      const name = document.createElement("td");
+      name.textContent = reason.replace(/_/g, " ");
+      name.dataset.reason = reason;
+      const count = document.createElement("td");
+      count.textContent = String(refused[reason]);
+      row.append(name, count);
+      body.append(row);
+    }
+    $("refusals-table").hidden = reasons.length === 0;
+    $("refusals-none").hidden = reasons.length !== 0;
+    return refused;
+  }
+
   async function render() {
     const mine = ++generation;
     const current = view();
@@ -291,11 +313,14 @@
     setState("loading");
     try {
       const numeric = numericMechanisms.has(metric.mechanism);
-      const [estimate, series] = await Promise.all([
+      const [estimate, series, listed] = await Promise.all([
         BlurApi.estimate(metric.metric_id, current.normsub && !numeric ? "norm-sub" : null),
         BlurApi.series(metric.metric_id, current.bucket),
+        BlurApi.metrics(), // the refusal counts, fresh
       ]);
       if (mine !== generation) return;
+      metrics = listed.metrics;
+      const fresh = metrics.find((m) => m.metric_id === metric.metric_id) || metric;
       showMessage("");
       $("metric-view").hidden = false;
       $("metric-title").textContent = "metric " + metric.metric_id;
@@ -303,7 +328,12 @@
       $("frequency-current").hidden = numeric;
       $("numeric-current").hidden = !numeric;
       $("value-label").hidden = numeric;
-      const plotted = { metric_id: metric.metric_id, mechanism: metric.mechanism, n: estimate.n };
+      const plotted = {
+        metric_id: metric.metric_id,
+        mechanism: metric.mechanism,
+        n: estimate.n,
+        refused_batches: renderRefusals(fresh),
+      };
       if (estimate.n === 0) {
         showMessage("No reports for metric " + metric.metric_id + " yet.");
         $("frequency-current").hidden = $("numeric-current").hidden = true;

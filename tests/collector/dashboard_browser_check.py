@@ -16,6 +16,8 @@ Checks, per view opened through the address fragment:
     interval ends, series points. (<script id="plotted">, the page's own
     account, is only used for what it chose: norm-sub, top values.)
   - a 401 from the API shows the reader-token message, as text;
+  - the refused batches by reason (GET /v1/metrics) in the metric's table:
+    "None." for metric 1, malformed 3 for metric 4 (refused, no reports);
 and saves screenshots (non-empty PNGs) into the artifacts directory.
 
   dashboard_browser_check.py CHROMIUM BASE_URL ARTIFACTS_DIR
@@ -139,6 +141,17 @@ def assert_requests(browser, view, with_token=True):
     return len(api_requests)
 
 
+def refusals_shown(browser):
+    """The refused-batches table as the page shows it: {reason: count}, and
+    whether it says "None."."""
+    rows = json.loads(browser.evaluate(
+        "JSON.stringify([...document.querySelectorAll('#refusals-table tbody tr')]"
+        ".filter(() => !document.getElementById('refusals-table').hidden)"
+        ".map(r => [r.cells[0].dataset.reason, r.cells[1].textContent]))"))
+    none = browser.evaluate("!document.getElementById('refusals-none').hidden")
+    return {reason: int(count) for reason, count in rows}, none
+
+
 def screenshot(browser, name):
     data = base64.b64decode(browser.send("Page.captureScreenshot", {"format": "png"})["data"])
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 10000, f"{name}: not a PNG"
@@ -161,6 +174,7 @@ def check_frequency(browser):
     current = plotted["current"]
     drawn = charts(browser)
     assert plotted["metric_id"] == 1 and plotted["n"] == estimate["n"] > 0
+    assert plotted["refused_batches"] == {} and refusals_shown(browser) == ({}, True), view
     assert current["postprocess"] == "none" and current["top_values"] is False
     rows = estimate["estimates"]
     assert_bars(view, drawn["current-chart"], [r["value"] for r in rows],
@@ -259,12 +273,16 @@ def check_empty(browser):
     state, plotted = open_view(browser, "metric=4")
     assert state == "ready", view
     assert_clean(browser, view)
-    assert plotted == {"metric_id": 4, "mechanism": "rr", "n": 0}, plotted
+    listed = next(m for m in api("/v1/metrics")["metrics"] if m["metric_id"] == 4)
+    assert listed["refused_batches"] == {"malformed": 3}, listed
+    assert plotted == {"metric_id": 4, "mechanism": "rr", "n": 0,
+                       "refused_batches": {"malformed": 3}}, plotted
+    assert refusals_shown(browser) == ({"malformed": 3}, False), refusals_shown(browser)
     drawn = charts(browser)
     assert all(chart is None for chart in drawn.values()), f"{view}: charts drawn: {drawn}"
     message = browser.evaluate("document.getElementById('message').textContent")
     assert message == "No reports for metric 4 yet.", message
-    print(f"{view}: the page says so")
+    print(f"{view}: the page says so, and shows its 3 batches refused as malformed")
 
 
 def check_unauthorized(browser):

@@ -6,7 +6,8 @@
 #     (Chart.js byte for byte Debian's), Cache-Control and ETag/304, 404;
 #   - a real headless Chromium on the page (dashboard_browser_check.py):
 #     no console errors, the bearer token on every API call, what Chart.js
-#     plots equal to the JSON API's, a 401 shown as a token request;
+#     plots equal to the JSON API's, a 401 shown as a token request, the
+#     metric's refused batches by reason (metric 4: 3 malformed);
 #     screenshots into ARTIFACTS_DIR.
 # Fails (never skips) when Chromium is missing or cannot start.
 #
@@ -37,6 +38,11 @@ base="http://127.0.0.1:$collector_port"
   --devices 2000 --metric 2 --seed 42 --threads 2 --spread-hours 12 > /dev/null 2>&1
 "$device_sim" fleet --collector "$base" --mechanism olh --domain 1024 --epsilon 2 \
   --devices 2000 --metric 3 --seed 43 --threads 2 > /dev/null 2>&1
+# Metric 4 gets no report: 3 batches with the wrong epsilon, refused (malformed).
+if "$device_sim" fleet --collector "$base" --metric 4 --epsilon 2 --devices 3 --retries 0 \
+  --seed 44 --threads 1 > /dev/null 2>&1; then
+  echo "FAIL: a fleet with the wrong epsilon was accepted" >&2; exit 1
+fi
 
 # Device clocks spread over the last 12 hours: 12 hourly points to plot.
 points=$(read_api "$base/v1/metrics/1/series?bucket=hour" |

@@ -89,3 +89,19 @@ TEST(JsonWriter, RandomBytesAlwaysGiveValidJson) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(WellFormedUtf8, KeepsUtf8AndReplacesEachBadByte) {
+  using blur::collector::well_formed_utf8;
+  EXPECT_EQ(well_formed_utf8("plain, \"quoted\"\r\n"), "plain, \"quoted\"\r\n");
+  EXPECT_EQ(well_formed_utf8("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");
+  EXPECT_EQ(well_formed_utf8("a\xff"
+                             "b\xc3"),
+            "a\xef\xbf\xbd"
+            "b\xef\xbf\xbd");
+  EXPECT_EQ(well_formed_utf8("\xed\xa0\x80"),
+            "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
+}
+
+}  // namespace

@@ -1,12 +1,15 @@
 // libFuzzer: the parts of an HTTP request the collector's server decodes
 // itself (server/http_text.h): the request target (path + percent-decoded
-// query), a Content-Type's media type, text for logs. Any bytes: no crash,
+// query), a Content-Type's media type, text for logs, an Accept header
+// (server/accept_header.h). Any bytes: no crash,
 // and the results keep their promises.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "server/accept_header.h"
 #include "server/http_text.h"
 
 namespace {
@@ -61,6 +64,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (c == ';' || (c >= 'A' && c <= 'Z')) __builtin_trap();
   }
   if (!type.empty() && (type.front() == ' ' || type.back() == ' ')) __builtin_trap();
+
+  // Accept: an index of an offered type or none; an entry naming an
+  // offered type exactly, alone, chooses it.
+  static const std::vector<std::string> kOffered = {"application/json", "text/csv",
+                                                    "application/x-ndjson"};
+  if (const auto chosen = choose_media_type(input, kOffered); chosen && *chosen >= kOffered.size())
+    __builtin_trap();
+  if (choose_media_type(input, {}).has_value()) __builtin_trap();
+  if (type == "text/csv" && input.find(',') == std::string_view::npos &&
+      input.find(';') == std::string_view::npos && choose_media_type(input, kOffered) != 1u)
+    __builtin_trap();
 
   const std::string log = printable(input, 64);
   for (const char c : log) {

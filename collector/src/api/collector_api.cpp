@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "api/metric_estimate.h"
 #include "estimate/device_clustering.h"
@@ -109,6 +110,7 @@ Outcome<ReadRequest> read_request(const Store& store, const std::string& id_text
 struct Quarantined {
   size_t reports = 0;
   std::string message;  // "metric 2 counts a device's reports from 86400 s after its enrollment"
+  std::vector<uint32_t> metrics;  // those held back
 };
 Quarantined quarantine(Batch& batch, int64_t now, const Store& store) {
   Quarantined out;
@@ -121,6 +123,7 @@ Quarantined quarantine(Batch& batch, int64_t now, const Store& store) {
     const bool hold = metric && metric->quarantine_seconds != 0 &&
                       now < *batch.enrolled_at + int64_t{metric->quarantine_seconds};
     if (hold) {
+      out.metrics.push_back(metric_id);
       out.message += (out.message.empty() ? "" : "; ") + std::string("metric ") +
                      std::to_string(metric_id) + " counts a device's reports from " +
                      std::to_string(metric->quarantine_seconds) + " s after its enrollment";
@@ -140,6 +143,30 @@ Quarantined quarantine(Batch& batch, int64_t now, const Store& store) {
 void describe_range(const TimeRange& range, JsonWriter& out) {
   if (range.from != INT64_MIN) out.member("from", format_time(range.from));
   if (range.to != INT64_MAX) out.member("to", format_time(range.to));
+}
+
+// The answer of rows in `format` (kCsv or kJsonLines).
+ApiResponse rows_answer(ResultFormat format, std::string rows) {
+  ApiResponse answer(200, std::move(rows));
+  answer.content_type = format == ResultFormat::kCsv ? "text/csv; charset=utf-8; header=present"
+                                                     : "application/x-ndjson";
+  return answer;
+}
+
+std::optional<int64_t> bound(int64_t t) {
+  return t == INT64_MIN || t == INT64_MAX ? std::nullopt : std::optional<int64_t>(t);
+}
+
+// Per-metric refusal counts (CollectorMetrics::count_refused_batch) of a
+// batch refused whole: under each registered metric it carries reports of.
+void count_refused(observe::CollectorMetrics* metrics, const Store& store, const Batch& batch,
+                   observe::Reason reason) {
+  if (metrics == nullptr) return;
+  std::set<uint32_t> ids;
+  for (const IncomingReport& report : batch.reports) ids.insert(report.metric_id);
+  for (const uint32_t id : ids) {
+    if (store.metric(id)) metrics->count_refused_batch(id, reason);
+  }
 }
 
 // A read that failed: cancelled, or the store's error.
@@ -222,8 +249,13 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
   if (!decode_batch(bytes, body.size(), batch.get(), &error)) {
     return reply(error_response(400, error, observe::Reason::kMalformed));
   }
+  // Refusals from here on are of a decoded batch: counted per metric too.
+  auto refuse = [this, &batch, &reply](ApiResponse answer) {
+    if (answer.refusal) count_refused(metrics_, store_, *batch, *answer.refusal);
+    reply(std::move(answer));
+  };
   if (device && batch->device_nonce != *device) {
-    return reply(error_response(
+    return refuse(error_response(
         403, "the batch's device nonce is not the one its credentials were issued for",
         observe::Reason::kForbidden));
   }
@@ -231,19 +263,20 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
   error = validate_batch(
       *batch, [this](uint32_t id) { return store_.metric(id); }, &unknown_metric);
   if (!error.empty()) {
-    return reply(error_response(
+    return refuse(error_response(
         400, error,
         unknown_metric ? observe::Reason::kUnknownMetric : observe::Reason::kMalformed));
   }
   if (committer_ == nullptr) {
-    return reply(error_response(503, "this collector is read-only", observe::Reason::kUnavailable));
+    return refuse(
+        error_response(503, "this collector is read-only", observe::Reason::kUnavailable));
   }
   const int64_t now = unix_now();
   if (device) {
     auto enrolled = enrollment_times_.of(*device);
     if (!enrolled) {
-      return reply(error_response(503, "the collector could not look up the device; retry later",
-                                  observe::Reason::kUnavailable));
+      return refuse(error_response(503, "the collector could not look up the device; retry later",
+                                   observe::Reason::kUnavailable));
     }
     batch->enrolled_at = enrolled.value();
   }
@@ -256,6 +289,10 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
   const Quarantined quarantined = quarantine(*batch, now, store_);
   if (quarantined.reports != 0 && metrics_ != nullptr) {
     metrics_->reports_quarantined.add(quarantined.reports);
+    metrics_->refusals.count(observe::Reason::kQuarantine);  // per batch
+    for (const uint32_t id : quarantined.metrics) {
+      metrics_->count_refused_batch(id, observe::Reason::kQuarantine);
+    }
   }
   if (batch->reports.empty()) {  // every report was quarantined: nothing to commit
     return reply(json_answer(200, {{"accepted", 0},
@@ -263,8 +300,13 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
                                    {"quarantined", quarantined.reports},
                                    {"quarantine", quarantined.message}}));
   }
+  // The batch as submitted (quarantined reports out), for per-metric counts.
+  auto counted = [metrics = metrics_, &store = store_, batch](observe::Reason reason) {
+    count_refused(metrics, store, *batch, reason);
+  };
   committer_->submit(
-      batch, now, [metrics = metrics_, reply, quarantined](const Outcome<BatchOutcome>& outcome) {
+      batch, now,
+      [metrics = metrics_, reply, quarantined, counted](const Outcome<BatchOutcome>& outcome) {
         if (!outcome) {
           if (outcome.error().kind == Error::Kind::kTooManyRequests) {
             return reply(device_busy_response(outcome.error()));
@@ -272,12 +314,13 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
           // The committer's words: a full queue, a shutdown, or a failed
           // commit without the store's (group_commit.h).
           const bool invalid = outcome.error().kind == Error::Kind::kInvalid;
-          return reply(error_response(
-              invalid ? 400 : 503, outcome.error().message,
-              invalid ? observe::Reason::kMalformed : observe::Reason::kUnavailable));
+          const auto reason = invalid ? observe::Reason::kMalformed : observe::Reason::kUnavailable;
+          counted(reason);
+          return reply(error_response(invalid ? 400 : 503, outcome.error().message, reason));
         }
         if (outcome->conflict) {
           if (metrics != nullptr) metrics->batches_conflicting.add();
+          counted(observe::Reason::kConflict);
           ApiResponse answer = json_answer(409, {{"error", outcome->conflict_message},
                                                  {"report_id", outcome->conflict_report_id}});
           answer.refusal = observe::Reason::kConflict;
@@ -292,8 +335,12 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
         // Still a 200: resending would be refused again, so the device must
         // not retry; the answer says what was refused and why.
         if (outcome->over_limit != 0) {
-          if (metrics != nullptr)
+          if (metrics != nullptr) {
             metrics->refusals.count(observe::Reason::kContributionBound);  // per batch
+            for (const uint32_t id : outcome->over_limit_metrics) {
+              metrics->count_refused_batch(id, observe::Reason::kContributionBound);
+            }
+          }
           fields["over_limit"] = outcome->over_limit;
           fields["limit"] = outcome->limit_message;
         }
@@ -309,16 +356,27 @@ void CollectorApi::post_reports(std::string_view body, std::optional<uint64_t> d
 
 ApiResponse CollectorApi::metrics() const {
   nlohmann::json list = nlohmann::json::array();
+  const auto refused = metrics_ != nullptr
+                           ? metrics_->refused_batches()
+                           : std::map<uint32_t, std::map<observe::Reason, uint64_t>>{};
   for (const MetricConfig& m : store_.metrics()) {
     nlohmann::json entry = nlohmann::json::parse(config_to_text(m));
     entry["epsilon"] = m.epsilon_micros / 1e6;
+    if (metrics_ != nullptr) {  // this collector's counts since its start
+      nlohmann::json by_reason = nlohmann::json::object();
+      if (const auto found = refused.find(m.id); found != refused.end()) {
+        for (const auto& [reason, count] : found->second)
+          by_reason[observe::reason_name(reason)] = count;
+      }
+      entry["refused_batches"] = std::move(by_reason);
+    }
     list.push_back(entry);
   }
   return json_answer(200, {{"metrics", list}});
 }
 
 ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryParams& query,
-                                   const Cancellation& cancel) const {
+                                   const Cancellation& cancel, ResultFormat format) const {
   auto request = read_request(store_, metric_id, query);
   if (!request) return error_response(request.error());
   if (find(query, "bucket")) {
@@ -338,10 +396,17 @@ ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryPara
   const DeviceClustering clustering =
       metric_clustering(request->metric, aggregate->reports(),
                         counts->empty() ? DeviceCounts{} : counts->front().counts, buckets);
+  const DiscoveryControls discovery{request->top_k, &discovery_cache_, &cancel};
+  if (format != ResultFormat::kJson) {
+    const auto table = estimate_table(aggregate.value(), clustering, request->post, discovery);
+    if (!table) return cancelled_response(cancel.cause());
+    ResultRows rows(format, request->metric);
+    rows.add({"all", bound(request->range.from), bound(request->range.to)}, *table);
+    return rows_answer(format, rows.take());
+  }
   JsonWriter out;
   out.begin_object();
-  if (!write_estimate(aggregate.value(), clustering, request->post, out,
-                      {request->top_k, &discovery_cache_, &cancel})) {
+  if (!write_estimate(aggregate.value(), clustering, request->post, out, discovery)) {
     return cancelled_response(cancel.cause());
   }
   describe_range(request->range, out);
@@ -350,7 +415,7 @@ ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryPara
 }
 
 ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams& query,
-                                 const Cancellation& cancel) const {
+                                 const Cancellation& cancel, ResultFormat format) const {
   auto request = read_request(store_, metric_id, query);
   if (!request) return error_response(request.error());
   int64_t width = 86400;
@@ -404,16 +469,20 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
   std::optional<Aggregate> total;
   uint64_t period_buckets = 0;
   const DiscoveryControls discovery{request->top_k, &discovery_cache_, &cancel};
+  ResultRows rows(format, request->metric);
   auto flush = [&] {
     if (!total) return true;
-    out.begin_object().member("start", format_time(*period)).member("start_unix", *period);
     const auto counted = period_counts.find(*period);
-    const bool written = write_estimate(
-        *total,
-        metric_clustering(request->metric, total->reports(),
-                          counted == period_counts.end() ? DeviceCounts{} : counted->second,
-                          period_buckets),
-        request->post, out, discovery);
+    const DeviceClustering clustering = metric_clustering(
+        request->metric, total->reports(),
+        counted == period_counts.end() ? DeviceCounts{} : counted->second, period_buckets);
+    if (format != ResultFormat::kJson) {
+      const auto table = estimate_table(*total, clustering, request->post, discovery);
+      if (table) rows.add({width == 3600 ? "hour" : "day", *period, *period + width}, *table);
+      return table.has_value();
+    }
+    out.begin_object().member("start", format_time(*period)).member("start_unix", *period);
+    const bool written = write_estimate(*total, clustering, request->post, out, discovery);
     out.end_object();
     return written;
   };
@@ -429,6 +498,7 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
     ++period_buckets;
   }
   if (!flush()) return cancelled_response(cancel.cause());
+  if (format != ResultFormat::kJson) return rows_answer(format, rows.take());
   out.end_array().end_object();
   return {200, out.take()};
 }

@@ -17,6 +17,7 @@
 //   GET  /v1/metrics                    the registered metrics, whole configurations
 //   GET  /v1/metrics/{id}/estimate?from=&to=&postprocess=none|norm-sub
 //   GET  /v1/metrics/{id}/series?bucket=hour|day&from=&to=&postprocess=
+//        (both: Accept text/csv or application/x-ndjson for rows, result_rows.h)
 //        (a word-discovery metric's series: at most kMaxDiscoverySeriesPeriods
 //        periods with reports, else 400)
 //   GET  /healthz
@@ -39,6 +40,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/result_rows.h"
 #include "ingest/enrollment_times.h"
 #include "discovery/discovery_cache.h"
 #include "ingest/group_commit.h"
@@ -54,6 +56,7 @@ struct ApiResponse {
   ApiResponse(int status_code, std::string json) : status(status_code), body(std::move(json)) {}
   int status = 200;
   std::string body;
+  std::string content_type = "application/json";
   // Not sent: for logs and metrics. Why it was refused (if it was), and
   // the reports a POST stored.
   std::optional<observe::Reason> refusal;
@@ -83,10 +86,14 @@ class CollectorApi {
   void post_reports(std::string_view body, std::optional<uint64_t> device,
                     std::function<void(ApiResponse)> reply);
   ApiResponse metrics() const;
+  // `format`: a 200 answers JSON (kJson), or rows (result_rows.h) as
+  // text/csv (kCsv) or application/x-ndjson (kJsonLines); errors are JSON.
   ApiResponse estimate(const std::string& metric_id, const QueryParams& query,
-                       const Cancellation& cancel = Cancellation()) const;
+                       const Cancellation& cancel = Cancellation(),
+                       ResultFormat format = ResultFormat::kJson) const;
   ApiResponse series(const std::string& metric_id, const QueryParams& query,
-                     const Cancellation& cancel = Cancellation()) const;
+                     const Cancellation& cancel = Cancellation(),
+                     ResultFormat format = ResultFormat::kJson) const;
   ApiResponse health() const;
   // For /metrics: a device got a token (`renewal`: a known device).
   void enrolled(bool renewal);

@@ -32,16 +32,12 @@ Discovery find_words(const Aggregate& aggregate, const DiscoveryControls& contro
 
 // {"top_k": K, "words": [{"word": "the", "estimate": ..., "stderr": ...,
 //  "ci95": [lo, hi], "fraction": ...}, ...]}, in decreasing estimate order.
-bool write_discovery(const Aggregate& aggregate, const DeviceClustering& clustering,
-                     const DiscoveryControls& controls, JsonWriter& out) {
-  const Discovery found = find_words(aggregate, controls);
-  if (found.cancelled) return false;
-  const double n = static_cast<double>(aggregate.reports());
-  out.member("top_k", controls.top_k);
+void write_words(const EstimateTable& table, uint32_t top_k, JsonWriter& out) {
+  const double n = static_cast<double>(table.n);
+  out.member("top_k", top_k);
   out.member("intervals", "conditional on selection");
   out.key("words").begin_array();
-  for (DiscoveredWord w : found.words) {
-    w.estimate = with_device_clustering(w.estimate, clustering);
+  for (const ValueEstimate& w : table.values) {
     out.begin_object()
         .member("word", w.word)
         .member("estimate", w.estimate.count)
@@ -51,7 +47,43 @@ bool write_discovery(const Aggregate& aggregate, const DeviceClustering& cluster
     out.end_object();
   }
   out.end_array();
-  return true;
+}
+
+// Every value's estimate of a frequency oracle's aggregate (with reports).
+std::vector<ValueEstimate> frequencies(const Aggregate& aggregate,
+                                       const DeviceClustering& clustering, PostProcessing post) {
+  const MetricConfig& metric = aggregate.metric();
+  const OracleParams params = oracle_params(metric);
+  const uint64_t reports = aggregate.reports();
+  const double n = static_cast<double>(reports);
+  const std::vector<uint64_t> counts = aggregate.support_counts();
+  // Shared-collision variance (RAPPOR): needs every value's plug-in count.
+  std::vector<double> squared;
+  double all_squared = 0;
+  if (params.collision_coefficient != 0) {
+    squared.resize(metric.domain_size);
+    for (uint32_t value = 0; value < metric.domain_size; ++value) {
+      const double c = std::clamp(estimate_count(reports, counts[value], params).count, 0.0, n);
+      squared[value] = c * c;
+      all_squared += c * c;
+    }
+  }
+  std::vector<ValueEstimate> values(metric.domain_size);
+  std::vector<double> unbiased(metric.domain_size);
+  for (uint32_t value = 0; value < metric.domain_size; ++value) {
+    values[value].value = value;
+    values[value].estimate =
+        estimate_count(reports, counts[value], params,
+                       squared.empty() ? 0.0 : all_squared - squared[value], clustering);
+    unbiased[value] = values[value].estimate.count;
+  }
+  if (post == PostProcessing::kNormSub) {
+    const std::vector<double> consistent = norm_sub(unbiased, n);
+    for (uint32_t value = 0; value < metric.domain_size; ++value) {
+      values[value].estimate_normsub = consistent[value];
+    }
+  }
+  return values;
 }
 
 void write_variance(const DeviceClustering& clustering, JsonWriter& out) {
@@ -84,56 +116,58 @@ bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
       .member("domain_size", metric.domain_size)
       .member("n", aggregate.reports());
   write_variance(clustering, out);
-  if (mechanism_spec(metric.mechanism).discovers_words) {
-    return write_discovery(aggregate, clustering, discovery, out);
-  }
-  if (aggregate.reports() == 0) {
-    out.key("estimates").begin_array().end_array();
+  const auto table = estimate_table(aggregate, clustering, post, discovery);
+  if (!table) return false;
+  if (table->shape == EstimateTable::Shape::kWords) {
+    write_words(*table, discovery.top_k, out);
     return true;
   }
-  const OracleParams params = oracle_params(metric);
-  const uint64_t reports = aggregate.reports();
-  const double n = static_cast<double>(reports);
-  const std::vector<uint64_t> counts = aggregate.support_counts();
-  // Shared-collision variance (RAPPOR): needs every value's plug-in count.
-  std::vector<double> squared;
-  double all_squared = 0;
-  if (params.collision_coefficient != 0) {
-    squared.resize(metric.domain_size);
-    for (uint32_t value = 0; value < metric.domain_size; ++value) {
-      const double c = std::clamp(estimate_count(reports, counts[value], params).count, 0.0, n);
-      squared[value] = c * c;
-      all_squared += c * c;
-    }
-  }
-  std::vector<CountEstimate> estimates(metric.domain_size);
-  std::vector<double> unbiased(metric.domain_size);
-  for (uint32_t value = 0; value < metric.domain_size; ++value) {
-    estimates[value] =
-        estimate_count(reports, counts[value], params,
-                       squared.empty() ? 0.0 : all_squared - squared[value], clustering);
-    unbiased[value] = estimates[value].count;
-  }
-  std::vector<double> consistent;
-  if (post == PostProcessing::kNormSub) {
+  if (post == PostProcessing::kNormSub && !table->values.empty()) {
     out.member("postprocessing", "norm-sub");
-    consistent = norm_sub(unbiased, n);
   }
+  const double n = static_cast<double>(table->n);
   out.key("estimates").begin_array();
-  for (uint32_t value = 0; value < metric.domain_size; ++value) {
-    const CountEstimate& e = estimates[value];
+  for (const ValueEstimate& v : table->values) {
+    const CountEstimate& e = v.estimate;
     out.begin_object()
-        .member("value", value)
+        .member("value", v.value)
         .member("estimate", e.count)
         .member("stderr", e.std_error);
     write_interval(out, "ci95", e.ci95_low, e.ci95_high);
     out.member("fraction", e.count / n);
     write_interval(out, "fraction_ci95", e.ci95_low / n, e.ci95_high / n);
-    if (!consistent.empty()) out.member("estimate_normsub", consistent[value]);
+    if (v.estimate_normsub) out.member("estimate_normsub", *v.estimate_normsub);
     out.end_object();
   }
   out.end_array();
   return true;
+}
+
+std::optional<EstimateTable> estimate_table(const Aggregate& aggregate,
+                                            const DeviceClustering& clustering, PostProcessing post,
+                                            const DiscoveryControls& discovery) {
+  EstimateTable table;
+  table.n = aggregate.reports();
+  table.design_effect = clustering.design_effect();
+  if (aggregate.numeric()) {
+    table.shape = EstimateTable::Shape::kMean;
+    const NumericEstimate numeric =
+        estimate_numeric(aggregate.metric(), aggregate.summary(), clustering);
+    if (numeric.mean) table.values.push_back({0, {}, *numeric.mean, std::nullopt});
+    return table;
+  }
+  if (mechanism_spec(aggregate.metric().mechanism).discovers_words) {
+    table.shape = EstimateTable::Shape::kWords;
+    Discovery found = find_words(aggregate, discovery);
+    if (found.cancelled) return std::nullopt;
+    for (DiscoveredWord& w : found.words) {
+      table.values.push_back(
+          {0, std::move(w.word), with_device_clustering(w.estimate, clustering), std::nullopt});
+    }
+    return table;
+  }
+  if (table.n != 0) table.values = frequencies(aggregate, clustering, post);
+  return table;
 }
 
 std::string estimate_text(const Aggregate& aggregate, const DeviceClustering& clustering,

@@ -25,9 +25,13 @@
 #define BLUR_COLLECTOR_API_METRIC_ESTIMATE_H
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "aggregate/aggregate.h"
 #include "estimate/device_clustering.h"
+#include "estimate/frequency_oracle.h"
 #include "estimate/post_processing.h"
 #include "util/cancellation.h"
 #include "util/json_writer.h"
@@ -62,6 +66,31 @@ struct DiscoveryControls {
 [[nodiscard]] bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clustering,
                                   PostProcessing post, JsonWriter& out,
                                   const DiscoveryControls& discovery);
+// The same estimate typed, before it becomes text: what the JSON answer of
+// frequency oracles and word discovery is written from, and what export
+// rows (result_rows.h) are flattened from. A numeric metric's is its mean
+// only (its JSON, numeric_estimate_json.h, also has the histogram).
+struct ValueEstimate {
+  uint32_t value = 0;  // kFrequencies: the value of the domain
+  std::string word;    // kWords: the discovered word (untrusted text from devices)
+  CountEstimate estimate{};
+  std::optional<double> estimate_normsub;  // with PostProcessing::kNormSub
+};
+struct EstimateTable {
+  enum class Shape { kFrequencies, kWords, kMean };
+  Shape shape = Shape::kFrequencies;
+  uint64_t n = 0;  // reports
+  double design_effect = 1;
+  // kFrequencies: every value of the domain (none without reports); kWords:
+  // the discovered words, decreasing estimate; kMean: the mean (none
+  // without reports).
+  std::vector<ValueEstimate> values;
+};
+// nullopt if the word discovery was cancelled.
+std::optional<EstimateTable> estimate_table(const Aggregate& aggregate,
+                                            const DeviceClustering& clustering, PostProcessing post,
+                                            const DiscoveryControls& discovery);
+
 std::string estimate_text(const Aggregate& aggregate, const DeviceClustering& clustering,
                           PostProcessing post = PostProcessing::kNone);
 // The same, parsed (for tools that read the estimate back).

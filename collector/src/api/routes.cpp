@@ -1,9 +1,11 @@
 #include "api/routes.h"
 
 #include "api/admin_routes.h"
+#include "api/api_description.h"
 #include "api/store_device_registry.h"
 #include "auth/enrollment_request.h"
 #include "ingest/batch_decoder.h"
+#include "server/accept_header.h"
 #include "util/time_text.h"
 
 namespace blur::collector {
@@ -38,11 +40,48 @@ void run_read(ReadPool* reads, ReadPool::Read read, http::Reply reply) {
   reads->submit(std::move(read), std::move(answer));
 }
 
+// What an estimate or series can answer in: JSON (the default), rows as
+// CSV or JSON lines (result_rows.h; application/jsonl is answered as the
+// synonym it names).
+const std::vector<std::string> kReadMediaTypes = {"application/json", "text/csv",
+                                                  "application/x-ndjson", "application/jsonl"};
+constexpr ResultFormat kReadFormats[] = {ResultFormat::kJson, ResultFormat::kCsv,
+                                         ResultFormat::kJsonLines, ResultFormat::kJsonLines};
+
+using ReadEndpoint = ApiResponse (CollectorApi::*)(const std::string&, const QueryParams&,
+                                                   const Cancellation&, ResultFormat) const;
+
+// An estimate or series route: the Accept header chooses the format (406
+// if it accepts none of them), the read runs on the pool.
+http::Handler read_route(CollectorApi& api, ReadPool* reads, ReadEndpoint endpoint) {
+  return [&api, reads, endpoint](const http::Request& request, http::Reply reply) {
+    const auto chosen = http::choose_media_type(request.header("Accept"), kReadMediaTypes);
+    if (!chosen) {
+      ApiResponse refused(406, json_text({{"error",
+                                           "this route answers application/json, text/csv, "
+                                           "application/x-ndjson or application/jsonl"}}));
+      refused.refusal = observe::Reason::kNotAcceptable;
+      return reply(to_http(std::move(refused)));
+    }
+    run_read(
+        reads,
+        [&api, endpoint, id = request.path_params.at(0), query = request.query,
+         format = kReadFormats[*chosen],
+         media = kReadMediaTypes[*chosen]](const Cancellation& cancel) {
+          ApiResponse answer = (api.*endpoint)(id, query, cancel, format);
+          if (answer.status == 200 && media == "application/jsonl") answer.content_type = media;
+          return answer;
+        },
+        std::move(reply));
+  };
+}
+
 }  // namespace
 
 http::Response to_http(ApiResponse answer) {
   http::Response response;
   response.status = answer.status;
+  response.content_type = std::move(answer.content_type);
   response.body = std::move(answer.body);
   if (answer.refusal) response.refusal = observe::reason_name(*answer.refusal);
   if (answer.reports) response.counts.emplace_back("reports", *answer.reports);
@@ -106,30 +145,15 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
                for_role(authenticator, reader, [&api](const http::Request&, http::Reply reply) {
                  reply(to_http(api.metrics()));
                }));
-  server.route(
-      "GET", R"(/v1/metrics/([^/]+)/estimate)", {},
-      for_role(authenticator, reader,
-               [&api, reads](const http::Request& request, http::Reply reply) {
-                 run_read(
-                     reads,
-                     [&api, id = request.path_params.at(0), query = request.query](
-                         const Cancellation& cancel) { return api.estimate(id, query, cancel); },
-                     std::move(reply));
-               }),
-      "/v1/metrics/{id}/estimate");
-  server.route(
-      "GET", R"(/v1/metrics/([^/]+)/series)", {},
-      for_role(authenticator, reader,
-               [&api, reads](const http::Request& request, http::Reply reply) {
-                 run_read(
-                     reads,
-                     [&api, id = request.path_params.at(0), query = request.query](
-                         const Cancellation& cancel) { return api.series(id, query, cancel); },
-                     std::move(reply));
-               }),
-      "/v1/metrics/{id}/series");
+  server.route("GET", R"(/v1/metrics/([^/]+)/estimate)", {},
+               for_role(authenticator, reader, read_route(api, reads, &CollectorApi::estimate)),
+               "/v1/metrics/{id}/estimate");
+  server.route("GET", R"(/v1/metrics/([^/]+)/series)", {},
+               for_role(authenticator, reader, read_route(api, reads, &CollectorApi::series)),
+               "/v1/metrics/{id}/series");
   server.route("GET", "/healthz", {},
                [&api](const http::Request&, http::Reply reply) { reply(to_http(api.health())); });
+  add_api_description_route(server);
   if (authenticator != nullptr) {
     add_admin_routes(server, store, *authenticator, [authenticator](http::Handler handler) {
       return for_role(authenticator, auth::Role::kAdmin, std::move(handler));

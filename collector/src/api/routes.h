@@ -8,8 +8,9 @@
 //   /v1/admin/tokens[/revoke], /v1/admin/devices/{revoke,restore,revoked},
 //        /v1/admin/device-keys, /v1/admin/metrics, /v1/admin/prune,
 //        /v1/admin/reload                 an admin token
-//   GET  /healthz                            anyone
+//   GET  /healthz, /openapi.yaml             anyone
 //
+// collector/api/openapi.yaml describes them all (api_description.h).
 // A 401 carries WWW-Authenticate: Bearer; a 429 or 503 carries Retry-After.
 // Estimates and series run on a ReadPool (read_pool.h), never on the I/O
 // threads, so a slow read cannot hold /healthz or device POSTs.

@@ -20,6 +20,7 @@
 //   blur-collector reaggregate --db blur.db [--metric 1]
 //   blur-collector verify --db blur.db [--metric 1]
 //   blur-collector discovered-words --db blur.db --metric 2 [--top-k 1000] --out words.txt
+//   blur-collector export --db blur.db --metric 1 [--bucket hour|day] --format csv|jsonl
 //   (the language model's commands are blur-trainer's: train, eval, privacy, ...)
 //
 // --db: PATH or sqlite:PATH (embedded, the default), or postgresql://...
@@ -35,6 +36,7 @@
 #include "api/routes.h"
 #include "auth/authenticator.h"
 #include "cli/config_command.h"
+#include "cli/export_command.h"
 #include "cli/observability.h"
 #include "cli/serve_options.h"
 #include "common/discovered_words_file.h"
@@ -189,6 +191,12 @@ int serve(const ServeOptions& o) {
   add_collector_routes(server, api, **store, authenticator->get(), &reads, &live_reload);
   add_dashboard_routes(server);
   (*observability)->observe_routes(server);  // after every route: each gets its histograms
+  if (o.print_routes) {
+    for (const auto& [method, name] : server.routes()) {
+      std::printf("%s %s\n", method.c_str(), name.c_str());
+    }
+    return 0;
+  }
   std::string error;
   if (!server.start(&error)) {
     std::fprintf(stderr, "blur-collector: %s\n", error.c_str());
@@ -373,7 +381,11 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--metric", serve_options.metric_specs,
                         "Register a metric ID:MECHANISM:EPSILON[:DOMAIN], e.g. 1:rr:1.0 "
                         "(repeatable; added to the files' metrics)");
-  add_config_command(app);
+  serve_cmd
+      ->add_flag("--print-routes", serve_options.print_routes,
+                 "Print the routes these options serve (METHOD PATH, one a line) and exit")
+      ->group("");  // hidden: for the test that holds collector/api/openapi.yaml to them
+  add_config_command(app);  // cli/config_command.h: runs inside the parse
 
   std::string db = "blur.db";
   std::vector<uint32_t> metric_ids;
@@ -440,6 +452,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, kMaxTopK))
       ->capture_default_str();
   discovered_cmd->add_option("--out", words_out, "The file to write")->required();
+
+  add_export_command(app);  // cli/export_command.h: runs inside the parse
 
   CLI11_PARSE(app, argc, argv);
   if (serve_cmd->parsed()) {

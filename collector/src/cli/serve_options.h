@@ -40,6 +40,7 @@ struct ServeOptions {
   StoreOptions store;
   ReadPool::Options reads;
   double read_deadline_seconds = 30;
+  bool print_routes = false;  // list the routes and exit (tests/deploy's spec check)
 };
 
 // The table (serve_settings.cpp): every setting of `o` (pointing into it).

@@ -1,20 +1,14 @@
-// A file built into the collector's binary (cmake/embed_files.cmake writes
-// the table at build time), so an installed collector serves its dashboard
-// with nothing beside it and without a network.
+// The dashboard's files (collector/web/ and Chart.js), built into the
+// binary (server/embedded_file.h).
 #ifndef BLUR_COLLECTOR_DASHBOARD_EMBEDDED_FILE_H
 #define BLUR_COLLECTOR_DASHBOARD_EMBEDDED_FILE_H
 
 #include <cstddef>
 #include <string_view>
 
-namespace blur::collector {
+#include "server/embedded_file.h"
 
-struct EmbeddedFile {
-  std::string_view name;          // as served, e.g. "dashboard.js"
-  std::string_view content_type;  // e.g. "text/javascript; charset=utf-8"
-  std::string_view etag;          // quoted: a SHA-256 prefix of the bytes
-  std::string_view bytes;
-};
+namespace blur::collector {
 
 // The dashboard's files (dashboard_files.cpp, generated).
 extern const EmbeddedFile kDashboardFiles[];

@@ -80,6 +80,32 @@ void CollectorMetrics::count_received(uint32_t metric_id, DeviceAge age, uint64_
   counter->add(reports);
 }
 
+void CollectorMetrics::count_refused_batch(uint32_t metric_id, Reason reason) {
+  Counter* counter = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(refused_mutex_);
+    Counter*& slot = refused_[{metric_id, reason}];
+    if (slot == nullptr) {
+      slot = &registry.counter(
+          "blur_collector_batches_refused_total",
+          "Batches of which a registered metric's reports were refused, all or some, by metric "
+          "and reason (a batch refused whole counts under each metric it carried)",
+          {{"metric", std::to_string(metric_id)}, {"reason", reason_name(reason)}});
+    }
+    counter = slot;
+  }
+  counter->add();
+}
+
+std::map<uint32_t, std::map<Reason, uint64_t>> CollectorMetrics::refused_batches() const {
+  std::lock_guard<std::mutex> lock(refused_mutex_);
+  std::map<uint32_t, std::map<Reason, uint64_t>> out;
+  for (const auto& [key, counter] : refused_) {
+    if (const uint64_t value = counter->value(); value != 0) out[key.first][key.second] = value;
+  }
+  return out;
+}
+
 void CollectorMetrics::record_commit(std::chrono::nanoseconds duration, size_t reports,
                                      bool committed) {
   if (!committed) {

@@ -36,6 +36,15 @@ class CollectorMetrics {
   // the contribution bound and the commit): reports_received_total.
   void count_received(uint32_t metric_id, DeviceAge age, uint64_t reports);
 
+  // A batch of which the reports of `metric_id` were refused (all of them,
+  // or some: contribution_bound, quarantine) for `reason`:
+  // blur_collector_batches_refused_total{metric, reason}. Only for
+  // registered metrics (the caller checks), so the series are at most the
+  // metrics times the reasons. Registered on first use.
+  void count_refused_batch(uint32_t metric_id, Reason reason);
+  // Those counts: per metric, per reason, the nonzero ones.
+  std::map<uint32_t, std::map<Reason, uint64_t>> refused_batches() const;
+
   Registry& registry;
   Counter& reports_accepted;     // newly stored, acknowledged
   Counter& reports_duplicate;    // already stored, identical (resent)
@@ -56,6 +65,8 @@ class CollectorMetrics {
  private:
   std::mutex received_mutex_;
   std::map<std::pair<uint32_t, DeviceAge>, Counter*> received_;  // registered on first use
+  mutable std::mutex refused_mutex_;
+  std::map<std::pair<uint32_t, Reason>, Counter*> refused_;  // registered on first use
 };
 
 }  // namespace blur::collector::observe

@@ -8,7 +8,8 @@ constexpr const char* kNames[kReasonCount] = {
     "not_found",          "method_not_allowed", "conflict",         "unavailable",
     "internal",           "unauthenticated",    "forbidden",        "contribution_bound",
     "enrollment_rate",    "device_busy",        "implausible_time", "deadline",
-    "overloaded",         "source_connections", "other"};
+    "overloaded",         "source_connections", "not_acceptable",   "quarantine",
+    "other"};
 }  // namespace
 
 const char* reason_name(Reason reason) { return kNames[static_cast<size_t>(reason)]; }

@@ -36,6 +36,8 @@ enum class Reason {
   kDeadline,          // a read (estimate, series) past its deadline (503)
   kOverloaded,        // past the server's connection cap (503)
   kSourceConnections, // past the connections one source address may hold (503)
+  kNotAcceptable,     // an Accept header that takes none of the route's formats (406)
+  kQuarantine,        // reports of devices enrolled too recently (a 200 that stored fewer)
   kOther,             // a token this list does not know
 };
 inline constexpr size_t kReasonCount = static_cast<size_t>(Reason::kOther) + 1;

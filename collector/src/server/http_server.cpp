@@ -471,6 +471,12 @@ std::vector<std::string> Server::route_names() const {
   return names;
 }
 
+std::vector<std::pair<std::string, std::string>> Server::routes() const {
+  std::vector<std::pair<std::string, std::string>> routes;
+  for (const Route& route : impl_->routes) routes.emplace_back(route.method, route.name);
+  return routes;
+}
+
 void Server::run() {
   Impl& impl = *impl_;
   if (!impl.started) return;

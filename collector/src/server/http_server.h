@@ -207,6 +207,8 @@ class Server {
              std::string name = "");
   // The names of the routes, in order, each once.
   std::vector<std::string> route_names() const;
+  // Every route's method and name, in order (what serve --print-routes lists).
+  std::vector<std::pair<std::string, std::string>> routes() const;
 
   // Loads the TLS files, binds and listens (backlog SOMAXCONN). False with
   // `error` set if any of it fails. Logs a line if the connection cap had

@@ -331,6 +331,10 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
       }
       if (over[i]) {
         ++outcome.over_limit;
+        if (std::find(outcome.over_limit_metrics.begin(), outcome.over_limit_metrics.end(),
+                      rows[i].metric_id) == outcome.over_limit_metrics.end()) {
+          outcome.over_limit_metrics.push_back(rows[i].metric_id);
+        }
         if (bounded.emplace(rows[i].metric_id, *over[i]).second) {
           outcome.limit_message +=
               (outcome.limit_message.empty() ? "" : "; ") +

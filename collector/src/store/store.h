@@ -53,6 +53,7 @@ struct BatchOutcome {
   // bucket", "; " between them).
   size_t over_limit = 0;
   std::string limit_message;
+  std::vector<uint32_t> over_limit_metrics;  // the metrics of those reports, each once
   // New reports (stored or refused) whose observation time was implausible
   // (see report_time): bucketed by their receive time instead.
   size_t implausible_time = 0;

@@ -96,6 +96,26 @@ void put_string(std::string* out, std::string_view text) {
   out->push_back('"');
 }
 
+}  // namespace
+
+std::string well_formed_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = static_cast<uint8_t>(text[i]) < 0x80 ? 1 : utf8_sequence(text, i);
+    if (length == 0) {
+      out.append("\xEF\xBF\xBD");  // U+FFFD for one invalid byte
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
+}
+
+namespace {
+
 template <typename Number>
 void put_number(std::string* out, Number number) {
   char text[32];

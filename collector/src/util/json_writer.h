@@ -19,6 +19,10 @@ namespace blur::collector {
 
 std::string json_text(const nlohmann::json& value) noexcept;
 
+// `text` with every byte that is not part of well-formed UTF-8 replaced by
+// U+FFFD, as JsonWriter writes strings (for text formats other than JSON).
+std::string well_formed_utf8(std::string_view text);
+
 class JsonWriter {
  public:
   JsonWriter& begin_object();
