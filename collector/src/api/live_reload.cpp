@@ -48,8 +48,10 @@ void LiveReload::poll() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!added) {
     if (!failing_) {
-      log_(one_printable_line("cannot read the metric definitions from the store (keeping those "
-                              "held; trying again every interval): " + added.error().message));
+      log_(
+          one_printable_line("cannot read the metric definitions from the store (keeping those "
+                             "held; trying again every interval): " +
+                             added.error().message));
     }
     failing_ = true;
     return;

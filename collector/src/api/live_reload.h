@@ -42,10 +42,10 @@ class LiveReload {
   using Configured = std::function<Outcome<std::vector<MetricConfig>>()>;
 
   struct Summary {
-    size_t metrics = 0;                    // held after the reload
-    std::vector<uint32_t> new_metrics;     // new to this collector
-    std::string credentials;               // what the credentials file holds ("" without auth)
-    std::vector<std::string> problems;     // what could not be taken in (the rest was)
+    size_t metrics = 0;                 // held after the reload
+    std::vector<uint32_t> new_metrics;  // new to this collector
+    std::string credentials;            // what the credentials file holds ("" without auth)
+    std::vector<std::string> problems;  // what could not be taken in (the rest was)
   };
 
   // `authenticator` null: no credentials (serve --no-auth).

@@ -24,9 +24,10 @@ int check(const std::string& path, bool print) {
   if (auto checked = check_serve_options(o); !checked) return fail(checked.error());
   auto metrics = configured_metrics(o);
   if (!metrics) return fail(metrics.error());
-  std::printf("blur-collector: %s is valid: %zu settings given (the rest at their defaults), "
-              "%zu metrics\n",
-              path.c_str(), file->given.size(), metrics->size());
+  std::printf(
+      "blur-collector: %s is valid: %zu settings given (the rest at their defaults), "
+      "%zu metrics\n",
+      path.c_str(), file->given.size(), metrics->size());
   if (print) std::printf("\n%s", server_toml(settings, file->metrics).c_str());
   return 0;
 }

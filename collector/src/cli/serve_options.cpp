@@ -92,7 +92,8 @@ Fallible check_serve_options(const ServeOptions& o) {
     }
   }
   if (!o.observability.token_file.empty()) {
-    if (auto token = auth::read_token_file(o.observability.token_file); !token) return token.error();
+    if (auto token = auth::read_token_file(o.observability.token_file); !token)
+      return token.error();
   }
   if (!o.no_auth) {
     if (auto directory = auth_directory(o); !directory) return directory.error();

@@ -92,8 +92,7 @@ std::vector<Setting> serve_settings(ServeOptions& o) {
       Setting{"tls", "cert", "--tls-cert", "Serve HTTPS with this PEM certificate",
               &o.http.tls_certificate_file}
           .existing_file(),
-      Setting{"tls", "key", "--tls-key", "The certificate's PEM private key",
-              &o.http.tls_key_file}
+      Setting{"tls", "key", "--tls-key", "The certificate's PEM private key", &o.http.tls_key_file}
           .existing_file(),
       Setting{"tls", "client_ca", "--tls-client-ca",
               "Mutual TLS: ask HTTPS clients for a certificate and verify it against this PEM CA "

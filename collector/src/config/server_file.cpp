@@ -1,10 +1,11 @@
 #include "config/server_file.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <unistd.h>
 
 #include "config/metric_tables.h"
 #include "config/metrics_file.h"
@@ -16,8 +17,7 @@ namespace {
 using Value = std::variant<bool, int64_t, double, std::string>;
 
 std::string where(const std::string& name, const toml::source_region& source) {
-  return name + ":" + std::to_string(source.begin.line) + ":" +
-         std::to_string(source.begin.column);
+  return name + ":" + std::to_string(source.begin.line) + ":" + std::to_string(source.begin.column);
 }
 
 std::string number_text(double value) {
@@ -68,7 +68,8 @@ std::optional<Value> read_value(const toml::node& node, const Setting& s,
   if (s.form == Setting::Form::kDuration) {
     std::optional<int64_t> seconds = node.value_exact<int64_t>();
     if (!seconds) {
-      if (const auto text = node.value_exact<std::string>()) seconds = parse_duration_seconds(*text);
+      if (const auto text = node.value_exact<std::string>())
+        seconds = parse_duration_seconds(*text);
     }
     if (!seconds || *seconds < s.min || *seconds > s.max) return std::nullopt;
     return Value(*seconds);
@@ -187,8 +188,8 @@ Outcome<ServerFile> parse_server_toml(const std::string& text, const std::string
     } else {
       std::string known;
       for (const auto& [t, keys] : tables) known += "[" + t + "], ";
-      return invalid(where(name, key.source()) + ": unknown top-level key '" + k + "' (the file takes " +
-                     known + "[[metric]]" + top_level_keys + ")");
+      return invalid(where(name, key.source()) + ": unknown top-level key '" + k +
+                     "' (the file takes " + known + "[[metric]]" + top_level_keys + ")");
     }
   }
   for (const auto& [i, value] : values) {

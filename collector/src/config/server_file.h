@@ -40,8 +40,7 @@ struct ServerFile {
 // and its directory anchors relative paths. On an error no field is set.
 Outcome<ServerFile> parse_server_toml(const std::string& text, const std::string& name,
                                       const std::vector<Setting>& settings);
-Outcome<ServerFile> load_server_file(const std::string& path,
-                                     const std::vector<Setting>& settings);
+Outcome<ServerFile> load_server_file(const std::string& path, const std::vector<Setting>& settings);
 
 // Every setting's value and the metrics as a server file (every key
 // explicit) that parses back to the same values: what config check --print

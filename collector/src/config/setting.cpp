@@ -5,8 +5,7 @@
 namespace blur::collector {
 
 std::optional<int64_t> parse_duration_seconds(const std::string& text) {
-  static const std::pair<char, int64_t> kUnits[] = {
-      {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
+  static const std::pair<char, int64_t> kUnits[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
   if (text.empty() || text.size() > 12) return std::nullopt;
   int64_t unit = 1;
   std::string digits = text;
