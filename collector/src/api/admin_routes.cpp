@@ -74,7 +74,8 @@ Outcome<uint64_t> device_choice(const std::string& body) {
 }  // namespace
 
 void add_admin_routes(http::Server& server, Store& store, auth::Authenticator& authenticator,
-                      const std::function<http::Handler(http::Handler)>& admin_only) {
+                      const std::function<http::Handler(http::Handler)>& admin_only,
+                      LiveReload* reload) {
   http::RouteLimits json_body;
   json_body.max_body_bytes = kMaxAdminBody;
   json_body.content_types = {"application/json"};
@@ -211,6 +212,18 @@ void add_admin_routes(http::Server& server, Store& store, auth::Authenticator& a
         reply(ok({{"deleted", deleted}, {"dropped_partitions", dropped}}));
       }),
       "/v1/admin/prune");
+  if (reload != nullptr) {
+    server.route(
+        "POST", "/v1/admin/reload", {},
+        admin_only([reload](const http::Request&, http::Reply reply) {
+          const LiveReload::Summary summary = reload->reload_now();
+          reply(ok({{"metrics", summary.metrics},
+                    {"new_metrics", summary.new_metrics},
+                    {"credentials", summary.credentials},
+                    {"problems", summary.problems}}));
+        }),
+        "/v1/admin/reload");
+  }
 }
 
 }  // namespace blur::collector

@@ -22,16 +22,22 @@
 //   POST /v1/admin/prune        200 {"deleted": {"<id>": n, ...}, "dropped_partitions":
 //                               ["YYYY-MM-DD", ...]}: raw reports past each metric's
 //                               retention (PostgreSQL: whole daily partitions first)
+//   POST /v1/admin/reload       (no body) what SIGHUP does, on this collector
+//                               (api/live_reload.h): 200 {"metrics": n, "new_metrics":
+//                               [ids], "credentials": "...", "problems": ["..."]}
+//                               (problems: what could not be taken in; the rest was)
 //
 // Admin changes to credentials are made to the credentials file as it is on
 // disk (under a lock, so collectors sharing it lose none of each other's
 // changes) and saved before they take effect; collectors sharing it take
-// them in within their reload interval (--credentials-reload-seconds).
+// them in within their reload interval (--reload-seconds), and the metric
+// definitions another collector registers as well (LiveReload).
 #ifndef BLUR_COLLECTOR_API_ADMIN_ROUTES_H
 #define BLUR_COLLECTOR_API_ADMIN_ROUTES_H
 
 #include <functional>
 
+#include "api/live_reload.h"
 #include "auth/authenticator.h"
 #include "server/http_server.h"
 #include "store/store.h"
@@ -39,8 +45,10 @@
 namespace blur::collector {
 
 // `admin_only` wraps a handler in the admin-token check.
+// `reload` null: no /v1/admin/reload.
 void add_admin_routes(http::Server& server, Store& store, auth::Authenticator& authenticator,
-                      const std::function<http::Handler(http::Handler)>& admin_only);
+                      const std::function<http::Handler(http::Handler)>& admin_only,
+                      LiveReload* reload = nullptr);
 
 }  // namespace blur::collector
 

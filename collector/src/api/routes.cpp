@@ -94,7 +94,8 @@ http::Response to_http(ApiResponse answer) {
 }
 
 void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
-                          auth::Authenticator* authenticator, ReadPool* reads) {
+                          auth::Authenticator* authenticator, ReadPool* reads,
+                          LiveReload* reload) {
   http::RouteLimits batch_limits;
   batch_limits.max_body_bytes = max_encoded_batch_size();
   batch_limits.content_types = {"application/x-protobuf"};
@@ -156,7 +157,7 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
   if (authenticator != nullptr) {
     add_admin_routes(server, store, *authenticator, [authenticator](http::Handler handler) {
       return for_role(authenticator, auth::Role::kAdmin, std::move(handler));
-    });
+    }, reload);
   }
 }
 

@@ -88,6 +88,8 @@ Authenticator::Authenticator(std::string path, Credentials credentials, FileStam
       [this](Credentials loaded) { return install(std::move(loaded)); });
 }
 
+Outcome<std::string> Authenticator::reload() { return reloader_->reload(); }
+
 void Authenticator::watch(std::chrono::steady_clock::duration interval,
                           std::function<void(const std::string&)> log) {
   reloader_->watch(interval, std::move(log));

@@ -77,6 +77,11 @@ class Authenticator {
   void watch(std::chrono::steady_clock::duration interval,
              std::function<void(const std::string&)> log);
 
+  // Reads the credentials file now, changed or not (SIGHUP, POST
+  // /v1/admin/reload): a summary ("3 tokens, ..."), or why it cannot be
+  // used (the credentials held stay in force).
+  Outcome<std::string> reload();
+
   // The device nonce this request may report for: the certificate's if the
   // connection presented one, else the device token's; never a revoked
   // device's. `certificate_revoked`: the connection's certificate is on the

@@ -1,5 +1,6 @@
 #include "auth/credentials.h"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -205,20 +206,45 @@ std::string credentials_text(const Credentials& credentials) {
   return out.str();
 }
 
-Outcome<Credentials> load_credentials(const std::string& path) {
+namespace {
+
+// The file's bytes, refusing a file that group or others may access.
+Outcome<std::string> read_private_file(const std::string& path, const char* what) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) return system_error("cannot read", path);
   if ((info.st_mode & 077) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(info.st_mode & 07777));
-    return invalid("refusing " + path + ": mode " + mode +
-                   " lets others read or change the collector's keys; chmod 600 it");
+    return invalid("refusing " + path + ": mode " + mode + " lets others read or change " +
+                   what + "; chmod 600 it");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return system_error("cannot read", path);
   std::ostringstream text;
   text << in.rdbuf();
-  return parse_credentials(text.str(), path);
+  return text.str();
+}
+
+}  // namespace
+
+Outcome<Credentials> load_credentials(const std::string& path) {
+  auto text = read_private_file(path, "the collector's keys");
+  if (!text) return text.error();
+  return parse_credentials(text.value(), path);
+}
+
+Outcome<std::string> read_token_file(const std::string& path) {
+  auto text = read_private_file(path, "the token");
+  if (!text) return text.error();
+  std::string token = std::move(text).value();
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' '))
+    token.pop_back();
+  const bool printable = std::all_of(token.begin(), token.end(),
+                                     [](char c) { return c > ' ' && c < 127; });
+  if (token.size() < 16 || token.size() > 512 || !printable) {
+    return invalid(path + " must hold one token: 16 to 512 printable characters, no spaces");
+  }
+  return token;
 }
 
 Fallible write_private_file(const std::string& path, const std::string& text) {

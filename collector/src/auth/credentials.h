@@ -73,6 +73,11 @@ std::string credentials_text(const Credentials& credentials);
 
 // Reads the file, refusing one that group or others may access.
 Outcome<Credentials> load_credentials(const std::string& path);
+// A bearer token kept in a file of its own (serve --monitoring-token-file):
+// its one line without the trailing newline; kInvalid for a file that group
+// or others may access (as the credentials), or not one token of 16 to 512
+// printable characters.
+Outcome<std::string> read_token_file(const std::string& path);
 // Replaces the file atomically (a new file, fsync, rename, fsync of the
 // directory), mode 0600.
 Fallible save_credentials(const std::string& path, const Credentials& credentials);

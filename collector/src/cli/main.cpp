@@ -1,14 +1,17 @@
 // blur-collector: the collector server and its offline tools.
 //
-//   blur-collector serve --db blur.db [--metric 1:rr:1.0 ...] [--config metrics.toml]
+//   blur-collector serve [--config-file blur-collector.toml] (every setting of the file
+//                        is also a flag, which overrides it; cli/serve_options.cpp)
+//                        --db blur.db [--metric 1:rr:1.0 ...] [--metrics-file metrics.toml]
 //                        [--address 127.0.0.1] [--port 8080] [--threads 4]
 //                        [--tls-cert C --tls-key K] [--shutdown-timeout 10]
 //                        [--metrics-address HOST:PORT] [--log-file F] [--log-requests false]
 //                        [--auth-dir DIR] [--enrollments-per-address N] [--no-auth]
 //                        [--tls-client-ca CA [--tls-client-crl CRL]]
-//                        [--credentials-reload-seconds 5]
+//                        [--reload-seconds 5] [--monitoring-token-file F]
 //                        [--max-report-age 3d]
 //                        [--read-threads 2] [--read-queue 16] [--read-deadline 30]
+//   blur-collector config check FILE [--print]
 //   blur-collector credentials --db blur.db [--auth-dir DIR]
 //   blur-collector estimate --db blur.db [--metric 1] [--from T] [--to T] [--postprocess norm-sub]
 //   blur-collector series --db blur.db --metric 1 [--bucket hour|day] [--from T] [--to T]
@@ -29,12 +32,15 @@
 #include <thread>
 
 #include "api/collector_api.h"
+#include "api/live_reload.h"
 #include "api/read_pool.h"
 #include "api/routes.h"
 #include "auth/authenticator.h"
+#include "cli/config_command.h"
 #include "cli/export_command.h"
 #include "cli/observability.h"
 #include "cli/retire_command.h"
+#include "cli/serve_options.h"
 #include "common/discovered_words_file.h"
 #include "dashboard/dashboard_routes.h"
 #include "api/metric_estimate.h"
@@ -101,38 +107,6 @@ int discovered_words(const std::string& db, uint32_t metric_id, uint32_t top_k,
   return 0;
 }
 
-struct ServeOptions {
-  std::string db = "blur.db";
-  std::vector<std::string> metric_specs;
-  std::string config;
-  http::Server::Options http;
-  double shutdown_timeout_seconds = 10;
-  ObservabilityOptions observability;
-  size_t max_queued_reports = GroupCommitter::Options{}.max_queued_reports;
-  bool no_auth = false;
-  std::string auth_dir;  // default: beside an SQLite store
-  auth::EnrollmentLimits enrollment;
-  double credentials_reload_seconds = 5;  // also the client CRL's
-  StoreOptions store;
-  ReadPool::Options reads;
-  double read_deadline_seconds = 30;
-  bool print_routes = false;  // list the routes and exit (tests/deploy's spec check)
-};
-
-// Where the credentials live: --auth-dir, or DB.auth beside an SQLite file.
-// Collectors sharing a PostgreSQL database must share one directory, so
-// there it must be given.
-Outcome<std::string> auth_directory(const ServeOptions& o) {
-  if (!o.auth_dir.empty()) return o.auth_dir;
-  if (o.db.rfind("postgres", 0) == 0) {
-    return invalid(
-        "--auth-dir is required with PostgreSQL: every collector of the database must use the "
-        "same credentials (or --no-auth for a local experiment)");
-  }
-  const std::string path = o.db.rfind("sqlite:", 0) == 0 ? o.db.substr(7) : o.db;
-  return path + ".auth";
-}
-
 // Opens (or at first start creates) the credentials; null with --no-auth.
 Outcome<std::unique_ptr<auth::Authenticator>> open_authenticator(const ServeOptions& o) {
   if (o.no_auth) {
@@ -161,27 +135,19 @@ Outcome<std::unique_ptr<auth::Authenticator>> open_authenticator(const ServeOpti
 }
 
 int serve(const ServeOptions& o) {
+  if (auto checked = check_serve_options(o); !checked) return report(checked.error(), 2);
   auto store = open_store(o.db, Store::Mode::kReadWrite, o.store);
   if (!store) return report(store.error());
-  std::vector<MetricConfig> wanted;
-  if (!o.config.empty()) {
-    auto from_file = load_metrics_file(o.config);
-    if (!from_file) return report(from_file.error(), 2);
-    wanted = from_file.value();
-  }
-  for (const std::string& spec : o.metric_specs) {
-    auto metric = parse_metric_spec(spec);
-    if (!metric) return report(metric.error(), 2);
-    wanted.push_back(metric.value());
-  }
-  for (const MetricConfig& metric : wanted) {
+  auto wanted = configured_metrics(o);
+  if (!wanted) return report(wanted.error(), 2);
+  for (const MetricConfig& metric : wanted.value()) {
     if (auto status = (*store)->register_metric(metric); !status) return report(status.error(), 2);
   }
   if ((*store)->metrics().empty()) {
     std::fprintf(stderr,
                  "blur-collector: no metrics registered; every report would be refused.\n"
                  "  Register one with --metric ID:MECHANISM:EPSILON, e.g. --metric 1:rr:1.0,\n"
-                 "  or with --config metrics.toml\n");
+                 "  with --metrics-file metrics.toml, or [[metric]] tables in --config-file\n");
     return 2;
   }
 
@@ -190,17 +156,19 @@ int serve(const ServeOptions& o) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   auto authenticator = open_authenticator(o);
   if (!authenticator) return report(authenticator.error(), 2);
   const auto reload_interval =
-      std::chrono::milliseconds(static_cast<long long>(o.credentials_reload_seconds * 1000));
-  if (*authenticator) {
-    (*authenticator)->watch(reload_interval, [](const std::string& line) {
-      std::fprintf(stderr, "blur-collector: %s\n", line.c_str());
-    });
-  }
+      std::chrono::milliseconds(static_cast<long long>(o.reload_seconds * 1000));
+  const auto log = [](const std::string& line) {
+    std::fprintf(stderr, "blur-collector: %s\n", line.c_str());
+  };
+  if (*authenticator) (*authenticator)->watch(reload_interval, log);
+  LiveReload live_reload(**store, authenticator->get(), [&o] { return configured_metrics(o); },
+                         log);
 
   auto observability = Observability::create(o.observability, **store);
   if (!observability) return report(observability.error(), 2);
@@ -219,9 +187,12 @@ int serve(const ServeOptions& o) {
       std::chrono::milliseconds(static_cast<long long>(o.read_deadline_seconds * 1000));
   ReadPool reads(read_options);  // destroyed (stopped) before the server
   reads.export_metrics((*observability)->metrics().registry);
-  add_collector_routes(server, api, **store, authenticator->get(), &reads);
+  // The operator's routes first: with a monitoring token, its /healthz is
+  // the one that answers (routes are tried in order).
+  (*observability)->add_routes(server);
+  add_collector_routes(server, api, **store, authenticator->get(), &reads, &live_reload);
   add_dashboard_routes(server);
-  (*observability)->add_routes(server);  // after every route: each gets its histograms
+  (*observability)->observe_routes(server);  // after every route: each gets its histograms
   if (o.print_routes) {
     for (const auto& [method, name] : server.routes()) {
       std::printf("%s %s\n", method.c_str(), name.c_str());
@@ -234,6 +205,7 @@ int serve(const ServeOptions& o) {
     return 1;
   }
   if (auto started = (*observability)->start(); !started) return report(started.error());
+  live_reload.start(reload_interval);
   std::printf("blur-collector: listening on %s://%s:%d (database %s, %zu metrics)\n",
               o.http.tls_certificate_file.empty() ? "http" : "https", o.http.address.c_str(),
               server.port(), (*store)->describe().c_str(), (*store)->metrics().size());
@@ -244,7 +216,8 @@ int serve(const ServeOptions& o) {
       std::chrono::milliseconds(static_cast<long long>(o.shutdown_timeout_seconds * 1000));
   std::thread waiter([&] {
     int signal = 0;
-    sigwait(&signals, &signal);
+    // SIGHUP: reload (connections untouched); SIGINT, SIGTERM: stop.
+    while (sigwait(&signals, &signal) == 0 && signal == SIGHUP) live_reload.reload_now();
     std::printf("blur-collector: signal %d, stopping (deadline %.3g s)\n", signal,
                 o.shutdown_timeout_seconds);
     std::fflush(stdout);
@@ -253,6 +226,7 @@ int serve(const ServeOptions& o) {
   });
   server.run();  // returns once stop() has finished
   waiter.join();
+  live_reload.stop();
   reads.stop();
   (*observability)->stop();  // answers the readiness checks still waiting
   committer.stop();  // every batch still queued is committed (and answered) before exit
@@ -409,142 +383,22 @@ int main(int argc, char** argv) {
 
   ServeOptions serve_options;
   auto* serve_cmd = app.add_subcommand("serve", "Run the HTTP collector");
-  serve_cmd->add_option("--db", serve_options.db, std::string(kDbHelp) + " (created if missing)")
-      ->capture_default_str();
-  serve_options.http.threads = 4;
-  serve_cmd->add_option("--address", serve_options.http.address, "Address to listen on")
-      ->capture_default_str();
-  serve_cmd->add_option("--port", serve_options.http.port, "Port to listen on (0: any free port)")
-      ->check(CLI::Range(0, 65535))
-      ->capture_default_str();
+  serve_cmd
+      ->add_option("--config-file", serve_options.config_file,
+                   "The server's TOML file: every setting below has a key in it (shown as "
+                   "[table.key]) and the metrics as [[metric]] tables; a flag given here "
+                   "overrides the file (docs/collector.md, `config check`)")
+      ->check(CLI::ExistingFile);
+  const std::vector<CLI::Option*> serve_flags =
+      add_setting_flags(*serve_cmd, serve_settings(serve_options));
   serve_cmd->add_option("--metric", serve_options.metric_specs,
                         "Register a metric ID:MECHANISM:EPSILON[:DOMAIN], e.g. 1:rr:1.0 "
-                        "(repeatable)");
-  serve_cmd
-      ->add_option("--config", serve_options.config,
-                   "Register the metrics of a TOML file ([[metric]] tables)")
-      ->check(CLI::ExistingFile);
-  serve_cmd
-      ->add_option("--tls-cert", serve_options.http.tls_certificate_file,
-                   "Serve HTTPS with this PEM certificate")
-      ->check(CLI::ExistingFile);
-  serve_cmd
-      ->add_option("--tls-key", serve_options.http.tls_key_file,
-                   "The certificate's PEM private key")
-      ->check(CLI::ExistingFile);
-  serve_cmd
-      ->add_option("--tls-client-ca", serve_options.http.tls_client_ca_file,
-                   "Mutual TLS: ask HTTPS clients for a certificate and verify it against this "
-                   "PEM CA (the fleet's); clients without one are still let in")
-      ->check(CLI::ExistingFile);
-  serve_cmd
-      ->add_option("--tls-client-crl", serve_options.http.tls_client_crl_file,
-                   "With --tls-client-ca: PEM CRLs signed by that CA; a device certificate they "
-                   "list gets 401 on POST /v1/reports (re-read when the file changes)")
-      ->check(CLI::ExistingFile);
-  serve_cmd
-      ->add_option("--threads", serve_options.http.threads,
-                   "HTTP I/O threads (commits run on one writer thread of their own)")
-      ->check(CLI::Range(1, 256))
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--shutdown-timeout", serve_options.shutdown_timeout_seconds,
-                   "On SIGINT/SIGTERM: seconds to finish the requests in progress before "
-                   "closing every connection")
-      ->check(CLI::Range(0.0, 3600.0))
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--max-connections", serve_options.http.max_connections,
-                   "Connections served at once; past it, 503 with Retry-After (lowered to fit "
-                   "ulimit -n)")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--max-connections-per-address", serve_options.http.max_connections_per_address,
-                   "Connections one source address (IPv6: one /64) may hold at once; past it, "
-                   "503 with Retry-After (at most --max-connections; the default is far above "
-                   "what a fleet behind one NAT address needs)")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--max-connections-per-device", serve_options.http.max_connections_per_device,
-                   "Mutual TLS: connections one device certificate may hold at once; past it, "
-                   "503 with Retry-After")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--max-queued-reports", serve_options.max_queued_reports,
-                   "Reports waiting for the database; past it, POST /v1/reports gets 503 with "
-                   "Retry-After")
-      ->check(CLI::Range(1, 100000000))
-      ->capture_default_str();
-  add_observability_options(*serve_cmd, serve_options.observability);
-  serve_cmd->add_option("--auth-dir", serve_options.auth_dir,
-                        "Credentials directory (created at first start; default: DB.auth beside "
-                        "an SQLite store; required with PostgreSQL)");
-  serve_cmd
-      ->add_option("--enrollments-per-address", serve_options.enrollment.per_address_per_hour,
-                   "POST /v1/enroll: new devices per source address (an IPv6 /64 counts as one) "
-                   "and hour; renewals of enrolled devices do not count. The default admits a "
-                   "fleet behind one NAT address")
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--enrollments-per-secret", serve_options.enrollment.per_secret_per_hour,
-                   "POST /v1/enroll: new devices per enrollment secret and hour; its lower half "
-                   "is a reserve of which each source address gets at most 10 an hour, so that "
-                   "a few addresses cannot spend it for everyone")
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--credentials-reload-seconds", serve_options.credentials_reload_seconds,
-                   "Look this often for changes to the credentials file (revocations, tokens, "
-                   "keys made by another collector sharing it) and to the client CRL; a file "
-                   "that cannot be used is logged and the last good one kept")
-      ->check(CLI::Range(0.1, 3600.0))
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--max-report-age", serve_options.store.max_report_age_seconds,
-                   "Reports observed (by the device's clock) longer than this before they "
-                   "arrive are bucketed at their receive time, so a device cannot claim the "
-                   "buckets of the whole retention: seconds, or a number with s, m, h or d "
-                   "(e.g. 3d, 72h); at least 1 minute")
-      ->transform(CLI::AsNumberWithUnit(
-          std::map<std::string, int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}}))
-      ->check(CLI::Range(int64_t{60}, int64_t{kMaxRetentionDays} * 86400))
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--duplicate-window", serve_options.store.duplicate_window_seconds,
-                   "PostgreSQL (raw reports in daily partitions): a report resent this long "
-                   "after it first arrived is still recognised as a duplicate (later, it may "
-                   "be stored twice); SQLite recognises one as long as the original is kept: "
-                   "seconds, or a number with s, m, h or d")
-      ->transform(CLI::AsNumberWithUnit(
-          std::map<std::string, int64_t>{{"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}}))
-      ->check(CLI::Range(int64_t{3600}, int64_t{kMaxRetentionDays} * 86400))
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--read-threads", serve_options.reads.threads,
-                   "Estimates and series run on this many threads of their own, never on the "
-                   "HTTP I/O threads")
-      ->check(CLI::Range(1, 256))
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--read-queue", serve_options.reads.max_queued,
-                   "Estimates and series waiting for a read thread; past it, 503 with "
-                   "Retry-After")
-      ->check(CLI::Range(0, 100000))
-      ->capture_default_str();
-  serve_cmd
-      ->add_option("--read-deadline", serve_options.read_deadline_seconds,
-                   "Seconds an estimate or series may take, waiting included; past it, 503 "
-                   "(refusal \"deadline\") and the read is cancelled")
-      ->check(CLI::Range(0.01, 3600.0))
-      ->capture_default_str();
-  serve_cmd->add_flag("--no-auth", serve_options.no_auth,
-                      "No authentication at all: for local experiments only (warns every start)");
+                        "(repeatable; added to the files' metrics)");
   serve_cmd
       ->add_flag("--print-routes", serve_options.print_routes,
                  "Print the routes these options serve (METHOD PATH, one a line) and exit")
       ->group("");  // hidden: for the test that holds collector/api/openapi.yaml to them
+  add_config_command(app);  // cli/config_command.h: runs inside the parse
 
   std::string db = "blur.db";
   std::vector<uint32_t> metric_ids;
@@ -621,10 +475,11 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (retire_exit >= 0) return retire_exit;
   if (serve_cmd->parsed()) {
-    if (serve_options.http.tls_certificate_file.empty() !=
-        serve_options.http.tls_key_file.empty()) {
-      std::fprintf(stderr, "blur-collector: --tls-cert and --tls-key go together\n");
-      return 2;
+    if (!serve_options.config_file.empty()) {
+      if (auto applied = apply_server_file(serve_options.config_file, serve_options, serve_flags);
+          !applied) {
+        return report(applied.error(), 2);
+      }
     }
     return serve(serve_options);
   }

@@ -4,13 +4,11 @@
 #include <cstdio>
 
 #include "api/operator_routes.h"
+#include "auth/credentials.h"
 
 namespace blur::collector {
 
-namespace {
-
-// "HOST:PORT" or "[V6]:PORT".
-Outcome<http::Server::Options> listen_address(const std::string& text) {
+Outcome<http::Server::Options> metrics_listen_address(const std::string& text) {
   const size_t colon = text.rfind(':');
   const Error bad = invalid("--metrics-address must be HOST:PORT, not '" + text + "'");
   if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) return bad;
@@ -30,28 +28,18 @@ Outcome<http::Server::Options> listen_address(const std::string& text) {
   return options;
 }
 
-}  // namespace
-
-void add_observability_options(CLI::App& serve, ObservabilityOptions& options) {
-  serve.add_option("--metrics-address", options.metrics_address,
-                   "Serve /metrics, /healthz and /readyz on this HOST:PORT (plain HTTP) instead "
-                   "of /metrics on the API's port");
-  serve.add_option("--log-file", options.log_file,
-                   "Append the request log (one JSON line per request) to this file instead of "
-                   "stderr");
-  serve.add_option("--log-requests", options.log_requests, "Write the request log (true/false)")
-      ->capture_default_str();
-  serve
-      .add_option("--ready-timeout", options.ready_timeout_seconds,
-                  "/readyz: seconds the database has to answer")
-      ->check(CLI::Range(0.01, 60.0))
-      ->capture_default_str();
-}
-
 Outcome<std::unique_ptr<Observability>> Observability::create(const ObservabilityOptions& options,
                                                               Store& store) {
   if (!options.metrics_address.empty()) {
-    if (auto address = listen_address(options.metrics_address); !address) return address.error();
+    if (auto address = metrics_listen_address(options.metrics_address); !address) {
+      return address.error();
+    }
+  }
+  std::optional<auth::Digest> token;
+  if (!options.token_file.empty()) {
+    auto text = auth::read_token_file(options.token_file);
+    if (!text) return text.error();
+    token = auth::sha256(text.value());
   }
   std::unique_ptr<observe::RequestLog> log;
   if (options.log_requests) {
@@ -63,13 +51,15 @@ Outcome<std::unique_ptr<Observability>> Observability::create(const Observabilit
       log = std::move(opened).value();
     }
   }
-  return std::unique_ptr<Observability>(new Observability(options, store, std::move(log)));
+  return std::unique_ptr<Observability>(new Observability(options, store, std::move(log), token));
 }
 
 Observability::Observability(const ObservabilityOptions& options, Store& store,
-                             std::unique_ptr<observe::RequestLog> log)
+                             std::unique_ptr<observe::RequestLog> log,
+                             std::optional<auth::Digest> token)
     : options_(options),
       log_(std::move(log)),
+      token_(token),
       observer_(metrics_, log_.get()),
       writes_([](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }),
       monitor_(
@@ -102,18 +92,21 @@ void Observability::attach(http::Server::Options* options) {
 
 void Observability::add_routes(http::Server& api_server) {
   const bool separate = !options_.metrics_address.empty();
-  add_operator_routes(api_server, {separate ? nullptr : &registry_, &monitor_, false});
-  observer_.add_routes(api_server);
+  const auth::Digest* token = token_ ? &*token_ : nullptr;
+  add_operator_routes(api_server,
+                      {separate ? nullptr : &registry_, &monitor_, token != nullptr, token});
   registry_.gauge_function(
       "blur_collector_open_connections", "Connections open on the API's port", {},
       [&api_server] { return static_cast<double>(api_server.open_connections()); });
   if (!separate) return;
-  http::Server::Options server_options = listen_address(options_.metrics_address).value();
+  http::Server::Options server_options = metrics_listen_address(options_.metrics_address).value();
   attach(&server_options);
   metrics_server_ = std::make_unique<http::Server>(server_options);
-  add_operator_routes(*metrics_server_, {&registry_, &monitor_, true});
+  add_operator_routes(*metrics_server_, {&registry_, &monitor_, true, token});
   observer_.add_routes(*metrics_server_);
 }
+
+void Observability::observe_routes(http::Server& api_server) { observer_.add_routes(api_server); }
 
 Fallible Observability::start() {
   if (!metrics_server_) return done();

@@ -6,11 +6,12 @@
 #ifndef BLUR_COLLECTOR_CLI_OBSERVABILITY_H
 #define BLUR_COLLECTOR_CLI_OBSERVABILITY_H
 
-#include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
+#include "auth/secret.h"
 #include "ingest/group_commit.h"
 #include "observe/collector_metrics.h"
 #include "observe/prometheus_registry.h"
@@ -28,13 +29,16 @@ struct ObservabilityOptions {
   std::string log_file;         // empty: stderr
   bool log_requests = true;
   double ready_timeout_seconds = 2;
+  std::string token_file;  // the monitoring token; empty: the endpoints are open
 };
 
-void add_observability_options(CLI::App& serve, ObservabilityOptions& options);
+// --metrics-address's "HOST:PORT" or "[V6]:PORT" as a server's options.
+Outcome<http::Server::Options> metrics_listen_address(const std::string& text);
 
 class Observability {
  public:
-  // kInvalid for a bad --metrics-address or a log file that cannot be opened.
+  // kInvalid for a bad --metrics-address, a log file that cannot be opened
+  // or a token file that cannot be used.
   static Outcome<std::unique_ptr<Observability>> create(const ObservabilityOptions& options,
                                                         Store& store);
   ~Observability();  // stop()
@@ -45,10 +49,12 @@ class Observability {
   // The commit queue's depth, read at each scrape.
   void watch(const GroupCommitter& committer);
   void attach(http::Server::Options* options);
-  // After the API's own routes, before it starts: /readyz (and /metrics
-  // unless it has a server of its own), the routes' histograms, and the
-  // open connections gauge.
+  // Before the API's own routes: /readyz (and /metrics unless it has a
+  // server of its own; with a token, a guarded /healthz that answers before
+  // the API's), and the open connections gauge.
   void add_routes(http::Server& api_server);
+  // After every route, before the server starts: each route's histograms.
+  void observe_routes(http::Server& api_server);
   // Starts the metrics server, if any, and prints its address.
   Fallible start();
   // Stops the metrics server and the store monitor: call it once the API's
@@ -57,12 +63,13 @@ class Observability {
 
  private:
   Observability(const ObservabilityOptions& options, Store& store,
-                std::unique_ptr<observe::RequestLog> log);
+                std::unique_ptr<observe::RequestLog> log, std::optional<auth::Digest> token);
 
   ObservabilityOptions options_;
   observe::Registry registry_;
   observe::CollectorMetrics metrics_{registry_};
   std::unique_ptr<observe::RequestLog> log_;
+  std::optional<auth::Digest> token_;  // the monitoring token's SHA-256
   observe::RequestObserver observer_;
   observe::WriteHealth writes_;
   observe::StoreMonitor monitor_;

@@ -1,11 +1,13 @@
 #include "config/metrics_file.h"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "config/metric_tables.h"
 #include "mechanisms/mechanism_spec.h"
 
 namespace blur::collector {
@@ -200,23 +202,9 @@ Outcome<MetricConfig> parse_metric(const toml::table& table, const std::string& 
 
 }  // namespace
 
-Outcome<std::vector<MetricConfig>> parse_metrics_toml(const std::string& text,
-                                                      const std::string& name) {
-  toml::table root;
-  try {
-    root = toml::parse(text, name);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream where;
-    where << e.source().begin;
-    return invalid(name + ": " + std::string(e.description()) + " at " + where.str());
-  }
-  for (const auto& [key, value] : root) {
-    if (key.str() != "metric") {
-      return invalid(name + ": unknown top-level key '" + std::string(key.str()) +
-                     "' (metrics are [[metric]] tables)");
-    }
-  }
-  const toml::array* list = root["metric"].as_array();
+Outcome<std::vector<MetricConfig>> parse_metric_tables(const toml::node* list_node,
+                                                       const std::string& name) {
+  const toml::array* list = list_node ? list_node->as_array() : nullptr;
   if (!list || list->empty()) return invalid(name + ": no [[metric]] tables");
   std::vector<MetricConfig> metrics;
   std::set<uint32_t> ids;
@@ -232,6 +220,87 @@ Outcome<std::vector<MetricConfig>> parse_metrics_toml(const std::string& text,
     metrics.push_back(metric.value());
   }
   return metrics;
+}
+
+Outcome<toml::table> parse_toml_text(const std::string& text, const std::string& name) {
+  try {
+    return toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream where;
+    where << e.source().begin;
+    return invalid(name + ": " + std::string(e.description()) + " at " + where.str());
+  }
+}
+
+Outcome<std::vector<MetricConfig>> parse_metrics_toml(const std::string& text,
+                                                      const std::string& name) {
+  auto root = parse_toml_text(text, name);
+  if (!root) return root.error();
+  for (const auto& [key, value] : root.value()) {
+    if (key.str() != "metric") {
+      return invalid(name + ": unknown top-level key '" + std::string(key.str()) +
+                     "' (metrics are [[metric]] tables)");
+    }
+  }
+  return parse_metric_tables(root->get("metric"), name);
+}
+
+namespace {
+
+// Micro-nats as the decimal text the file takes ("1.250000").
+std::string nats(uint64_t micros) {
+  char text[40];
+  std::snprintf(text, sizeof text, "\"%llu.%06llu\"",
+                static_cast<unsigned long long>(micros / 1000000),
+                static_cast<unsigned long long>(micros % 1000000));
+  return text;
+}
+
+// A finite double as a TOML float that reads back as the same double.
+std::string toml_float(double value) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  std::string out = text;
+  if (out.find_first_of(".e") == std::string::npos) out += ".0";
+  return out;
+}
+
+}  // namespace
+
+std::string metrics_toml(const std::vector<MetricConfig>& metrics) {
+  std::string out;
+  for (const MetricConfig& m : metrics) {
+    out += "[[metric]]\nid = " + std::to_string(m.id) + "\nmechanism = \"" +
+           blur::mechanism_name(m.mechanism) + "\"\nepsilon = " + nats(m.epsilon_micros) +
+           "\ndomain = " + std::to_string(m.domain_size) +
+           "\nbucket = " + std::to_string(m.bucket_seconds) +
+           "\nretention_days = " + std::to_string(m.retention_days) + "\n";
+    if (m.max_reports_per_bucket != 0) {
+      out += "max_reports_per_bucket = " + std::to_string(m.max_reports_per_bucket) + "\n";
+    }
+    if (m.max_reports_per_day != 0) {
+      out += "max_reports_per_day = " + std::to_string(m.max_reports_per_day) + "\n";
+    }
+    if (m.longitudinal_epsilon_micros != 0) {
+      out += "longitudinal_epsilon = " + nats(m.longitudinal_epsilon_micros) + "\n";
+    }
+    if (m.epsilon_allowance_per_bucket_micros != 0) {
+      out += "epsilon_allowance_per_bucket = " + nats(m.epsilon_allowance_per_bucket_micros) + "\n";
+    }
+    if (m.quarantine_seconds != 0) {
+      out += "quarantine = \"" + std::to_string(m.quarantine_seconds) + "s\"\n";
+    }
+    if (m.mechanism == MechanismId::kRappor) {
+      out += "bloom_bits = " + std::to_string(m.rappor.bloom_bits) +
+             "\nhash_count = " + std::to_string(m.rappor.hash_count) +
+             "\ncohort_count = " + std::to_string(m.rappor.cohort_count) +
+             "\nhash_key = " + std::to_string(m.hash_key) + "\n";
+    }
+    if (is_numeric(m.mechanism)) {
+      out += "range = [" + toml_float(m.range_low) + ", " + toml_float(m.range_high) + "]\n";
+    }
+  }
+  return out;
 }
 
 Outcome<std::vector<MetricConfig>> load_metrics_file(const std::string& path) {

@@ -14,6 +14,8 @@
 //   # laplace, onebit only:  range = [0.0, 120.0]  (what grid 0..domain-1 measures)
 //
 // Unknown keys are errors (a typo must not silently fall back to a default).
+// The server file (server_file.h) takes the same tables as a section, or
+// names such a file (metrics_file = "...").
 #ifndef BLUR_COLLECTOR_CONFIG_METRICS_FILE_H
 #define BLUR_COLLECTOR_CONFIG_METRICS_FILE_H
 
@@ -29,6 +31,9 @@ Outcome<std::vector<MetricConfig>> load_metrics_file(const std::string& path);
 // The same from TOML text; `name` labels messages.
 Outcome<std::vector<MetricConfig>> parse_metrics_toml(const std::string& text,
                                                       const std::string& name);
+// The metrics as such a file, every key explicit, that loads back to the
+// same metrics (config check --print, the fuzzers' round trips).
+std::string metrics_toml(const std::vector<MetricConfig>& metrics);
 
 }  // namespace blur::collector
 

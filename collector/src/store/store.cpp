@@ -141,13 +141,13 @@ Outcome<std::unique_ptr<Store>> Store::open(const std::string& url, Mode mode,
   } else {
     store->idle_readers_.push_back(std::move(connection).value());
   }
-  if (auto status = store->reload_metrics(); !status) return status.error();
+  if (auto status = store->load_metrics(); !status) return status.error();
   return store;
 }
 
 std::string Store::describe() const { return database_->describe(); }
 
-Fallible Store::reload_metrics() {
+Fallible Store::load_metrics() {
   auto rows = read([](Connection& c) { return c.load_metrics(); });
   if (!rows) return rows.error();
   auto retired = read([](Connection& c) { return c.load_retired_metrics(); });
@@ -192,7 +192,7 @@ Fallible Store::register_metric(const MetricConfig& metric) {
   if (!inserted) return inserted.error();
   if (!inserted.value()) {
     // Registered before (by this or another node): it must be identical.
-    if (auto status = reload_metrics(); !status) return status;
+    if (auto status = load_metrics(); !status) return status;
     const auto stored = this->metric(metric.id);
     if (!stored) return unavailable("metric " + std::to_string(metric.id) + " vanished");
     if (*stored != metric) {
@@ -207,6 +207,19 @@ Fallible Store::register_metric(const MetricConfig& metric) {
   std::unique_lock<std::shared_mutex> lock(metrics_mutex_);
   metrics_[metric.id] = metric;
   return done();
+}
+
+Outcome<std::vector<uint32_t>> Store::reload_metrics() {
+  const std::vector<MetricConfig> before = metrics();
+  if (auto status = load_metrics(); !status) return status.error();
+  std::vector<uint32_t> added;
+  std::shared_lock<std::shared_mutex> lock(metrics_mutex_);
+  for (const auto& [id, metric] : metrics_) {
+    const bool known = std::any_of(before.begin(), before.end(),
+                                   [id = id](const MetricConfig& m) { return m.id == id; });
+    if (!known) added.push_back(id);
+  }
+  return added;
 }
 
 std::optional<MetricConfig> Store::metric(uint32_t id) const {

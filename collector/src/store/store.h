@@ -122,10 +122,10 @@ class Store {
   Fallible register_metric(const MetricConfig& metric);
   std::optional<MetricConfig> metric(uint32_t id) const;
   std::vector<MetricConfig> metrics() const;
-  // Reads the metrics and their retirements from the database again: how a
-  // serving collector learns of metrics another one registered or retired.
-  Fallible reload_metrics();
-
+  // Reads the metric definitions and retirements again: other collectors of the database
+  // may have registered metrics since (api/live_reload.h). Returns the ids
+  // new to this process; on an error the definitions held stay.
+  Outcome<std::vector<uint32_t>> reload_metrics();
   // Retires a registered metric at `now`: from then on its reports are
   // refused (BatchOutcome::retired) by this store at once and by every
   // other store on the database from its next reload_metrics(); its
@@ -239,6 +239,9 @@ class Store {
   Outcome<uint64_t> size_bytes() const;
 
  private:
+  // Reads the metrics and their retirements from the database (at open and by
+  // reload_metrics).
+  Fallible load_metrics();
   Store(std::unique_ptr<store::Database> database, StoreOptions options);
   Outcome<int64_t> node_id();  // registered on first write
   bool rotate_node_after_commit_ = false;

@@ -68,6 +68,18 @@ class FileReloader {
     look();
   }
 
+  // Reads the file now, changed or not (SIGHUP): the summary of what was
+  // put in force, or why the file cannot be used (the contents loaded
+  // before then stay in force).
+  Outcome<std::string> reload() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const FileStamp stamp = stamp_of(path_);
+    auto loaded = load_(path_);
+    if (!loaded) return loaded.error();
+    stamp_ = stamp;
+    return install_(std::move(loaded).value());
+  }
+
   // For a process that changes the file itself: under an exclusive lock on
   // PATH.lock (so that processes sharing the file do not lose each other's
   // changes), `write_next` gets the file's contents read afresh, writes the

@@ -806,7 +806,9 @@ void make_database_files_private(const std::string& path) {
   if (fd >= 0) ::close(fd);  // an empty file: SQLite makes it a new database
   for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
     struct stat info {};
-    if (::stat(file.c_str(), &info) == 0 && (info.st_mode & 077) != 0) {
+    // Regular files only: `--db /dev/null` run as root must not make the
+    // machine's /dev/null 0600 (which it did).
+    if (::stat(file.c_str(), &info) == 0 && S_ISREG(info.st_mode) && (info.st_mode & 077) != 0) {
       (void)::chmod(file.c_str(), info.st_mode & 0700);
     }
   }
