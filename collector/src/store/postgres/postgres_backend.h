@@ -64,11 +64,19 @@ class PostgresConnection : public Connection {
                                                              int64_t period_seconds) override;
   Fallible delete_device_counts_before(CountTable table, uint32_t metric_id,
                                        int64_t before) override;
-  Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id, int64_t bucket_start,
+  Outcome<std::optional<AggregateRow>> load_aggregate(AggregateTable table, uint32_t metric_id,
+                                                      int64_t bucket_start,
                                                       int64_t node_id) override;
-  Fallible upsert_aggregate(const AggregateRow& row) override;
+  Fallible upsert_aggregate(AggregateTable table, const AggregateRow& row) override;
   Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
                                                      int64_t to) override;
+  Outcome<std::vector<AggregateRow>> load_aggregates_by_day(uint32_t metric_id, int64_t from,
+                                                            int64_t to, int64_t days_from,
+                                                            int64_t days_to) override;
+  Outcome<std::vector<int64_t>> aggregate_bucket_starts(uint32_t metric_id, int64_t from,
+                                                        int64_t to) override;
+  Outcome<std::vector<int64_t>> days_to_roll_up(uint32_t metric_id, int64_t before) override;
+  Outcome<std::vector<bool>> lock_days(const std::vector<MetricDay>& days, bool exclusive) override;
   Fallible delete_aggregates(uint32_t metric_id) override;
   Outcome<std::optional<DeviceRow>> find_device(uint64_t device_nonce) override;
   Outcome<bool> insert_device(const DeviceRow& row) override;
@@ -84,6 +92,7 @@ class PostgresConnection : public Connection {
   // transactions; refuses inside a transaction the server has lost.
   Fallible usable();
   Fallible create_or_check_schema();
+  Fallible upgrade_3_to_4_day_rollups();
   Fallible scan_in_transaction(uint32_t metric_id, int64_t from, int64_t to,
                                const std::function<bool(const ReportRow&)>& visit);
 

@@ -29,13 +29,23 @@ const char* const kSelectSchemaVersion = "SELECT max(version) FROM blur_schema";
   "  key_sha256 BYTEA NOT NULL,\n"            \
   "  last_renewed_at BIGINT NOT NULL);\n"     \
   "CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);\n"
+// Schema 4: day roll-up rows, one per (metric, UTC day, node), the sum of
+// that node's bucket rows of the day (store/backend.h: AggregateTable::kDay).
+#define BLUR_PG_DAY_AGGREGATES_TABLE                \
+  "CREATE TABLE IF NOT EXISTS day_aggregates (\n"   \
+  "  metric_id BIGINT NOT NULL,\n"                  \
+  "  day_start BIGINT NOT NULL,\n"                  \
+  "  node_id BIGINT NOT NULL,\n"                    \
+  "  reports BIGINT NOT NULL,\n"                    \
+  "  stats BYTEA NOT NULL,\n"                       \
+  "  PRIMARY KEY (metric_id, day_start, node_id));\n"
 // clang-format on
 
 // Unqualified names: the tables go to the first schema on the search_path
 // (the role's own schema, or public), so one database can hold several
 // independent collectors' tables (the tests use one schema per test).
 // NOT NULL everywhere the collector always writes a value.
-static_assert(store::kSchemaVersion == 3, "kCreateSchema writes version 3");
+static_assert(store::kSchemaVersion == 4, "kCreateSchema writes version 4");
 const char* const kCreateSchema = R"(
 CREATE TABLE IF NOT EXISTS blur_schema (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS metrics (
@@ -66,8 +76,9 @@ CREATE TABLE IF NOT EXISTS aggregates (
   stats BYTEA NOT NULL,
   PRIMARY KEY (metric_id, bucket_start, node_id));
 )" BLUR_PG_COUNT_TABLE("report_counts", "bucket_start")
-    BLUR_PG_DEVICES_TABLE BLUR_PG_COUNT_TABLE("receive_counts", "day_start") R"(
-INSERT INTO blur_schema (version) VALUES (3);
+    BLUR_PG_DEVICES_TABLE BLUR_PG_COUNT_TABLE("receive_counts", "day_start")
+        BLUR_PG_DAY_AGGREGATES_TABLE R"(
+INSERT INTO blur_schema (version) VALUES (4);
 )";
 
 // Version 1 -> 2 (under kSchemaLock): the contribution bound's counts, from
@@ -94,6 +105,12 @@ INSERT INTO receive_counts (metric_id, day_start, device_nonce, reports)
          count(*) FROM reports
   GROUP BY 1, 2, 3;
 UPDATE blur_schema SET version = 3;
+)";
+
+// Version 3 -> 4 (under kSchemaLock): day roll-up rows, empty (the roll-up
+// fills them for closed days; until then estimates read the bucket rows).
+const char* const kUpgrade3To4DayRollups = BLUR_PG_DAY_AGGREGATES_TABLE R"(
+UPDATE blur_schema SET version = 4;
 )";
 
 const char* const kReportColumns =
@@ -169,6 +186,69 @@ const Statement kLoadAggregates{
     {kInt8, kInt8, kInt8}};
 const Statement kDeleteAggregates{
     12, "delete aggregates", "DELETE FROM aggregates WHERE metric_id = $1", {kInt8}};
+
+// Day roll-ups (schema 4). The day of a bucket start t is
+// t - ((t % 86400) + 86400) % 86400 (a floor also for t < 0).
+#define BLUR_PG_DAY_OF(T) T " - ((" T " % 86400) + 86400) % 86400"
+const Statement kLoadDayAggregate{
+    40, "load day aggregate",
+    "SELECT reports, stats FROM day_aggregates "
+    "WHERE metric_id = $1 AND day_start = $2 AND node_id = $3",
+    {kInt8, kInt8, kInt8}};
+const Statement kUpsertDayAggregate{
+    41, "store day aggregate",
+    "INSERT INTO day_aggregates (metric_id, day_start, node_id, reports, stats) "
+    "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (metric_id, day_start, node_id) "
+    "DO UPDATE SET reports = EXCLUDED.reports, stats = EXCLUDED.stats",
+    {kInt8, kInt8, kInt8, kInt8, kByteaOid}};
+// $4, $5: midnights, the range's whole days (store/backend.h).
+const Statement kLoadAggregatesByDay{
+    42, "load aggregates",
+    "SELECT a.bucket_start, a.node_id, a.reports, a.stats FROM aggregates AS a "
+    "WHERE a.metric_id = $1 AND a.bucket_start >= $2 AND a.bucket_start < $3 "
+    "AND NOT (a.bucket_start >= $4 AND a.bucket_start < $5 AND EXISTS ("
+    " SELECT 1 FROM day_aggregates AS d WHERE d.metric_id = $1"
+    " AND d.day_start = " BLUR_PG_DAY_OF("a.bucket_start") ")) "
+    "UNION ALL "
+    "SELECT day_start, node_id, reports, stats FROM day_aggregates "
+    "WHERE metric_id = $1 AND day_start >= $4 AND day_start < $5 "
+    "ORDER BY 1, 2",
+    {kInt8, kInt8, kInt8, kInt8, kInt8}};
+const Statement kAggregateBucketStarts{
+    43, "count buckets",
+    "SELECT DISTINCT bucket_start FROM aggregates "
+    "WHERE metric_id = $1 AND bucket_start >= $2 AND bucket_start < $3 ORDER BY bucket_start",
+    {kInt8, kInt8, kInt8}};
+const Statement kDaysToRollUp{
+    44, "find days to roll up",
+    "SELECT DISTINCT " BLUR_PG_DAY_OF("a.bucket_start") " AS day FROM aggregates AS a "
+    "WHERE a.metric_id = $1 AND a.bucket_start < $2 AND NOT EXISTS ("
+    " SELECT 1 FROM day_aggregates AS d WHERE d.metric_id = $1"
+    " AND d.day_start = " BLUR_PG_DAY_OF("a.bucket_start") ") ORDER BY day",
+    {kInt8, kInt8}};
+// Transaction-scoped advisory locks in the two-int4 key space (apart from
+// kSchemaLock's one bigint): (metric id's bits, day number). Shared locks
+// never conflict with each other and an exclusive one is taken alone, so
+// their order cannot deadlock.
+#define BLUR_PG_LOCK_DAYS(FUNCTION)                                                     \
+  "SELECT count(" FUNCTION "((k.m - CASE WHEN k.m >= 2147483648 THEN 4294967296 ELSE 0 END)" \
+  "::int4, ((k.d / 86400) % 2147483647)::int4)) FROM unnest($1::int8[], $2::int8[]) AS k(m, d)"
+const Statement kLockDaysShared{
+    45, "lock days", BLUR_PG_LOCK_DAYS("pg_advisory_xact_lock_shared"), {kInt8s, kInt8s}};
+const Statement kLockDaysExclusive{
+    46, "lock a day", BLUR_PG_LOCK_DAYS("pg_advisory_xact_lock"), {kInt8s, kInt8s}};
+#undef BLUR_PG_LOCK_DAYS
+// After the lock (a statement of its own: its snapshot is taken once the
+// lock is held), which days have day rows, in the keys' order.
+const Statement kDaysRolledUp{
+    47, "read days' roll-ups",
+    "SELECT (EXISTS (SELECT 1 FROM day_aggregates AS d WHERE d.metric_id = k.m AND "
+    "d.day_start = k.d))::int::int8 FROM unnest($1::int8[], $2::int8[]) WITH ORDINALITY AS k(m, d, i) "
+    "ORDER BY k.i",
+    {kInt8s, kInt8s}};
+const Statement kDeleteDayAggregates{
+    48, "delete day aggregates", "DELETE FROM day_aggregates WHERE metric_id = $1", {kInt8}};
+#undef BLUR_PG_DAY_OF
 // Reads a table of ours (not just SELECT 1): the search_path's schema must be there.
 const Statement kPing{13, "ping", "SELECT count(*) FROM blur_schema", {}};
 // A write that changes nothing, for readiness while commits fail: it needs
@@ -259,7 +339,10 @@ const std::vector<const Statement*>& all_statements() {
       &kDeleteAggregates, &kPing,        &kProbeWrite,        &kStoreSize,
       &kAddDeviceCounts, &kDeviceCount,  &kDeviceCountSums,   &kDeleteDeviceCountsBefore,
       &kFindDevice,    &kInsertDevice,    &kSetDeviceRenewed,  &kHasReports,
-      &kCountDevicesSince, &kAddReceiveCounts, &kReceiveCount, &kDeleteReceiveCountsBefore};
+      &kCountDevicesSince, &kAddReceiveCounts, &kReceiveCount, &kDeleteReceiveCountsBefore,
+      &kLoadDayAggregate, &kUpsertDayAggregate, &kLoadAggregatesByDay, &kAggregateBucketStarts,
+      &kDaysToRollUp, &kLockDaysShared, &kLockDaysExclusive, &kDaysRolledUp,
+      &kDeleteDayAggregates};
   return all;
 }
 

@@ -69,6 +69,19 @@ CREATE TABLE IF NOT EXISTS receive_counts (  -- the receive-time allowance (sche
 ) WITHOUT ROWID;
 )SQL";
 
+// Schema 4: day roll-up rows (store/backend.h: AggregateTable::kDay), one
+// per (metric, UTC day, node), the sum of that node's bucket rows of the day.
+constexpr const char* kDayAggregatesTable = R"SQL(
+CREATE TABLE IF NOT EXISTS day_aggregates (  -- day roll-ups (schema 4)
+  metric_id    INTEGER NOT NULL,
+  day_start    INTEGER NOT NULL,    -- UTC midnight, Unix seconds
+  node_id      INTEGER NOT NULL,
+  reports      INTEGER NOT NULL,
+  stats        BLOB NOT NULL,       -- Aggregate::serialize() of the node's bucket rows
+  PRIMARY KEY (metric_id, day_start, node_id)
+) WITHOUT ROWID;
+)SQL";
+
 // Version 1 -> 2: count what is stored (report_counts exists by now).
 constexpr const char* kFillReportCounts = R"SQL(
 INSERT INTO report_counts (metric_id, bucket_start, device_nonce, reports)
@@ -89,6 +102,16 @@ INSERT INTO receive_counts (metric_id, day_start, device_nonce, reports)
   GROUP BY metric_id, day, device_nonce;
 UPDATE blur_schema SET version = 3;
 )SQL";
+
+// The aggregate tables' names and start columns.
+struct AggregateTableSql {
+  const char* table;
+  const char* start;
+};
+AggregateTableSql aggregate_table_sql(AggregateTable table) {
+  return table == AggregateTable::kBucket ? AggregateTableSql{"aggregates", "bucket_start"}
+                                          : AggregateTableSql{"day_aggregates", "day_start"};
+}
 
 // A count table's name and period column.
 struct CountTableSql {
@@ -458,13 +481,15 @@ class SqliteConnection final : public Connection {
         metric_id, before);
   }
 
-  Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id, int64_t bucket_start,
+  Outcome<std::optional<AggregateRow>> load_aggregate(AggregateTable table, uint32_t metric_id,
+                                                      int64_t bucket_start,
                                                       int64_t node_id) override {
+    const AggregateTableSql t = aggregate_table_sql(table);
     std::optional<AggregateRow> found;
     if (auto status = rows(
             "load aggregate",
-            "SELECT metric_id, bucket_start, node_id, reports, stats FROM "
-            "aggregates WHERE metric_id = ? AND bucket_start = ? AND node_id = ?",
+            std::string("SELECT metric_id, ") + t.start + ", node_id, reports, stats FROM " +
+                t.table + " WHERE metric_id = ? AND " + t.start + " = ? AND node_id = ?",
             [&](sqlite3_stmt* s) {
               found = aggregate_row(s);
               return false;
@@ -476,11 +501,15 @@ class SqliteConnection final : public Connection {
     return found;
   }
 
-  Fallible upsert_aggregate(const AggregateRow& r) override {
+  Fallible upsert_aggregate(AggregateTable table, const AggregateRow& r) override {
+    const AggregateTableSql t = aggregate_table_sql(table);
     return execute("store aggregate",
-                   "INSERT INTO aggregates (metric_id, bucket_start, node_id, reports, stats) "
-                   "VALUES (?, ?, ?, ?, ?) ON CONFLICT (metric_id, bucket_start, node_id) "
-                   "DO UPDATE SET reports = excluded.reports, stats = excluded.stats",
+                   std::string("INSERT INTO ") + t.table + " (metric_id, " + t.start +
+                       ", node_id, reports, stats) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
+                       "(metric_id, " +
+                       t.start +
+                       ", node_id) "
+                       "DO UPDATE SET reports = excluded.reports, stats = excluded.stats",
                    r.metric_id, r.bucket_start, r.node_id, r.reports,
                    Blob{r.stats.data(), r.stats.size()});
   }
@@ -494,8 +523,72 @@ class SqliteConnection final : public Connection {
                    aggregate_row, metric_id, from, to);
   }
 
+  Outcome<std::vector<AggregateRow>> load_aggregates_by_day(uint32_t metric_id, int64_t from,
+                                                            int64_t to, int64_t days_from,
+                                                            int64_t days_to) override {
+    // ?4 and ?5 are midnights: a bucket lies in one of the range's whole
+    // days exactly when its start is in [?4, ?5).
+    return collect(
+        "load aggregates",
+        "SELECT metric_id, bucket_start, node_id, reports, stats FROM aggregates AS a "
+        "WHERE a.metric_id = ?1 AND a.bucket_start >= ?2 AND a.bucket_start < ?3 "
+        "AND NOT (a.bucket_start >= ?4 AND a.bucket_start < ?5 AND EXISTS ("
+        " SELECT 1 FROM day_aggregates AS d WHERE d.metric_id = ?1"
+        " AND d.day_start = a.bucket_start - ((a.bucket_start % 86400) + 86400) % 86400)) "
+        "UNION ALL "
+        "SELECT metric_id, day_start, node_id, reports, stats FROM day_aggregates "
+        "WHERE metric_id = ?1 AND day_start >= ?4 AND day_start < ?5 "
+        "ORDER BY 2, 3",
+        aggregate_row, metric_id, from, to, days_from, days_to);
+  }
+
+  Outcome<std::vector<int64_t>> aggregate_bucket_starts(uint32_t metric_id, int64_t from,
+                                                        int64_t to) override {
+    return collect(
+        "count buckets",
+        "SELECT DISTINCT bucket_start FROM aggregates "
+        "WHERE metric_id = ? AND bucket_start >= ? AND bucket_start < ? "
+        "ORDER BY bucket_start",
+        [](sqlite3_stmt* s) { return static_cast<int64_t>(sqlite3_column_int64(s, 0)); }, metric_id,
+        from, to);
+  }
+
+  Outcome<std::vector<int64_t>> days_to_roll_up(uint32_t metric_id, int64_t before) override {
+    return collect(
+        "find days to roll up",
+        "SELECT DISTINCT a.bucket_start - ((a.bucket_start % 86400) + 86400) % 86400 AS day "
+        "FROM aggregates AS a WHERE a.metric_id = ?1 AND a.bucket_start < ?2 AND NOT EXISTS ("
+        " SELECT 1 FROM day_aggregates AS d WHERE d.metric_id = ?1"
+        " AND d.day_start = a.bucket_start - ((a.bucket_start % 86400) + 86400) % 86400) "
+        "ORDER BY day",
+        [](sqlite3_stmt* s) { return static_cast<int64_t>(sqlite3_column_int64(s, 0)); }, metric_id,
+        before);
+  }
+
+  // Write transactions are BEGIN IMMEDIATE: one at a time in the whole
+  // database, so nothing else to lock.
+  Outcome<std::vector<bool>> lock_days(const std::vector<MetricDay>& days, bool) override {
+    std::vector<bool> rolled;
+    rolled.reserve(days.size());
+    for (const MetricDay& day : days) {
+      auto found = count("read a day's roll-up",
+                         "SELECT COUNT(*) FROM (SELECT 1 FROM day_aggregates "
+                         "WHERE metric_id = ? AND day_start = ? LIMIT 1)",
+                         day.metric_id, day.day_start);
+      if (!found) return found.error();
+      rolled.push_back(*found != 0);
+    }
+    return rolled;
+  }
+
   Fallible delete_aggregates(uint32_t metric_id) override {
-    return execute("delete aggregates", "DELETE FROM aggregates WHERE metric_id = ?", metric_id);
+    if (auto status =
+            execute("delete aggregates", "DELETE FROM aggregates WHERE metric_id = ?", metric_id);
+        !status) {
+      return status;
+    }
+    return execute("delete aggregates", "DELETE FROM day_aggregates WHERE metric_id = ?",
+                   metric_id);
   }
 
  private:
@@ -516,6 +609,7 @@ class SqliteConnection final : public Connection {
                        "or start a new database file");
       }
       if (auto status = exec(kSchema); !status) return status;
+      if (auto status = exec(kDayAggregatesTable); !status) return status;
       return exec("INSERT INTO blur_schema (version) VALUES (" + std::to_string(kSchemaVersion) +
                   ")");
     }
@@ -534,9 +628,17 @@ class SqliteConnection final : public Connection {
     }
     if (version < 3) {
       if (auto status = exec(kFillReceiveCounts); !status) return status;
-      return exec(kAddDevices);
+      if (auto status = exec(kAddDevices); !status) return status;
     }
-    return done();
+    if (version < 4) return upgrade_3_to_4_day_rollups();
+    return exec(kDayAggregatesTable);  // IF NOT EXISTS: a check
+  }
+
+  // Version 3 -> 4: day_aggregates, empty (the roll-up fills it for the
+  // closed days; until then estimates read the bucket rows, as before).
+  Fallible upgrade_3_to_4_day_rollups() {
+    if (auto status = exec(kDayAggregatesTable); !status) return status;
+    return exec("UPDATE blur_schema SET version = 4");
   }
 
   // The one statement helper: every query goes through statement() and one
