@@ -157,8 +157,14 @@ BENCHMARK(BM_InsertPemIntoLargeBucket)->Arg(0)->Arg(100000)->Arg(400000)->UseRea
 
 // An estimate reads aggregates only: its time must not grow with the
 // number of stored reports. GRR and OLH over d = 4096; reports spread over
-// 30 days of hourly buckets (the 30-day daily series reads all 720).
-void BM_EstimateFromStore(benchmark::State& state) {
+// `days` days of hourly buckets ending at kBenchNow, each device reporting
+// one hour's 64 reports in that hour (reports observed days before they
+// arrive would be bucketed at arrival). Then the closed days are rolled up
+// (Store::roll_up, as a serving collector does), unless `roll_up` is false:
+// an estimate then reads every hourly row, as before day roll-ups.
+constexpr int64_t kBenchNow = 1795000000;
+
+void estimate_from_store(benchmark::State& state, int64_t days, bool roll_up) {
   const auto mechanism = static_cast<MechanismId>(state.range(0));
   const int64_t reports = state.range(1);
   MetricConfig metric{2, mechanism, 1000000, 4096};
@@ -172,9 +178,7 @@ void BM_EstimateFromStore(benchmark::State& state) {
     std::vector<ReceivedBatch> received;
     for (Batch& batch : batches) {
       batch.device_nonce = ++nonce;
-      // Each device reports one hour's 64 reports in that hour (reports
-      // observed days before they arrive would be bucketed at arrival).
-      const int64_t hour = 1795000000 - static_cast<int64_t>(rng() % 720) * 3600;
+      const int64_t hour = kBenchNow - static_cast<int64_t>(rng() % (days * 24)) * 3600;
       for (uint64_t id = 1; id <= 64 && stored < reports; ++id, ++stored) {
         IncomingReport r = blur_test::random_report(metric, rng);
         r.report_id = id;
@@ -185,6 +189,7 @@ void BM_EstimateFromStore(benchmark::State& state) {
     }
     if (!temp.store->insert(received)) return state.SkipWithError("fill");
   }
+  if (roll_up && !temp.store->roll_up(kBenchNow)) return state.SkipWithError("roll up");
   CollectorApi api(*temp.store, nullptr);
   const bool series = state.range(2) != 0;
   for (auto _ : state) {
@@ -192,9 +197,13 @@ void BM_EstimateFromStore(benchmark::State& state) {
     if (answer.status != 200) return state.SkipWithError("estimate");
     benchmark::DoNotOptimize(answer);
   }
-  state.SetLabel(std::string(blur::mechanism_name(mechanism)) + (series ? " daily series" : ""));
+  state.SetLabel(std::string(blur::mechanism_name(mechanism)) + (series ? " daily series" : "") +
+                 (roll_up ? "" : ", hourly rows only"));
   state.counters["reports"] = static_cast<double>(reports);
 }
+
+// 30 days, rolled up: the figures of docs/collector.md ("Measured").
+void BM_EstimateFromStore(benchmark::State& state) { estimate_from_store(state, 30, true); }
 BENCHMARK(BM_EstimateFromStore)
     ->Args({2, 100000, 0})
     ->Args({8, 100000, 0})
@@ -202,9 +211,26 @@ BENCHMARK(BM_EstimateFromStore)
     ->Args({8, 100000, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-// 10^7 stored reports: run with --benchmark_filter=EstimateFromStore10M
-// (filling the store takes a minute per mechanism).
-void BM_EstimateFromStore10M(benchmark::State& state) { BM_EstimateFromStore(state); }
+// The same without day rows (every read is 720 hourly rows).
+void BM_EstimateFromHourlyRows(benchmark::State& state) { estimate_from_store(state, 30, false); }
+BENCHMARK(BM_EstimateFromHourlyRows)
+    ->Args({2, 100000, 0})
+    ->Args({8, 100000, 0})
+    ->Args({2, 100000, 1})
+    ->Args({8, 100000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+// A 365-day daily series (goal: under 200 ms).
+void BM_EstimateFromStore365Days(benchmark::State& state) { estimate_from_store(state, 365, true); }
+BENCHMARK(BM_EstimateFromStore365Days)
+    ->Args({2, 100000, 1})
+    ->Args({8, 100000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+// 10^7 stored reports over 30 days (goal: within 2x of the 10^5 case):
+// run with --benchmark_filter=EstimateFromStore10M (filling the store takes
+// a minute or two per mechanism).
+void BM_EstimateFromStore10M(benchmark::State& state) { estimate_from_store(state, 30, true); }
 BENCHMARK(BM_EstimateFromStore10M)
     ->Args({2, 10000000, 0})
     ->Args({8, 10000000, 0})

@@ -1207,7 +1207,7 @@ TEST_P(StoreTest, AWriteDuringARollUpOfItsDayIsCountedOnce) {
   const std::vector<Batch> late = data.group(yesterday + 20 * 3600);
   std::thread write;
   std::atomic<bool> written{false};
-  auto rolled = store->roll_up(kNow, [&](const store::MetricDay&) {
+  auto rolled = store->roll_up(kNow, nullptr, [&](const store::MetricDay&) {
     if (write.joinable()) return;  // the first day's transaction only
     write = std::thread([&] {
       EXPECT_TRUE(writer->insert(received_at(late, kNow)));
@@ -1244,7 +1244,7 @@ TEST_P(StoreTest, KillDuringARollUpLosesAndDoubleCountsNothing) {
     auto store = Store::open(url_, Store::Mode::kReadWrite);
     if (!store) _exit(3);
     int days = 0;
-    (void)(*store)->roll_up(kNow, [&](const store::MetricDay&) {
+    (void)(*store)->roll_up(kNow, nullptr, [&](const store::MetricDay&) {
       if (++days == 2) raise(SIGKILL);
     });
     _exit(4);  // never here: there are more than 2 days to roll up

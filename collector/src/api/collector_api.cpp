@@ -393,6 +393,9 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
       .member("bucket", width == 3600 ? "hour" : "day");
   describe_range(request->range, out);
   out.key("series").begin_array();
+  if (!mechanism_spec(request->metric.mechanism).numeric) {
+    out.reserve(periods->size() * request->metric.domain_size * kEstimateJsonBytes);
+  }
   const DiscoveryControls discovery{request->top_k, &discovery_cache_, &cancel};
   for (const PeriodAggregate& period : periods.value()) {
     if (cancel.requested()) return cancelled_response(cancel.cause());

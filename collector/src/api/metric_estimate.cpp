@@ -119,6 +119,7 @@ bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
     out.member("postprocessing", "norm-sub");
     consistent = norm_sub(unbiased, n);
   }
+  out.reserve(size_t{metric.domain_size} * kEstimateJsonBytes);
   out.key("estimates").begin_array();
   for (uint32_t value = 0; value < metric.domain_size; ++value) {
     const CountEstimate& e = estimates[value];

@@ -27,19 +27,19 @@
 #include <thread>
 
 #include "api/collector_api.h"
+#include "api/metric_estimate.h"
 #include "api/read_pool.h"
 #include "api/routes.h"
 #include "auth/authenticator.h"
+#include "cli/day_rollups.h"
 #include "cli/observability.h"
 #include "common/discovered_words_file.h"
-#include "dashboard/dashboard_routes.h"
-#include "api/metric_estimate.h"
 #include "config/metrics_file.h"
+#include "dashboard/dashboard_routes.h"
+#include "discovery/word_discovery.h"
+#include "mechanisms/mechanism_spec.h"
 #include "server/http_server.h"
 #include "store/store.h"
-#include "discovery/word_discovery.h"
-#include "api/metric_estimate.h"
-#include "mechanisms/mechanism_spec.h"
 #include "util/time_text.h"
 
 namespace {
@@ -208,6 +208,7 @@ int serve(const ServeOptions& o) {
   http::Server::Options http_options = o.http;
   http_options.tls_client_crl_reload_interval = reload_interval;
   (*observability)->attach(&http_options);
+  DayRollUps day_rollups(**store, &(*observability)->metrics());  // stops before the store closes
   http::Server server(http_options);
   ReadPool::Options read_options = o.reads;
   read_options.deadline =

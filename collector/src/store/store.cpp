@@ -484,7 +484,7 @@ Fallible Store::add_to_own_row(AggregateTable table, uint32_t metric_id, int64_t
 
 // ---- day roll-ups -------------------------------------------------------------
 
-Outcome<RollUpResult> Store::roll_up(int64_t now,
+Outcome<RollUpResult> Store::roll_up(int64_t now, const Cancellation* cancel,
                                      const std::function<void(const MetricDay&)>& after_day_rows) {
   RollUpResult result;
   const int64_t today = floor_to(now, kSecondsPerDay);
@@ -494,6 +494,7 @@ Outcome<RollUpResult> Store::roll_up(int64_t now,
     if (!days) return days.error();
     // One transaction per day: ingestion's commits go on between them.
     for (const int64_t day : days.value()) {
+      if (cancel != nullptr && cancel->requested()) return result;
       std::lock_guard<std::mutex> writer_lock(writer_mutex_);
       if (!writer_) return invalid("the store was opened read-only");
       if (auto rolled = roll_up_day(metric, day, after_day_rows, &result); !rolled) {

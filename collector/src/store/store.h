@@ -160,10 +160,13 @@ class Store {
   // uncommitted roll-up, which the next pass redoes. Safe with collectors
   // writing (a write into the day waits for its roll-up, then updates both
   // rows) and with other collectors rolling up (each day once).
+  // `cancel`, if given, is checked between days: once requested, the pass
+  // ends with what it did (the rest waits for the next pass).
   // `after_day_rows` is fault injection for tests: called inside each day's
   // transaction once its day rows are written, before the commit.
   Outcome<RollUpResult> roll_up(
-      int64_t now, const std::function<void(const store::MetricDay&)>& after_day_rows = nullptr);
+      int64_t now, const Cancellation* cancel = nullptr,
+      const std::function<void(const store::MetricDay&)>& after_day_rows = nullptr);
 
   // Deletes raw reports older than the metric's retention at `now`
   // (aggregates stay); returns how many.
