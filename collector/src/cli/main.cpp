@@ -27,19 +27,20 @@
 #include <thread>
 
 #include "api/collector_api.h"
-#include "api/metric_estimate.h"
 #include "api/read_pool.h"
 #include "api/routes.h"
 #include "auth/authenticator.h"
 #include "cli/day_rollups.h"
 #include "cli/observability.h"
 #include "common/discovered_words_file.h"
-#include "config/metrics_file.h"
 #include "dashboard/dashboard_routes.h"
-#include "discovery/word_discovery.h"
-#include "mechanisms/mechanism_spec.h"
+#include "api/metric_estimate.h"
+#include "config/metrics_file.h"
 #include "server/http_server.h"
 #include "store/store.h"
+#include "discovery/word_discovery.h"
+#include "api/metric_estimate.h"
+#include "mechanisms/mechanism_spec.h"
 #include "util/time_text.h"
 
 namespace {
