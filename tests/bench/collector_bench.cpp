@@ -231,23 +231,17 @@ void estimate_from_store(benchmark::State& state, int64_t days, bool roll_up,
 // would be bucketed at arrival); then the closed days are rolled up
 // (Store::roll_up, as a serving collector does). The figures of
 // docs/collector.md ("Measured"); answers written as JSON included.
+void thirty_day_cases(benchmark::internal::Benchmark* b) {
+  for (const int64_t series : {0, 1}) {
+    for (const int64_t mechanism : {2, 8}) b->Args({mechanism, 100000, series});
+  }
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
 void BM_EstimateFromStore(benchmark::State& state) { estimate_from_store(state, 30, true); }
-BENCHMARK(BM_EstimateFromStore)
-    ->Args({2, 100000, 0})
-    ->Args({8, 100000, 0})
-    ->Args({2, 100000, 1})
-    ->Args({8, 100000, 1})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_EstimateFromStore)->Apply(thirty_day_cases);
 // The same without day rows: every read takes the 720 hourly rows.
 void BM_EstimateFromHourlyRows(benchmark::State& state) { estimate_from_store(state, 30, false); }
-BENCHMARK(BM_EstimateFromHourlyRows)
-    ->Args({2, 100000, 0})
-    ->Args({8, 100000, 0})
-    ->Args({2, 100000, 1})
-    ->Args({8, 100000, 1})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+BENCHMARK(BM_EstimateFromHourlyRows)->Apply(thirty_day_cases);
 // A 365-day daily series: 365 estimates, each of d = range(3) values (at
 // d = 4096 an answer of 1.5 million estimates, about 300 MB of JSON).
 void BM_EstimateFromStore365Days(benchmark::State& state) {

@@ -32,18 +32,43 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string fresh_url() = 0;
+  // Runs SQL on the database, each "%." in it replaced by the qualifier of
+  // its tables (PostgreSQL: the test's schema; SQLite: nothing).
+  virtual void run(const std::string& url, const std::string& sql) = 0;
   // Sets the schema version row directly (to test the newer-version refusal).
-  virtual void set_schema_version(const std::string& url, int version) = 0;
+  void set_schema_version(const std::string& url, int version) {
+    run(url, "UPDATE %.blur_schema SET version = " + std::to_string(version));
+  }
   // Turns a database back into schema version 1 (no report_counts, no
   // devices), as a collector before the contribution bound left it.
-  virtual void make_version_1(const std::string& url) = 0;
+  void make_version_1(const std::string& url) {
+    run(url, "DROP TABLE %.report_counts; " + kDropVersion3Tables + kDropVersion4Tables +
+                 "UPDATE %.blur_schema SET version = 1");
+  }
   // ... into version 2 (no devices, no receive_counts), as a collector
   // before device keys and the receive-time allowance left it.
-  virtual void make_version_2(const std::string& url) = 0;
+  void make_version_2(const std::string& url) {
+    run(url, kDropVersion3Tables + kDropVersion4Tables + "UPDATE %.blur_schema SET version = 2");
+  }
   // ... into version 3 (no day_aggregates), as a collector before day
   // roll-ups left it.
-  virtual void make_version_3(const std::string& url) = 0;
+  void make_version_3(const std::string& url) {
+    run(url, kDropVersion4Tables + "UPDATE %.blur_schema SET version = 3");
+  }
+
+ private:
+  const std::string kDropVersion3Tables = "DROP TABLE %.devices; DROP TABLE %.receive_counts; ";
+  const std::string kDropVersion4Tables = "DROP TABLE %.day_aggregates; ";
 };
+
+// "%." in `sql` replaced by `qualifier`.
+std::string qualified(std::string sql, const std::string& qualifier) {
+  for (size_t at = sql.find("%."); at != std::string::npos; at = sql.find("%.", at)) {
+    sql.replace(at, 2, qualifier);
+    at += qualifier.size();
+  }
+  return sql;
+}
 
 class SqliteBackend : public Backend {
  public:
@@ -53,40 +78,11 @@ class SqliteBackend : public Backend {
   }
   ~SqliteBackend() override { std::system(("rm -rf " + dir_).c_str()); }
   std::string fresh_url() override { return "sqlite:" + dir_ + "/db" + std::to_string(++n_); }
-  void set_schema_version(const std::string& url, int version) override {
+  void run(const std::string& url, const std::string& sql) override {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
-    const std::string sql = "UPDATE blur_schema SET version = " + std::to_string(version);
-    ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-    sqlite3_close(db);
-  }
-  void make_version_1(const std::string& url) override {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(
-        sqlite3_exec(db,
-                     "DROP TABLE report_counts; DROP TABLE devices; DROP TABLE receive_counts; "
-                     "DROP TABLE day_aggregates; UPDATE blur_schema SET version = 1",
-                     nullptr, nullptr, nullptr),
-        SQLITE_OK);
-    sqlite3_close(db);
-  }
-  void make_version_2(const std::string& url) override {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db,
-                           "DROP TABLE devices; DROP TABLE receive_counts; DROP TABLE "
-                           "day_aggregates; UPDATE blur_schema SET version = 2",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK);
-    sqlite3_close(db);
-  }
-  void make_version_3(const std::string& url) override {
-    sqlite3* db = nullptr;
-    ASSERT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
-    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE day_aggregates; UPDATE blur_schema SET version = 3",
-                           nullptr, nullptr, nullptr),
-              SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, qualified(sql, "").c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sqlite3_errmsg(db);
     sqlite3_close(db);
   }
 
@@ -104,47 +100,10 @@ class PostgresBackend : public Backend {
     EXPECT_TRUE(schemas_.back()->ok()) << schemas_.back()->error();
     return schemas_.back()->ok() ? schemas_.back()->url() : "postgresql:///unavailable";
   }
-  void set_schema_version(const std::string& url, int version) override {
+  void run(const std::string& url, const std::string& sql) override {
     for (auto& schema : schemas_) {
       if (schema->url() != url) continue;
-      ASSERT_TRUE(schema->exec("UPDATE " + schema->schema() +
-                               ".blur_schema SET version = " + std::to_string(version)))
-          << schema->error();
-      return;
-    }
-    FAIL() << "no schema for " << url;
-  }
-  void make_version_1(const std::string& url) override {
-    for (auto& schema : schemas_) {
-      if (schema->url() != url) continue;
-      ASSERT_TRUE(schema->exec("DROP TABLE " + schema->schema() + ".report_counts; DROP TABLE " +
-                               schema->schema() + ".devices; DROP TABLE " + schema->schema() +
-                               ".receive_counts; DROP TABLE " + schema->schema() +
-                               ".day_aggregates; UPDATE " + schema->schema() +
-                               ".blur_schema SET version = 1"))
-          << schema->error();
-      return;
-    }
-    FAIL() << "no schema for " << url;
-  }
-  void make_version_2(const std::string& url) override {
-    for (auto& schema : schemas_) {
-      if (schema->url() != url) continue;
-      ASSERT_TRUE(schema->exec("DROP TABLE " + schema->schema() + ".devices; DROP TABLE " +
-                               schema->schema() + ".receive_counts; DROP TABLE " +
-                               schema->schema() + ".day_aggregates; UPDATE " + schema->schema() +
-                               ".blur_schema SET version = 2"))
-          << schema->error();
-      return;
-    }
-    FAIL() << "no schema for " << url;
-  }
-  void make_version_3(const std::string& url) override {
-    for (auto& schema : schemas_) {
-      if (schema->url() != url) continue;
-      ASSERT_TRUE(schema->exec("DROP TABLE " + schema->schema() + ".day_aggregates; UPDATE " +
-                               schema->schema() + ".blur_schema SET version = 3"))
-          << schema->error();
+      ASSERT_TRUE(schema->exec(qualified(sql, schema->schema() + "."))) << schema->error();
       return;
     }
     FAIL() << "no schema for " << url;
@@ -1055,6 +1014,15 @@ class RollUpData {
     }
     return batches;
   }
+  // Registers the metrics and stores a group observed (and received) at `at`.
+  std::vector<Batch> register_and_store(Store& store, int64_t at) {
+    register_all(store);
+    std::vector<Batch> batches = group(at);
+    std::vector<ReceivedBatch> received;
+    for (const Batch& b : batches) received.push_back({&b, at});
+    EXPECT_TRUE(store.insert(received));
+    return batches;
+  }
   // A time in the last 4 days or today up to kNow, at random.
   int64_t random_time() {
     return kToday - 4 * 86400 + static_cast<int64_t>(rng_() % (4 * 86400 + kNow - kToday));
@@ -1164,9 +1132,7 @@ TEST_P(StoreTest, LateReportsForARolledUpDayAreCountedOnce) {
   RollUpData data;
   const int64_t yesterday = kToday - 86400;
   auto store = open();
-  data.register_all(*store);
-  const std::vector<Batch> early = data.group(yesterday + 5 * 3600);
-  ASSERT_TRUE(store->insert(received_at(early, yesterday + 5 * 3600)));
+  const std::vector<Batch> early = data.register_and_store(*store, yesterday + 5 * 3600);
   ASSERT_EQ(store->roll_up(kNow).value().days, rolling_metrics(early, data.metrics()));
   const TimeRange day{yesterday, kToday};
   std::map<uint32_t, uint64_t> before;
@@ -1200,9 +1166,7 @@ TEST_P(StoreTest, AWriteDuringARollUpOfItsDayIsCountedOnce) {
   RollUpData data;
   const int64_t yesterday = kToday - 86400;
   auto store = open();
-  data.register_all(*store);
-  const std::vector<Batch> early = data.group(yesterday + 5 * 3600);
-  ASSERT_TRUE(store->insert(received_at(early, yesterday + 5 * 3600)));
+  const std::vector<Batch> early = data.register_and_store(*store, yesterday + 5 * 3600);
   auto writer = open();
   const std::vector<Batch> late = data.group(yesterday + 20 * 3600);
   std::thread write;

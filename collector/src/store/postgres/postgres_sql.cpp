@@ -167,17 +167,28 @@ const Statement kCountReports{7, "count reports", "SELECT count(*) FROM reports"
 const Statement kCountMetricReports{
     8, "count reports", "SELECT count(*) FROM reports WHERE metric_id = $1", {kInt8}};
 
-const Statement kLoadAggregate{
-    9, "load aggregate",
-    "SELECT reports, stats FROM aggregates "
-    "WHERE metric_id = $1 AND bucket_start = $2 AND node_id = $3",
-    {kInt8, kInt8, kInt8}};
-const Statement kUpsertAggregate{
-    10, "store aggregate",
-    "INSERT INTO aggregates (metric_id, bucket_start, node_id, reports, stats) "
-    "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (metric_id, bucket_start, node_id) "
-    "DO UPDATE SET reports = EXCLUDED.reports, stats = EXCLUDED.stats",
-    {kInt8, kInt8, kInt8, kInt8, kByteaOid}};
+// One node's row of an aggregate table (per bucket, or per day since
+// schema 4): read it, write it. PERIOD names the start column.
+// clang-format off
+#define BLUR_PG_AGGREGATE_ROW_STATEMENTS(TABLE, PERIOD, LOAD, LOAD_ID, LOAD_NAME, UPSERT,      \
+                                         UPSERT_ID, UPSERT_NAME)                               \
+  const Statement LOAD{LOAD_ID, LOAD_NAME,                                                     \
+      "SELECT reports, stats FROM " TABLE                                                      \
+      " WHERE metric_id = $1 AND " PERIOD " = $2 AND node_id = $3",                            \
+      {kInt8, kInt8, kInt8}};                                                                  \
+  const Statement UPSERT{UPSERT_ID, UPSERT_NAME,                                               \
+      "INSERT INTO " TABLE " (metric_id, " PERIOD ", node_id, reports, stats) "                \
+      "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (metric_id, " PERIOD ", node_id) "              \
+      "DO UPDATE SET reports = EXCLUDED.reports, stats = EXCLUDED.stats",                      \
+      {kInt8, kInt8, kInt8, kInt8, kByteaOid}}
+BLUR_PG_AGGREGATE_ROW_STATEMENTS("aggregates", "bucket_start",
+                                 kLoadAggregate, 9, "load aggregate",
+                                 kUpsertAggregate, 10, "store aggregate");
+BLUR_PG_AGGREGATE_ROW_STATEMENTS("day_aggregates", "day_start",
+                                 kLoadDayAggregate, 40, "load day aggregate",
+                                 kUpsertDayAggregate, 41, "store day aggregate");
+// clang-format on
+#undef BLUR_PG_AGGREGATE_ROW_STATEMENTS
 const Statement kLoadAggregates{
     11, "load aggregates",
     "SELECT bucket_start, node_id, reports, stats FROM aggregates "
@@ -190,17 +201,6 @@ const Statement kDeleteAggregates{
 // Day roll-ups (schema 4). The day of a bucket start t is
 // t - ((t % 86400) + 86400) % 86400 (a floor also for t < 0).
 #define BLUR_PG_DAY_OF(T) T " - ((" T " % 86400) + 86400) % 86400"
-const Statement kLoadDayAggregate{
-    40, "load day aggregate",
-    "SELECT reports, stats FROM day_aggregates "
-    "WHERE metric_id = $1 AND day_start = $2 AND node_id = $3",
-    {kInt8, kInt8, kInt8}};
-const Statement kUpsertDayAggregate{
-    41, "store day aggregate",
-    "INSERT INTO day_aggregates (metric_id, day_start, node_id, reports, stats) "
-    "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (metric_id, day_start, node_id) "
-    "DO UPDATE SET reports = EXCLUDED.reports, stats = EXCLUDED.stats",
-    {kInt8, kInt8, kInt8, kInt8, kByteaOid}};
 // $4, $5: midnights, the range's whole days (store/backend.h).
 const Statement kLoadAggregatesByDay{
     42, "load aggregates",

@@ -103,24 +103,19 @@ INSERT INTO receive_counts (metric_id, day_start, device_nonce, reports)
 UPDATE blur_schema SET version = 3;
 )SQL";
 
-// The aggregate tables' names and start columns.
-struct AggregateTableSql {
-  const char* table;
-  const char* start;
-};
-AggregateTableSql aggregate_table_sql(AggregateTable table) {
-  return table == AggregateTable::kBucket ? AggregateTableSql{"aggregates", "bucket_start"}
-                                          : AggregateTableSql{"day_aggregates", "day_start"};
-}
-
-// A count table's name and period column.
-struct CountTableSql {
+// A per-metric table's name and its period column (the bucket's or the
+// day's start): the two count tables, the two aggregate tables.
+struct PeriodTableSql {
   const char* table;
   const char* period;
 };
-CountTableSql count_table_sql(CountTable table) {
-  return table == CountTable::kBucket ? CountTableSql{"report_counts", "bucket_start"}
-                                      : CountTableSql{"receive_counts", "day_start"};
+PeriodTableSql count_table_sql(CountTable table) {
+  return table == CountTable::kBucket ? PeriodTableSql{"report_counts", "bucket_start"}
+                                      : PeriodTableSql{"receive_counts", "day_start"};
+}
+PeriodTableSql aggregate_table_sql(AggregateTable table) {
+  return table == AggregateTable::kBucket ? PeriodTableSql{"aggregates", "bucket_start"}
+                                          : PeriodTableSql{"day_aggregates", "day_start"};
 }
 
 uint64_t from_sql(sqlite3_int64 v) { return static_cast<uint64_t>(v); }
@@ -416,7 +411,7 @@ class SqliteConnection final : public Connection {
 
   Outcome<std::vector<uint64_t>> add_device_counts(
       CountTable table, const std::vector<DeviceCountChange>& changes) override {
-    const CountTableSql t = count_table_sql(table);
+    const PeriodTableSql t = count_table_sql(table);
     const std::string key = std::string("metric_id, ") + t.period + ", device_nonce";
     Statement s = statement(std::string("INSERT INTO ") + t.table + " (" + key +
                             ", reports) VALUES (?, ?, ?, ?) ON CONFLICT (" + key +
@@ -439,7 +434,7 @@ class SqliteConnection final : public Connection {
 
   Outcome<uint64_t> device_count(CountTable table, uint32_t metric_id, int64_t period_start,
                                  uint64_t device_nonce) override {
-    const CountTableSql t = count_table_sql(table);
+    const PeriodTableSql t = count_table_sql(table);
     return count("read a device's count",
                  std::string("SELECT reports FROM ") + t.table + " WHERE metric_id = ? AND " +
                      t.period + " = ? AND device_nonce = ?",
@@ -474,7 +469,7 @@ class SqliteConnection final : public Connection {
 
   Fallible delete_device_counts_before(CountTable table, uint32_t metric_id,
                                        int64_t before) override {
-    const CountTableSql t = count_table_sql(table);
+    const PeriodTableSql t = count_table_sql(table);
     return execute(
         "prune report counts",
         std::string("DELETE FROM ") + t.table + " WHERE metric_id = ? AND " + t.period + " < ?",
@@ -484,12 +479,12 @@ class SqliteConnection final : public Connection {
   Outcome<std::optional<AggregateRow>> load_aggregate(AggregateTable table, uint32_t metric_id,
                                                       int64_t bucket_start,
                                                       int64_t node_id) override {
-    const AggregateTableSql t = aggregate_table_sql(table);
+    const PeriodTableSql t = aggregate_table_sql(table);
     std::optional<AggregateRow> found;
     if (auto status = rows(
             "load aggregate",
-            std::string("SELECT metric_id, ") + t.start + ", node_id, reports, stats FROM " +
-                t.table + " WHERE metric_id = ? AND " + t.start + " = ? AND node_id = ?",
+            std::string("SELECT metric_id, ") + t.period + ", node_id, reports, stats FROM " +
+                t.table + " WHERE metric_id = ? AND " + t.period + " = ? AND node_id = ?",
             [&](sqlite3_stmt* s) {
               found = aggregate_row(s);
               return false;
@@ -502,12 +497,12 @@ class SqliteConnection final : public Connection {
   }
 
   Fallible upsert_aggregate(AggregateTable table, const AggregateRow& r) override {
-    const AggregateTableSql t = aggregate_table_sql(table);
+    const PeriodTableSql t = aggregate_table_sql(table);
     return execute("store aggregate",
-                   std::string("INSERT INTO ") + t.table + " (metric_id, " + t.start +
+                   std::string("INSERT INTO ") + t.table + " (metric_id, " + t.period +
                        ", node_id, reports, stats) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
                        "(metric_id, " +
-                       t.start +
+                       t.period +
                        ", node_id) "
                        "DO UPDATE SET reports = excluded.reports, stats = excluded.stats",
                    r.metric_id, r.bucket_start, r.node_id, r.reports,
