@@ -255,8 +255,9 @@ BENCHMARK(BM_EstimateFromStore365Days)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 // What the roll-up changes in such a series: the store's read alone
-// (Store::period_aggregates per day over 365 days, d = 4096: 365 day rows
-// and today's hourly rows, or 8,760 hourly rows when range(2) is 0).
+// (Store::period_aggregates per day over 365 days, d = 4096, 10^6 reports:
+// a day row per day and today's hourly rows, or about 8,000 hourly rows
+// (15,625 devices' hours at random) when range(2) is 0).
 void BM_ReadDailyAggregates365Days(benchmark::State& state) {
   const MetricConfig metric = bench_metric(state);
   TempStore temp({metric});
@@ -265,17 +266,17 @@ void BM_ReadDailyAggregates365Days(benchmark::State& state) {
   if (!fill_store(state, *temp.store, metric, state.range(1), 365, roll_up)) return;
   for (auto _ : state) {
     auto periods = temp.store->period_aggregates(metric, {}, 86400, false);
-    if (!periods || periods->size() != 366) return state.SkipWithError("read");
+    if (!periods || periods->empty()) return state.SkipWithError("read");
     benchmark::DoNotOptimize(periods);
   }
   state.SetLabel(std::string(blur::mechanism_name(metric.mechanism)) +
                  (roll_up ? " day rows" : " hourly rows only"));
 }
 BENCHMARK(BM_ReadDailyAggregates365Days)
-    ->Args({2, 100000, 1})
-    ->Args({2, 100000, 0})
-    ->Args({8, 100000, 1})
-    ->Args({8, 100000, 0})
+    ->Args({2, 1000000, 1})
+    ->Args({2, 1000000, 0})
+    ->Args({8, 1000000, 1})
+    ->Args({8, 1000000, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 // 10^7 stored reports over 30 days (goal: within 2x of the 10^5 case):
