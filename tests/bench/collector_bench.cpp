@@ -158,18 +158,44 @@ BENCHMARK(BM_InsertPemIntoLargeBucket)->Arg(0)->Arg(100000)->Arg(400000)->UseRea
 
 // An estimate reads aggregates only: its time must not grow with the
 // number of stored reports. GRR and OLH over d = 4096; reports spread over
-// 30 days of hourly buckets (the 30-day daily series reads all 720).
-void BM_EstimateFromStore(benchmark::State& state) {
-  const auto mechanism = static_cast<MechanismId>(state.range(0));
-  const int64_t reports = state.range(1);
-  MetricConfig metric{2, mechanism, 1000000, 4096};
+// `days` days of hourly buckets ending at kBenchNow, each device reporting
+// one hour's 64 reports in that hour (reports observed days before they
+// arrive would be bucketed at arrival). Then the closed days are rolled up
+// (Store::roll_up, as a serving collector does), unless `roll_up` is false:
+// an estimate then reads every hourly row, as before day roll-ups.
+constexpr int64_t kBenchNow = 1795000000;
+
+// Fills the store with `reports` reports of `metric` over `days` days and,
+// if `roll_up`, rolls up the closed days; false (and the state told) if
+// that failed.
+bool fill_store(benchmark::State& state, Store& store, const MetricConfig& metric, int64_t reports,
+                int64_t days, bool roll_up) {
+  std::mt19937_64 rng(3);
+  if (!blur_test::fill_hourly(store, metric, reports, days * 24, kBenchNow, 0, rng)) {
+    state.SkipWithError("fill");
+    return false;
+  }
+  if (roll_up && !store.roll_up(kBenchNow)) {
+    state.SkipWithError("roll up");
+    return false;
+  }
+  return true;
+}
+
+// range(0): the mechanism (range(1): reports, range(2): 1 for the daily series).
+MetricConfig bench_metric(const benchmark::State& state, uint32_t domain = 4096) {
+  MetricConfig metric{2, static_cast<MechanismId>(state.range(0)), 1000000, domain};
   metric.max_reports_per_bucket = 64;  // the fill stores every report
+  return metric;
+}
+
+void estimate_from_store(benchmark::State& state, int64_t days, bool roll_up,
+                         uint32_t domain = 4096) {
+  const MetricConfig metric = bench_metric(state, domain);
+  const int64_t reports = state.range(1);
   TempStore temp({metric});
   if (!temp.store) return state.SkipWithError("open");
-  std::mt19937_64 rng(3);
-  if (!blur_test::fill_hourly(*temp.store, metric, reports, 720, 1795000000, 0, rng)) {
-    return state.SkipWithError("fill");
-  }
+  if (!fill_store(state, *temp.store, metric, reports, days, roll_up)) return;
   CollectorApi api(*temp.store, nullptr);
   const bool series = state.range(2) != 0;
   for (auto _ : state) {
@@ -177,19 +203,71 @@ void BM_EstimateFromStore(benchmark::State& state) {
     if (answer.status != 200) return state.SkipWithError("estimate");
     benchmark::DoNotOptimize(answer);
   }
-  state.SetLabel(std::string(blur::mechanism_name(mechanism)) + (series ? " daily series" : ""));
+  state.SetLabel(std::string(blur::mechanism_name(metric.mechanism)) +
+                 " d=" + std::to_string(metric.domain_size) + (series ? " daily series" : "") +
+                 (roll_up ? "" : ", hourly rows only"));
   state.counters["reports"] = static_cast<double>(reports);
 }
-BENCHMARK(BM_EstimateFromStore)
-    ->Args({2, 100000, 0})
-    ->Args({8, 100000, 0})
-    ->Args({2, 100000, 1})
-    ->Args({8, 100000, 1})
+
+// An estimate reads aggregates only: its time must not grow with the
+// number of stored reports. GRR and OLH over d = 4096; reports spread over
+// 30 days of hourly buckets ending at kBenchNow, each device reporting one
+// hour's 64 reports in that hour (reports observed days before they arrive
+// would be bucketed at arrival); then the closed days are rolled up
+// (Store::roll_up, as a serving collector does). The figures of
+// docs/collector.md ("Measured"); answers written as JSON included.
+void thirty_day_cases(benchmark::internal::Benchmark* b) {
+  for (const int64_t series : {0, 1}) {
+    for (const int64_t mechanism : {2, 8}) b->Args({mechanism, 100000, series});
+  }
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+void BM_EstimateFromStore(benchmark::State& state) { estimate_from_store(state, 30, true); }
+BENCHMARK(BM_EstimateFromStore)->Apply(thirty_day_cases);
+// The same without day rows: every read takes the 720 hourly rows.
+void BM_EstimateFromHourlyRows(benchmark::State& state) { estimate_from_store(state, 30, false); }
+BENCHMARK(BM_EstimateFromHourlyRows)->Apply(thirty_day_cases);
+// A 365-day daily series: 365 estimates, each of d = range(3) values (at
+// d = 4096 an answer of 1.5 million estimates, about 300 MB of JSON).
+void BM_EstimateFromStore365Days(benchmark::State& state) {
+  estimate_from_store(state, 365, true, static_cast<uint32_t>(state.range(3)));
+}
+BENCHMARK(BM_EstimateFromStore365Days)
+    ->Args({2, 100000, 1, 16})
+    ->Args({8, 100000, 1, 16})
+    ->Args({2, 100000, 1, 4096})
+    ->Args({8, 100000, 1, 4096})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-// 10^7 stored reports: run with --benchmark_filter=EstimateFromStore10M
-// (filling the store takes a minute per mechanism).
-void BM_EstimateFromStore10M(benchmark::State& state) { BM_EstimateFromStore(state); }
+// What the roll-up changes in such a series: the store's read alone
+// (Store::period_aggregates per day over 365 days, d = 4096, 10^6 reports:
+// a day row per day and today's hourly rows, or about 8,000 hourly rows
+// (15,625 devices' hours at random) when range(2) is 0).
+void BM_ReadDailyAggregates365Days(benchmark::State& state) {
+  const MetricConfig metric = bench_metric(state);
+  TempStore temp({metric});
+  if (!temp.store) return state.SkipWithError("open");
+  const bool roll_up = state.range(2) != 0;
+  if (!fill_store(state, *temp.store, metric, state.range(1), 365, roll_up)) return;
+  for (auto _ : state) {
+    auto periods = temp.store->period_aggregates(metric, {}, 86400, false);
+    if (!periods || periods->empty()) return state.SkipWithError("read");
+    benchmark::DoNotOptimize(periods);
+  }
+  state.SetLabel(std::string(blur::mechanism_name(metric.mechanism)) +
+                 (roll_up ? " day rows" : " hourly rows only"));
+}
+BENCHMARK(BM_ReadDailyAggregates365Days)
+    ->Args({2, 1000000, 1})
+    ->Args({2, 1000000, 0})
+    ->Args({8, 1000000, 1})
+    ->Args({8, 1000000, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+// 10^7 stored reports over 30 days (goal: within 2x of the 10^5 case):
+// run with --benchmark_filter=EstimateFromStore10M (filling the store takes
+// a minute or two per mechanism).
+void BM_EstimateFromStore10M(benchmark::State& state) { estimate_from_store(state, 30, true); }
 BENCHMARK(BM_EstimateFromStore10M)
     ->Args({2, 10000000, 0})
     ->Args({8, 10000000, 0})

@@ -222,21 +222,22 @@ TEST_P(BackendTest, AggregatesUpsertPerNodeAndLoadAcrossNodes) {
   auto n1 = c->register_node("collector a");
   auto n2 = c->register_node("collector b");
   ASSERT_TRUE(n1 && n2);
-  EXPECT_FALSE(VALUE(c->load_aggregate(1, 0, n1.value())));
+  EXPECT_FALSE(VALUE(c->load_aggregate(AggregateTable::kBucket, 1, 0, n1.value())));
 
-  ASSERT_OK(c->upsert_aggregate({1, 60, n1.value(), 5, "five"}));
-  ASSERT_OK(c->upsert_aggregate({1, 60, n1.value(), kHigh + 3, std::string("\0s", 2)}));
-  ASSERT_OK(c->upsert_aggregate({1, 60, n2.value(), 2, "two"}));
-  ASSERT_OK(c->upsert_aggregate({1, 0, n2.value(), 1, "early"}));
-  ASSERT_OK(c->upsert_aggregate({1, 120, n1.value(), 1, "late"}));
-  ASSERT_OK(c->upsert_aggregate({2, 60, n1.value(), 9, "other metric"}));
+  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 60, n1.value(), 5, "five"}));
+  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket,
+                                {1, 60, n1.value(), kHigh + 3, std::string("\0s", 2)}));
+  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 60, n2.value(), 2, "two"}));
+  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 0, n2.value(), 1, "early"}));
+  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 120, n1.value(), 1, "late"}));
+  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {2, 60, n1.value(), 9, "other metric"}));
 
-  auto mine = c->load_aggregate(1, 60, n1.value());
+  auto mine = c->load_aggregate(AggregateTable::kBucket, 1, 60, n1.value());
   ASSERT_TRUE(mine && mine.value());
   EXPECT_EQ(mine.value()->reports, kHigh + 3);
   EXPECT_EQ(mine.value()->stats, std::string("\0s", 2));
   EXPECT_EQ(mine.value()->node_id, n1.value());
-  EXPECT_FALSE(VALUE(c->load_aggregate(1, 60, n2.value() + 100)));
+  EXPECT_FALSE(VALUE(c->load_aggregate(AggregateTable::kBucket, 1, 60, n2.value() + 100)));
 
   auto range = c->load_aggregates(1, 0, 120);
   ASSERT_TRUE(range);
@@ -268,7 +269,7 @@ TEST_P(BackendTest, RollbackLeavesNothingAndCommitIsSeenByOthers) {
   ASSERT_OK(c->begin());
   ASSERT_TRUE(VALUE(c->insert_metric(1, "m")));
   ASSERT_OK(c->insert_reports({report(1, 1, 1, 0, "r")}));
-  ASSERT_OK(c->upsert_aggregate({1, 0, 1, 1, "s"}));
+  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 0, 1, 1, "s"}));
   EXPECT_EQ(VALUE(c->count_reports(std::nullopt)), 1u);
   EXPECT_EQ(VALUE(other->count_reports(std::nullopt)), 0u);  // not yet committed
   c->rollback();
@@ -432,8 +433,8 @@ TEST_P(BackendTest, EveryOperationOnOneSession) {
     ASSERT_OK(c->delete_device_counts_before(table, 1, -1));
   }
   ASSERT_OK(c->device_count_sums(1, 0, 60, 0));
-  ASSERT_OK(c->upsert_aggregate({1, 0, node, 1, "s"}));
-  ASSERT_OK(c->load_aggregate(1, 0, node));
+  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 0, node, 1, "s"}));
+  ASSERT_OK(c->load_aggregate(AggregateTable::kBucket, 1, 0, node));
   ASSERT_OK(c->load_aggregates(1, 0, 60));
   ASSERT_OK(c->count_reports(1));
   ASSERT_OK(c->count_reports(std::nullopt));

@@ -212,10 +212,11 @@ class BackendTest : public testing::TestWithParam<std::string> {
     Outcome<uint64_t> delete_reports_before(uint32_t, int64_t) override { return no(); }
     Outcome<uint64_t> count_reports(std::optional<uint32_t>) override { return no(); }
     Outcome<std::optional<blur::collector::store::AggregateRow>> load_aggregate(
-        uint32_t, int64_t, int64_t) override {
+        blur::collector::store::AggregateTable, uint32_t, int64_t, int64_t) override {
       return no();
     }
-    Fallible upsert_aggregate(const blur::collector::store::AggregateRow&) override {
+    Fallible upsert_aggregate(blur::collector::store::AggregateTable,
+                              const blur::collector::store::AggregateRow&) override {
       return no();
     }
     Outcome<std::vector<blur::collector::store::AggregateRow>> load_aggregates(
@@ -235,6 +236,18 @@ class BackendTest : public testing::TestWithParam<std::string> {
       return no();
     }
     Outcome<int64_t> retire_metric(uint32_t, int64_t) override { return no(); }
+    Outcome<std::vector<blur::collector::store::AggregateRow>> load_aggregates_by_day(
+        uint32_t, int64_t, int64_t, int64_t, int64_t) override {
+      return no();
+    }
+    Outcome<std::vector<int64_t>> aggregate_bucket_starts(uint32_t, int64_t, int64_t) override {
+      return no();
+    }
+    Outcome<std::vector<int64_t>> days_to_roll_up(uint32_t, int64_t) override { return no(); }
+    Outcome<std::vector<bool>> lock_days(const std::vector<blur::collector::store::MetricDay>&,
+                                         bool) override {
+      return no();
+    }
     Fallible ping() override { return no(); }
     Fallible probe_write() override { return no(); }
     Outcome<uint64_t> size_bytes() override { return no(); }

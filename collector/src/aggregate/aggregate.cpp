@@ -96,7 +96,11 @@ void Aggregate::merge(const Aggregate& other) {
 
 std::vector<uint64_t> Aggregate::support_counts() const {
   std::vector<uint64_t> support(metric_.domain_size, 0);
-  if (spec_->support != nullptr) spec_->support(metric_, tally().data(), reports_, support.data());
+  if (spec_->support == nullptr) return support;
+  // A dense tally is read in place, a sparse one filled in first.
+  const std::vector<uint64_t> filled = sparse_length_ == 0 ? std::vector<uint64_t>() : tally();
+  spec_->support(metric_, sparse_length_ == 0 ? tally_.data() : filled.data(), reports_,
+                 support.data());
   return support;
 }
 

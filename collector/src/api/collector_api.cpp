@@ -398,7 +398,9 @@ ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryPara
   }
   if (!counts) return error_response(counts.error());
   uint64_t buckets = 0;
-  auto aggregate = store_.aggregate(request->metric, request->range, &buckets, &cancel);
+  auto aggregate =
+      store_.aggregate(request->metric, request->range,
+                       needs_device_clustering(request->metric) ? &buckets : nullptr, &cancel);
   if (!aggregate) return read_failure(aggregate.error(), cancel);
   if (cancel.requested()) return cancelled_response(cancel.cause());
   const DeviceClustering clustering =
@@ -447,25 +449,16 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
   if (!counts) return error_response(counts.error());
   std::map<int64_t, DeviceCounts> period_counts;
   for (const PeriodDeviceCounts& p : counts.value()) period_counts[p.period_start] = p.counts;
-  auto buckets = store_.aggregates(request->metric, request->range, &cancel);
-  if (!buckets) return read_failure(buckets.error(), cancel);
+  auto periods = store_.period_aggregates(request->metric, request->range, width,
+                                          needs_device_clustering(request->metric), &cancel);
+  if (!periods) return read_failure(periods.error(), cancel);
   if (cancel.requested()) return cancelled_response(cancel.cause());
-  // Metric buckets divide a day, so each falls in exactly one period.
-  auto period_of = [width](int64_t bucket_start) {
-    return bucket_start - ((bucket_start % width) + width) % width;
-  };
-  if (mechanism_spec(request->metric.mechanism).discovers_words) {
-    size_t periods = 0;
-    for (size_t i = 0; i < buckets->size(); ++i) {
-      const int64_t period = period_of((*buckets)[i].bucket_start);
-      if (i == 0 || period != period_of((*buckets)[i - 1].bucket_start)) ++periods;
-    }
-    if (periods > kMaxDiscoverySeriesPeriods) {
-      return error_response(invalid(
-          "a word-discovery series covers at most " + std::to_string(kMaxDiscoverySeriesPeriods) +
-          " periods with reports, one discovery each; this one has " + std::to_string(periods) +
-          ": narrow from/to or use bucket=day"));
-    }
+  if (mechanism_spec(request->metric.mechanism).discovers_words &&
+      periods->size() > kMaxDiscoverySeriesPeriods) {
+    return error_response(invalid(
+        "a word-discovery series covers at most " + std::to_string(kMaxDiscoverySeriesPeriods) +
+        " periods with reports, one discovery each; this one has " +
+        std::to_string(periods->size()) + ": narrow from/to or use bucket=day"));
   }
   JsonWriter out;
   out.begin_object()
@@ -473,39 +466,31 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
       .member("bucket", width == 3600 ? "hour" : "day");
   describe_range(request->range, out);
   out.key("series").begin_array();
-  std::optional<int64_t> period;
-  std::optional<Aggregate> total;
-  uint64_t period_buckets = 0;
+  if (format == ResultFormat::kJson && !mechanism_spec(request->metric.mechanism).numeric) {
+    out.reserve(periods->size() * request->metric.domain_size * kEstimateJsonBytes);
+  }
   const DiscoveryControls discovery{request->top_k, &discovery_cache_, &cancel};
   ResultRows rows(format, request->metric);
-  auto flush = [&] {
-    if (!total) return true;
-    const auto counted = period_counts.find(*period);
+  for (const PeriodAggregate& period : periods.value()) {
+    if (cancel.requested()) return cancelled_response(cancel.cause());
+    const auto counted = period_counts.find(period.start);
     const DeviceClustering clustering = metric_clustering(
-        request->metric, total->reports(),
-        counted == period_counts.end() ? DeviceCounts{} : counted->second, period_buckets);
+        request->metric, period.aggregate.reports(),
+        counted == period_counts.end() ? DeviceCounts{} : counted->second, period.buckets);
     if (format != ResultFormat::kJson) {
-      const auto table = estimate_table(*total, clustering, request->post, discovery);
-      if (table) rows.add({width == 3600 ? "hour" : "day", *period, *period + width}, *table);
-      return table.has_value();
+      const auto table = estimate_table(period.aggregate, clustering, request->post, discovery);
+      if (!table) return cancelled_response(cancel.cause());
+      rows.add({width == 3600 ? "hour" : "day", period.start, period.start + width}, *table);
+      continue;
     }
-    out.begin_object().member("start", format_time(*period)).member("start_unix", *period);
-    const bool written = write_estimate(*total, clustering, request->post, out, discovery);
+    out.begin_object()
+        .member("start", format_time(period.start))
+        .member("start_unix", period.start);
+    const bool written =
+        write_estimate(period.aggregate, clustering, request->post, out, discovery);
     out.end_object();
-    return written;
-  };
-  for (BucketAggregate& bucket : buckets.value()) {
-    const int64_t start = period_of(bucket.bucket_start);
-    if (!period || start != *period) {
-      if (!flush() || cancel.requested()) return cancelled_response(cancel.cause());
-      period = start;
-      total.emplace(request->metric);
-      period_buckets = 0;
-    }
-    total->merge(bucket.aggregate);
-    ++period_buckets;
+    if (!written) return cancelled_response(cancel.cause());
   }
-  if (!flush()) return cancelled_response(cancel.cause());
   if (format != ResultFormat::kJson) return rows_answer(format, rows.take());
   out.end_array().end_object();
   return {200, out.take()};

@@ -125,6 +125,7 @@ bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
   if (post == PostProcessing::kNormSub && !table->values.empty()) {
     out.member("postprocessing", "norm-sub");
   }
+  out.reserve(size_t{metric.domain_size} * kEstimateJsonBytes);
   const double n = static_cast<double>(table->n);
   out.key("estimates").begin_array();
   for (const ValueEstimate& v : table->values) {

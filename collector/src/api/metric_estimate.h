@@ -46,6 +46,9 @@ namespace blur::collector {
 // Word-discovery (pem, sfp) metrics answer their top_k words (discovery/
 // word_discovery.h) instead of per-value estimates.
 inline constexpr uint32_t kDefaultTopK = 32;
+// About the bytes one value's entry of "estimates" takes (seven numbers in
+// shortest round-trip form): what a large answer reserves up front.
+inline constexpr size_t kEstimateJsonBytes = 200;
 inline constexpr uint32_t kMaxTopK = 1000;
 // `clustering`: how the aggregate's reports are spread over devices (the
 // store's counts; DeviceClustering::one_report_per_device only where that

@@ -28,6 +28,7 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
+#include <ctime>
 #include <iostream>
 #include <thread>
 
@@ -38,6 +39,7 @@
 #include "auth/authenticator.h"
 #include "cli/config_command.h"
 #include "cli/export_command.h"
+#include "cli/day_rollups.h"
 #include "cli/observability.h"
 #include "cli/retire_command.h"
 #include "cli/serve_options.h"
@@ -181,6 +183,7 @@ int serve(const ServeOptions& o) {
   http::Server::Options http_options = o.http;
   http_options.tls_client_crl_reload_interval = reload_interval;
   (*observability)->attach(&http_options);
+  DayRollUps day_rollups(**store, &(*observability)->metrics());  // stops before the store closes
   http::Server server(http_options);
   ReadPool::Options read_options = o.reads;
   read_options.deadline =
@@ -348,6 +351,12 @@ int reaggregate(const std::string& db, const std::vector<uint32_t>& ids) {
     std::printf("%s: aggregates rebuilt from %llu raw reports\n", describe(metric).c_str(),
                 static_cast<unsigned long long>(total.value()));
   }
+  // The rebuilt days lost their day rows: fold the closed ones again now
+  // rather than at the serving collectors' next pass (after UTC midnight).
+  auto rolled = (*store)->roll_up(std::time(nullptr));
+  if (!rolled) return report(rolled.error());
+  std::printf("rolled up %llu metric days again\n",
+              static_cast<unsigned long long>(rolled->days));
   return 0;
 }
 

@@ -37,6 +37,11 @@ CollectorMetrics::CollectorMetrics(Registry& r)
       reports_quarantined(r.counter("blur_collector_reports_quarantined_total",
                                     "Reports refused because their device enrolled less than "
                                     "the metric's quarantine before")),
+      rollup_days(r.counter("blur_collector_rollup_days_total",
+                            "Metric days this collector rolled up into day rows (each closed "
+                            "UTC day of each metric once, by one collector)")),
+      rollup_failures(r.counter("blur_collector_rollup_failures_total",
+                                "Day roll-up passes that failed (retried a minute later)")),
       commit_seconds(r.histogram("blur_collector_commit_duration_seconds",
                                  "Duration of one group commit (one durable transaction)",
                                  latency_buckets_seconds())),

@@ -55,6 +55,8 @@ class CollectorMetrics {
   Counter& enrollments_new;      // a device enrolled for the first time
   Counter& enrollments_renewed;  // a known device's new token
   Counter& reports_quarantined;  // refused: their device enrolled too recently
+  Counter& rollup_days;          // (metric, UTC day)s this collector rolled up
+  Counter& rollup_failures;      // roll-up passes that failed (retried)
   Histogram& commit_seconds;
   Histogram& commit_reports;
   Gauge& store_size_bytes;

@@ -31,9 +31,19 @@ namespace blur::collector::store {
 // from the stored reports). Older collectors then refuse the database:
 // version 1 would store reports without counting them against the
 // contribution bound, version 2 would enroll any nonce and ignore the
-// receive-time allowance. 4 adds retired_metrics, empty, and on
+// receive-time allowance. 4 adds retired_metrics, empty; day_aggregates,
+// empty: the roll-up fills it (version 3 would add late reports to hourly
+// rows only, and estimates reading day rows would miss them); and on
 // PostgreSQL moves the raw reports into daily partitions.
 inline constexpr int kSchemaVersion = 4;
+
+// A UTC day: roll-ups fold a metric's bucket rows of one day into day rows.
+inline constexpr int64_t kSecondsPerDay = 86400;
+// The start of the first day (a midnight) that overlaps [from, ...): any
+// start after from - 1 day, saturated at the bottom.
+inline constexpr int64_t first_day_overlapping(int64_t from) {
+  return from < INT64_MIN + kSecondsPerDay ? INT64_MIN : from - kSecondsPerDay + 1;
+}
 
 // Where a report's time bucket came from.
 enum class TimeSource : uint8_t { kReceived = 0, kDevice = 1 };
@@ -64,6 +74,26 @@ struct AggregateRow {
   int64_t node_id = 0;
   uint64_t reports = 0;
   std::string stats;  // Aggregate::serialize()
+};
+
+// Which rows of aggregates: one per (metric, time bucket, node), or one per
+// (metric, UTC day, node) folding a node's bucket rows of a closed day
+// (schema 4). A day is rolled up once it has day rows; from then on every
+// write into one of its buckets also adds to the writer's day row, in the
+// same transaction, so a node's day row is always the sum of its bucket
+// rows of that day.
+enum class AggregateTable : uint8_t { kBucket, kDay };
+
+// A metric's UTC day (day_start: a midnight, Unix seconds).
+struct MetricDay {
+  uint32_t metric_id = 0;
+  int64_t day_start = 0;
+  bool operator<(const MetricDay& o) const {
+    return metric_id != o.metric_id ? metric_id < o.metric_id : day_start < o.day_start;
+  }
+  bool operator==(const MetricDay& o) const {
+    return metric_id == o.metric_id && day_start == o.day_start;
+  }
 };
 
 // The contribution bound's counts of each device's stored reports, per
@@ -165,14 +195,19 @@ class Connection {
   virtual Fallible delete_device_counts_before(CountTable table, uint32_t metric_id,
                                                int64_t before) = 0;
 
-  virtual Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id,
+  // One node's row of `table` (row.bucket_start: the bucket's or the day's start).
+  virtual Outcome<std::optional<AggregateRow>> load_aggregate(AggregateTable table,
+                                                              uint32_t metric_id,
                                                               int64_t bucket_start,
                                                               int64_t node_id) = 0;
-  virtual Fallible upsert_aggregate(const AggregateRow& row) = 0;
-  // Every node's rows with bucket_start in [from, to), ordered by bucket.
+  virtual Fallible upsert_aggregate(AggregateTable table, const AggregateRow& row) = 0;
+  // Every node's bucket rows with bucket_start in [from, to), ordered by
+  // bucket, then node.
   virtual Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
                                                              int64_t to) = 0;
-  // Every node's rows of the metric with bucket_start in [from, to).
+  // Every node's bucket rows of the metric with bucket_start in [from, to),
+  // and the day rows of every day that overlaps [from, to) (that day is read
+  // from its bucket rows until the next roll-up of it).
   virtual Fallible delete_aggregates(uint32_t metric_id, int64_t from, int64_t to) = 0;
   // The metric's buckets that have raw reports or aggregate rows, ascending.
   virtual Outcome<std::vector<int64_t>> metric_buckets(uint32_t metric_id) = 0;
@@ -206,6 +241,29 @@ class Connection {
   virtual Outcome<std::vector<std::pair<uint32_t, int64_t>>> load_retired_metrics() = 0;
   // Records the retirement unless one is recorded; returns the time stored.
   virtual Outcome<int64_t> retire_metric(uint32_t metric_id, int64_t retired_at) = 0;
+  // What an estimate over [from, to) reads: for each rolled-up day starting
+  // in [days_from, days_to) (midnights; the whole days of the range) its day
+  // rows (bucket_start: the day's start), and bucket rows for the rest of
+  // the range; ordered by start, then node. One statement, so one snapshot:
+  // a roll-up committing meanwhile is seen entirely or not at all.
+  virtual Outcome<std::vector<AggregateRow>> load_aggregates_by_day(uint32_t metric_id,
+                                                                    int64_t from, int64_t to,
+                                                                    int64_t days_from,
+                                                                    int64_t days_to) = 0;
+  // The distinct bucket starts of the metric's bucket rows in [from, to),
+  // ascending (how many buckets an estimate spans, without their rows).
+  virtual Outcome<std::vector<int64_t>> aggregate_bucket_starts(uint32_t metric_id, int64_t from,
+                                                                int64_t to) = 0;
+  // The days before `before` (a midnight) that have bucket rows and no day
+  // rows: what a roll-up has left to do, ascending.
+  virtual Outcome<std::vector<int64_t>> days_to_roll_up(uint32_t metric_id, int64_t before) = 0;
+  // Inside a write transaction: locks the days (sorted, distinct) until it
+  // ends, shared (writers into them) or exclusive (the roll-up of one), and
+  // then reads whether each is rolled up. A roll-up and a write into its day
+  // never interleave (SQLite: write transactions are serialized already;
+  // PostgreSQL: transaction-scoped advisory locks).
+  virtual Outcome<std::vector<bool>> lock_days(const std::vector<MetricDay>& days,
+                                               bool exclusive) = 0;
 
   // Devices (schema 3). The nonce's row, if enrolled.
   virtual Outcome<std::optional<DeviceRow>> find_device(uint64_t device_nonce) = 0;

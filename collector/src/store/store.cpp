@@ -10,18 +10,21 @@
 
 #include "aggregate/payload.h"
 #include "util/time_text.h"
+#include "mechanisms/mechanism_spec.h"
 
 namespace blur::collector {
 
 using store::AggregateRow;
+using store::AggregateTable;
 using store::Connection;
 using store::CountTable;
+using store::kSecondsPerDay;
+using store::MetricDay;
 using store::ReportKey;
 using store::ReportRow;
 using store::TimeSource;
 
 namespace {
-constexpr int64_t kSecondsPerDay = 86400;
 
 int64_t floor_to(int64_t t, int64_t width) {
   const int64_t q = t / width;
@@ -57,6 +60,11 @@ bool same_report(const ReportRow& a, const ReportRow& b) {
          a.device_minute == b.device_minute && a.payload == b.payload;
 }
 }  // namespace
+
+bool rolls_up(const MetricConfig& metric) {
+  return metric.bucket_seconds < kSecondsPerDay &&
+         !mechanism_spec(metric.mechanism).discovers_words;
+}
 
 ReportTime report_time(const MetricConfig& metric, uint32_t device_minute, int64_t received_at,
                        int64_t max_report_age_seconds) {
@@ -534,23 +542,38 @@ Fallible Store::bound_contributions(const std::vector<ReportRow>& rows,
 }
 
 // Each node owns its aggregate rows: read ours, add, write back. Nodes never
-// contend on a row, and merging nodes' rows at read time is a sum.
+// contend on a row, and merging nodes' rows at read time is a sum. A bucket
+// of a rolled-up day also adds to the node's day row, so that each node's
+// day row stays the sum of its bucket rows of the day; the day is locked
+// first (shared), so a roll-up of it runs wholly before or after this.
 Fallible Store::add_to_own_aggregates(
     const std::map<std::pair<uint32_t, int64_t>, Aggregate>& deltas) {
+  std::map<MetricDay, std::vector<const Aggregate*>> days;
   for (const auto& [key, delta] : deltas) {
-    auto row = writer_->load_aggregate(key.first, key.second, *node_id_);
-    if (!row) return row.error();
-    Aggregate total(delta.metric());
-    if (row.value()) {
-      auto stored = Aggregate::deserialize(delta.metric(), row.value()->stats);
-      if (!stored) return stored.error();
-      total = std::move(stored).value();
+    if (rolls_up(delta.metric())) {
+      days[MetricDay{key.first, floor_to(key.second, kSecondsPerDay)}].push_back(&delta);
     }
-    total.merge(delta);
-    std::string bytes = total.serialize();
-    rotate_node_after_commit_ |= bytes.size() > kAggregateRowBytes;
-    if (auto status = writer_->upsert_aggregate(
-            AggregateRow{key.first, key.second, *node_id_, total.reports(), std::move(bytes)});
+  }
+  std::vector<bool> rolled_up;
+  if (!days.empty()) {
+    std::vector<MetricDay> keys;
+    for (const auto& entry : days) keys.push_back(entry.first);
+    auto locked = writer_->lock_days(keys, false);
+    if (!locked) return locked.error();
+    rolled_up = std::move(locked).value();
+  }
+  for (const auto& [key, delta] : deltas) {
+    if (auto status = add_to_own_row(AggregateTable::kBucket, key.first, key.second, delta);
+        !status) {
+      return status;
+    }
+  }
+  size_t k = 0;
+  for (const auto& [day, day_deltas] : days) {
+    if (!rolled_up[k++]) continue;
+    Aggregate sum(day_deltas.front()->metric());
+    for (const Aggregate* delta : day_deltas) sum.merge(*delta);
+    if (auto status = add_to_own_row(AggregateTable::kDay, day.metric_id, day.day_start, sum);
         !status) {
       return status;
     }
@@ -558,33 +581,155 @@ Fallible Store::add_to_own_aggregates(
   return done();
 }
 
+Fallible Store::add_to_own_row(AggregateTable table, uint32_t metric_id, int64_t start,
+                               const Aggregate& delta) {
+  auto row = writer_->load_aggregate(table, metric_id, start, *node_id_);
+  if (!row) return row.error();
+  Aggregate total(delta.metric());
+  if (row.value()) {
+    auto stored = Aggregate::deserialize(delta.metric(), row.value()->stats);
+    if (!stored) return stored.error();
+    total = std::move(stored).value();
+  }
+  total.merge(delta);
+  std::string bytes = total.serialize();
+  rotate_node_after_commit_ |= bytes.size() > kAggregateRowBytes;
+  return writer_->upsert_aggregate(
+      table, AggregateRow{metric_id, start, *node_id_, total.reports(), std::move(bytes)});
+}
+
+// ---- day roll-ups -------------------------------------------------------------
+
+Outcome<RollUpResult> Store::roll_up(int64_t now, const Cancellation* cancel,
+                                     const std::function<void(const MetricDay&)>& after_day_rows) {
+  RollUpResult result;
+  const int64_t today = floor_to(now, kSecondsPerDay);
+  for (const MetricConfig& metric : metrics()) {
+    if (!rolls_up(metric)) continue;
+    auto days = read([&](Connection& c) { return c.days_to_roll_up(metric.id, today); });
+    if (!days) return days.error();
+    // One transaction per day: ingestion's commits go on between them.
+    for (const int64_t day : days.value()) {
+      if (cancel != nullptr && cancel->requested()) return result;
+      std::lock_guard<std::mutex> writer_lock(writer_mutex_);
+      if (!writer_) return invalid("the store was opened read-only");
+      if (auto rolled = roll_up_day(metric, day, after_day_rows, &result); !rolled) {
+        writer_->rollback();
+        return rolled.error();
+      }
+    }
+  }
+  return result;
+}
+
+// With the writer held. False if another roll-up did the day first.
+Outcome<bool> Store::roll_up_day(const MetricConfig& metric, int64_t day_start,
+                                 const std::function<void(const MetricDay&)>& after_day_rows,
+                                 RollUpResult* result) {
+  const MetricDay day{metric.id, day_start};
+  if (auto status = writer_->begin(); !status) return status.error();
+  auto rolled_up = writer_->lock_days({day}, true);
+  if (!rolled_up) return rolled_up.error();
+  if (rolled_up.value().front()) {
+    writer_->rollback();
+    return false;
+  }
+  auto rows = writer_->load_aggregates(metric.id, day_start, day_start + kSecondsPerDay);
+  if (!rows) return rows.error();
+  std::map<int64_t, Aggregate> by_node;
+  for (const AggregateRow& row : rows.value()) {
+    auto node = by_node.try_emplace(row.node_id, metric).first;
+    if (auto added = node->second.add_serialized(row.stats); !added) return added.error();
+  }
+  for (const auto& [node, total] : by_node) {
+    if (auto status = writer_->upsert_aggregate(
+            AggregateTable::kDay,
+            AggregateRow{metric.id, day_start, node, total.reports(), total.serialize()});
+        !status) {
+      return status.error();
+    }
+  }
+  if (after_day_rows) after_day_rows(day);
+  if (auto status = writer_->commit(); !status) return status.error();
+  ++result->days;
+  result->day_rows += by_node.size();
+  result->bucket_rows += rows->size();
+  return true;
+}
+
 // ---- reads --------------------------------------------------------------------
 
 Outcome<std::vector<AggregateRow>> Store::load_aggregate_rows(const MetricConfig& metric,
-                                                              TimeRange range) const {
-  return read([&](Connection& c) { return c.load_aggregates(metric.id, range.from, range.to); });
+                                                              TimeRange range, bool by_day) const {
+  // The range's whole days, [days_from, days_to) in midnights (an open end
+  // contains every day).
+  const int64_t days_from = range.from < INT64_MIN / 2
+                                ? INT64_MIN
+                                : floor_to(range.from + kSecondsPerDay - 1, kSecondsPerDay);
+  const int64_t days_to = range.to > INT64_MAX / 2 ? INT64_MAX : floor_to(range.to, kSecondsPerDay);
+  if (!by_day || !rolls_up(metric) || days_from >= days_to) {
+    return read([&](Connection& c) { return c.load_aggregates(metric.id, range.from, range.to); });
+  }
+  return read([&](Connection& c) {
+    return c.load_aggregates_by_day(metric.id, range.from, range.to, days_from, days_to);
+  });
 }
 
-Outcome<std::vector<BucketAggregate>> Store::aggregates(const MetricConfig& metric, TimeRange range,
-                                                        const Cancellation* cancel) const {
-  auto rows = load_aggregate_rows(metric, range);
-  if (!rows) return rows.error();
-  std::vector<BucketAggregate> buckets;
-  for (const AggregateRow& row : rows.value()) {
-    if (cancel != nullptr && cancel->requested()) return unavailable("the read was cancelled");
-    if (buckets.empty() || buckets.back().bucket_start != row.bucket_start) {
-      buckets.push_back({row.bucket_start, Aggregate(metric)});
-    }
-    if (auto added = buckets.back().aggregate.add_serialized(row.stats); !added) {
-      return added.error();
-    }
+Outcome<std::map<int64_t, uint64_t>> Store::bucket_counts(const MetricConfig& metric,
+                                                          TimeRange range,
+                                                          int64_t period_seconds) const {
+  auto starts = read(
+      [&](Connection& c) { return c.aggregate_bucket_starts(metric.id, range.from, range.to); });
+  if (!starts) return starts.error();
+  std::map<int64_t, uint64_t> counts;
+  for (const int64_t start : starts.value()) {
+    ++counts[period_seconds == 0 ? 0 : floor_to(start, period_seconds)];
   }
-  return buckets;
+  return counts;
+}
+
+Outcome<std::vector<PeriodAggregate>> Store::period_aggregates(const MetricConfig& metric,
+                                                               TimeRange range,
+                                                               int64_t period_seconds,
+                                                               bool count_buckets,
+                                                               const Cancellation* cancel) const {
+  if (period_seconds <= 0) return invalid("a period must be positive");
+  const bool by_day = period_seconds % kSecondsPerDay == 0;
+  auto rows = load_aggregate_rows(metric, range, by_day);
+  if (!rows) return rows.error();
+  // Rows are ordered by start: each period's rows are consecutive.
+  std::vector<PeriodAggregate> periods;
+  std::vector<size_t> row_period(rows->size());
+  std::vector<size_t> bytes;  // per period: room for the cells before adding
+  for (size_t i = 0; i < rows->size(); ++i) {
+    const int64_t start = floor_to(rows.value()[i].bucket_start, period_seconds);
+    if (periods.empty() || periods.back().start != start) {
+      periods.push_back({start, Aggregate(metric), 0});
+      bytes.push_back(0);
+    }
+    row_period[i] = periods.size() - 1;
+    bytes.back() += rows.value()[i].stats.size();
+  }
+  for (size_t p = 0; p < periods.size(); ++p) periods[p].aggregate.reserve_serialized(bytes[p]);
+  for (size_t i = 0; i < rows->size(); ++i) {
+    if (cancel != nullptr && cancel->requested()) return unavailable("the read was cancelled");
+    const AggregateRow& row = rows.value()[i];
+    PeriodAggregate& period = periods[row_period[i]];
+    if (i == 0 || row.bucket_start != rows.value()[i - 1].bucket_start) ++period.buckets;
+    if (auto added = period.aggregate.add_serialized(row.stats); !added) return added.error();
+  }
+  if (count_buckets && by_day && rolls_up(metric)) {
+    // Day rows stand for several buckets: count them from the bucket rows' keys.
+    auto counts = bucket_counts(metric, range, period_seconds);
+    if (!counts) return counts.error();
+    for (PeriodAggregate& p : periods) p.buckets = counts.value()[p.start];
+  }
+  return periods;
 }
 
 Outcome<Aggregate> Store::aggregate(const MetricConfig& metric, TimeRange range, uint64_t* buckets,
                                     const Cancellation* cancel) const {
-  auto rows = load_aggregate_rows(metric, range);
+  auto rows = load_aggregate_rows(metric, range, true);
   if (!rows) return rows.error();
   Aggregate total(metric);
   size_t bytes = 0;
@@ -596,6 +741,12 @@ Outcome<Aggregate> Store::aggregate(const MetricConfig& metric, TimeRange range,
     const AggregateRow& row = rows.value()[i];
     if (i == 0 || row.bucket_start != rows.value()[i - 1].bucket_start) ++distinct;  // ordered
     if (auto added = total.add_serialized(row.stats); !added) return added.error();
+  }
+  if (buckets != nullptr && rolls_up(metric)) {
+    // Day rows stand for several buckets: count them from the bucket rows' keys.
+    auto counts = bucket_counts(metric, range, 0);
+    if (!counts) return counts.error();
+    distinct = counts.value()[0];
   }
   if (buckets != nullptr) *buckets = distinct;
   return total;
@@ -771,7 +922,8 @@ Outcome<std::vector<int64_t>> Store::report_partition_days() const {
 // writers that hold it shared to commit), then its raw reports, which
 // include every report committed so far, replace all nodes' rows of the
 // bucket. A writer after it adds only its own new reports to a row it
-// reads after the rebuild committed.
+// reads after the rebuild committed. A rolled-up day a rebuilt bucket lies
+// in loses its day rows (roll_up folds it again).
 Outcome<uint64_t> Store::reaggregate(const MetricConfig& metric) {
   auto buckets = read([&](Connection& c) { return c.metric_buckets(metric.id); });
   if (!buckets) return buckets.error();
@@ -796,14 +948,23 @@ Outcome<uint64_t> Store::reaggregate(const MetricConfig& metric) {
     if (auto status = writer_->lock_buckets({{metric.id, bucket_start}}, true); !status) {
       return fail(status.error());
     }
+    // Its day too (after the bucket, in the writers' order): the day's roll-up
+    // rows are deleted with the bucket's rows below, so that the day reads
+    // its bucket rows until the next roll-up folds it again.
+    if (rolls_up(metric)) {
+      auto day = writer_->lock_days({MetricDay{metric.id, floor_to(bucket_start, kSecondsPerDay)}},
+                                    true);
+      if (!day) return fail(day.error());
+    }
     auto aggregate = raw_aggregate(*writer_, metric, {bucket_start, bucket_end});
     if (!aggregate) return fail(aggregate.error());
     if (auto status = writer_->delete_aggregates(metric.id, bucket_start, bucket_end); !status) {
       return fail(status.error());
     }
     if (aggregate->reports() != 0) {
-      if (auto status = writer_->upsert_aggregate(AggregateRow{
-              metric.id, bucket_start, *node_id_, aggregate->reports(), aggregate->serialize()});
+      if (auto status = writer_->upsert_aggregate(
+              AggregateTable::kBucket, AggregateRow{metric.id, bucket_start, *node_id_,
+                                                    aggregate->reports(), aggregate->serialize()});
           !status) {
         return fail(status.error());
       }

@@ -70,9 +70,26 @@ struct BatchOutcome {
   std::string conflict_message;
 };
 
-struct BucketAggregate {
-  int64_t bucket_start = 0;
+// One period's aggregate (all nodes merged) and how many of the metric's
+// buckets with reports it spans.
+struct PeriodAggregate {
+  int64_t start = 0;
   Aggregate aggregate;
+  uint64_t buckets = 0;
+};
+
+// Whether the metric's closed days are rolled up into day rows
+// (store/backend.h: AggregateTable::kDay): buckets shorter than a day and a
+// dense tally or numeric summary. Word discovery's sparse tallies keep
+// bucket rows only: their rows are capped and rotated (kAggregateRowBytes),
+// and a day row would be rewritten whole by every late report.
+bool rolls_up(const MetricConfig& metric);
+
+// What one roll-up pass did.
+struct RollUpResult {
+  uint64_t days = 0;         // (metric, day)s rolled up
+  uint64_t day_rows = 0;     // day rows written (one per node with bucket rows that day)
+  uint64_t bucket_rows = 0;  // bucket rows folded into them
 };
 
 // Which time a report is bucketed by: the device's observation time when it
@@ -146,15 +163,37 @@ class Store {
   // over_limit.
   Outcome<std::vector<BatchOutcome>> insert(const std::vector<ReceivedBatch>& batches);
 
-  // The metric's aggregates per bucket in the range (all nodes merged),
-  // ordered by bucket; and all of them merged into one. `cancel`, if given,
-  // is checked per stored row: once requested, kUnavailable.
-  Outcome<std::vector<BucketAggregate>> aggregates(const MetricConfig& metric, TimeRange range,
-                                                   const Cancellation* cancel = nullptr) const;
+  // The metric's aggregates per period of `period_seconds` (a multiple or
+  // a divisor of the bucket width that divides a day; all nodes merged),
+  // ordered, periods without reports absent; and all of them merged into
+  // one. Whole rolled-up days are read from their day rows (one per node),
+  // the rest of the range from bucket rows. `cancel`, if given, is checked
+  // per stored row: once requested, kUnavailable.
+  // PeriodAggregate::buckets is counted only if `count_buckets` (an extra
+  // query for rolled-up days).
+  Outcome<std::vector<PeriodAggregate>> period_aggregates(
+      const MetricConfig& metric, TimeRange range, int64_t period_seconds, bool count_buckets,
+      const Cancellation* cancel = nullptr) const;
   // `buckets`, if given, gets how many buckets the merged aggregate spans.
   Outcome<Aggregate> aggregate(const MetricConfig& metric, TimeRange range,
                                uint64_t* buckets = nullptr,
                                const Cancellation* cancel = nullptr) const;
+
+  // Rolls up every closed UTC day (ending at or before `now`) of the
+  // metrics that roll up (rolls_up) that has bucket rows and no day rows:
+  // per (metric, day), in one transaction, each node's bucket rows of the
+  // day are folded into that node's day row. Bucket rows stay (the range
+  // edges and hourly series read them). A crash loses one day's
+  // uncommitted roll-up, which the next pass redoes. Safe with collectors
+  // writing (a write into the day waits for its roll-up, then updates both
+  // rows) and with other collectors rolling up (each day once).
+  // `cancel`, if given, is checked between days: once requested, the pass
+  // ends with what it did (the rest waits for the next pass).
+  // `after_day_rows` is fault injection for tests: called inside each day's
+  // transaction once its day rows are written, before the commit.
+  Outcome<RollUpResult> roll_up(
+      int64_t now, const Cancellation* cancel = nullptr,
+      const std::function<void(const store::MetricDay&)>& after_day_rows = nullptr);
 
   // Deletes raw reports older than the metric's retention at `now`
   // (aggregates stay); returns how many. Where raw reports are partitioned
@@ -247,6 +286,12 @@ class Store {
   bool rotate_node_after_commit_ = false;
   int node_segments_ = 0;  // writer ids this process has registered
   Fallible add_to_own_aggregates(const std::map<std::pair<uint32_t, int64_t>, Aggregate>& deltas);
+  // Adds `delta` to this node's row of `table` at `start`.
+  Fallible add_to_own_row(store::AggregateTable table, uint32_t metric_id, int64_t start,
+                          const Aggregate& delta);
+  Outcome<bool> roll_up_day(const MetricConfig& metric, int64_t day_start,
+                            const std::function<void(const store::MetricDay&)>& after_day_rows,
+                            RollUpResult* result);
   // The contribution bound, then the receive-time allowance, over the rows
   // about to be stored (*stored[i]): counts them, un-stores and deletes the
   // excess; over[i] names the bound that refused row i.
@@ -266,8 +311,14 @@ class Store {
   // is not returned to the pool (it may be broken).
   template <typename Read>
   auto read(Read read_with) const -> decltype(read_with(std::declval<store::Connection&>()));
+  // The rows an estimate over the range reads: day rows for its whole
+  // rolled-up days (when `by_day` and the metric rolls up), bucket rows
+  // for the rest.
   Outcome<std::vector<store::AggregateRow>> load_aggregate_rows(const MetricConfig& metric,
-                                                                TimeRange range) const;
+                                                                TimeRange range, bool by_day) const;
+  // How many buckets with rows the range has, per period (0: one period).
+  Outcome<std::map<int64_t, uint64_t>> bucket_counts(const MetricConfig& metric, TimeRange range,
+                                                     int64_t period_seconds) const;
 
   // The metric's retention cutoff at `now` (see prune()).
   int64_t retention_cutoff(const MetricConfig& metric, int64_t now) const;

@@ -44,10 +44,21 @@ size_t utf8_sequence(std::string_view text, size_t i) {
   return length;
 }
 
+// Printable ASCII other than '"' and '\\': written as it is.
+bool plain(uint8_t c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+
 void put_string(std::string* out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
   for (size_t i = 0; i < text.size();) {
+    // A run of plain characters at once (names and most values are one).
+    size_t run = i;
+    while (run < text.size() && plain(static_cast<uint8_t>(text[run]))) ++run;
+    if (run != i) {
+      out->append(text.data() + i, run - i);
+      i = run;
+      continue;
+    }
     const auto c = static_cast<uint8_t>(text[i]);
     if (c >= 0x80) {
       const size_t length = utf8_sequence(text, i);
@@ -124,6 +135,8 @@ void put_number(std::string* out, Number number) {
 }
 
 }  // namespace
+
+void JsonWriter::reserve(size_t bytes) { out_.reserve(out_.size() + bytes); }
 
 void JsonWriter::separate() {
   if (after_key_) {

@@ -49,6 +49,10 @@ class JsonWriter {
     return value(v);
   }
 
+  // Room for `bytes` more bytes of text (a hint: a large answer then
+  // grows without copying itself again and again).
+  void reserve(size_t bytes);
+
   const std::string& text() const { return out_; }
   std::string take() { return std::move(out_); }
 

@@ -30,7 +30,7 @@ struct Statement {
   const char* sql;
   std::vector<unsigned> types;  // parameter type OIDs
 };
-inline constexpr int kMaxStatements = 48;
+inline constexpr int kMaxStatements = 64;
 
 // Parameters of one statement, all in binary format.
 class Params {

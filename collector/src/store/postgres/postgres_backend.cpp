@@ -122,6 +122,13 @@ Fallible PostgresConnection::ensure_schema() {
   return done();
 }
 
+// Version 3 -> 4: day_aggregates, empty (store/backend.h: kSchemaVersion).
+Fallible PostgresConnection::upgrade_3_to_4_day_rollups() {
+  auto upgraded = session_->exec(pg::sql::kUpgrade3To4DayRollups);
+  if (!upgraded) return upgraded.error();
+  return done();
+}
+
 Fallible PostgresConnection::create_or_check_schema() {
   if (auto locked = session_->exec(pg::sql::kSchemaLock); !locked) return locked.error();
   auto exists = session_->exec(pg::sql::kSchemaTableExists);
@@ -151,6 +158,7 @@ Fallible PostgresConnection::create_or_check_schema() {
       if (found < 4) {
         if (auto upgraded = upgrade_3_to_4_retired_metrics(); !upgraded) return upgraded;
         if (auto upgraded = upgrade_3_to_4_report_partitions(); !upgraded) return upgraded;
+        if (auto upgraded = upgrade_3_to_4_day_rollups(); !upgraded) return upgraded;
       }
       return done();
     }
@@ -236,63 +244,6 @@ Outcome<int64_t> PostgresConnection::register_node(const std::string& descriptio
   return pg::field_int64(result->get(), 0, 0);
 }
 
-// ---- aggregates ------------------------------------------------------------
-
-Outcome<std::optional<AggregateRow>> PostgresConnection::load_aggregate(uint32_t metric_id,
-                                                                        int64_t bucket_start,
-                                                                        int64_t node_id) {
-  if (auto ok = usable(); !ok) return ok.error();
-  auto result = session_->run(pg::sql::kLoadAggregate,
-                              Params().int64(metric_id).int64(bucket_start).int64(node_id));
-  if (!result) return result.error();
-  if (pg::rows(result->get()) == 0) return std::optional<AggregateRow>();
-  AggregateRow row;
-  row.metric_id = metric_id;
-  row.bucket_start = bucket_start;
-  row.node_id = node_id;
-  row.reports = static_cast<uint64_t>(pg::field_int64(result->get(), 0, 0));
-  row.stats = pg::field_bytes(result->get(), 0, 1);
-  return std::optional<AggregateRow>(std::move(row));
-}
-
-Fallible PostgresConnection::upsert_aggregate(const AggregateRow& row) {
-  if (auto ok = usable(); !ok) return ok;
-  auto result = session_->run(pg::sql::kUpsertAggregate,
-                              Params()
-                                  .int64(row.metric_id)
-                                  .int64(row.bucket_start)
-                                  .int64(row.node_id)
-                                  .int64(static_cast<int64_t>(row.reports))
-                                  .text(row.stats));
-  if (!result) return result.error();
-  return done();
-}
-
-Outcome<std::vector<AggregateRow>> PostgresConnection::load_aggregates(uint32_t metric_id,
-                                                                       int64_t from, int64_t to) {
-  if (auto ok = usable(); !ok) return ok.error();
-  auto result =
-      session_->run(pg::sql::kLoadAggregates, Params().int64(metric_id).int64(from).int64(to));
-  if (!result) return result.error();
-  std::vector<AggregateRow> rows;
-  for (int i = 0; i < pg::rows(result->get()); ++i) {
-    AggregateRow row;
-    row.metric_id = metric_id;
-    row.bucket_start = pg::field_int64(result->get(), i, 0);
-    row.node_id = pg::field_int64(result->get(), i, 1);
-    row.reports = static_cast<uint64_t>(pg::field_int64(result->get(), i, 2));
-    row.stats = pg::field_bytes(result->get(), i, 3);
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
-Fallible PostgresConnection::delete_aggregates(uint32_t metric_id, int64_t from, int64_t to) {
-  if (auto ok = usable(); !ok) return ok;
-  auto result = session_->run(pg::sql::kDeleteAggregates,
-                              Params().int64(metric_id).int64(from).int64(to));
-  if (!result) return result.error();
-  return done();
-}
+// ---- aggregates: postgres_aggregates.cpp ---------------------------------------
 
 }  // namespace blur::collector::store

@@ -66,9 +66,10 @@ class PostgresConnection : public Connection {
                                                              int64_t period_seconds) override;
   Fallible delete_device_counts_before(CountTable table, uint32_t metric_id,
                                        int64_t before) override;
-  Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id, int64_t bucket_start,
+  Outcome<std::optional<AggregateRow>> load_aggregate(AggregateTable table, uint32_t metric_id,
+                                                      int64_t bucket_start,
                                                       int64_t node_id) override;
-  Fallible upsert_aggregate(const AggregateRow& row) override;
+  Fallible upsert_aggregate(AggregateTable table, const AggregateRow& row) override;
   Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
                                                      int64_t to) override;
   Fallible delete_aggregates(uint32_t metric_id, int64_t from, int64_t to) override;
@@ -81,6 +82,13 @@ class PostgresConnection : public Connection {
   Outcome<std::vector<int64_t>> drop_report_partitions_before(int64_t before) override;
   Outcome<std::vector<std::pair<uint32_t, int64_t>>> load_retired_metrics() override;
   Outcome<int64_t> retire_metric(uint32_t metric_id, int64_t retired_at) override;
+  Outcome<std::vector<AggregateRow>> load_aggregates_by_day(uint32_t metric_id, int64_t from,
+                                                            int64_t to, int64_t days_from,
+                                                            int64_t days_to) override;
+  Outcome<std::vector<int64_t>> aggregate_bucket_starts(uint32_t metric_id, int64_t from,
+                                                        int64_t to) override;
+  Outcome<std::vector<int64_t>> days_to_roll_up(uint32_t metric_id, int64_t before) override;
+  Outcome<std::vector<bool>> lock_days(const std::vector<MetricDay>& days, bool exclusive) override;
   Outcome<std::optional<DeviceRow>> find_device(uint64_t device_nonce) override;
   Outcome<bool> insert_device(const DeviceRow& row) override;
   Fallible set_device_renewed(uint64_t device_nonce, int64_t renewed_at) override;
@@ -101,6 +109,7 @@ class PostgresConnection : public Connection {
   // Inside a transaction: the partitions of these buckets' days and of the
   // day after each exist (created under kSchemaLock when missing).
   Fallible ensure_partitions(const std::vector<int64_t>& bucket_starts);
+  Fallible upgrade_3_to_4_day_rollups();
   Fallible scan_in_transaction(uint32_t metric_id, int64_t from, int64_t to,
                                const std::function<bool(const ReportRow&)>& visit);
 

@@ -62,6 +62,16 @@ const char* const kSelectSchemaVersion = "SELECT max(version) FROM blur_schema";
   "CREATE TABLE IF NOT EXISTS retired_metrics (\n"     \
   "  metric_id BIGINT PRIMARY KEY,\n"                  \
   "  retired_at BIGINT NOT NULL);\n"
+// Schema 4: day roll-up rows, one per (metric, UTC day, node), the sum of
+// that node's bucket rows of the day (store/backend.h: AggregateTable::kDay).
+#define BLUR_PG_DAY_AGGREGATES_TABLE                \
+  "CREATE TABLE IF NOT EXISTS day_aggregates (\n"   \
+  "  metric_id BIGINT NOT NULL,\n"                  \
+  "  day_start BIGINT NOT NULL,\n"                  \
+  "  node_id BIGINT NOT NULL,\n"                    \
+  "  reports BIGINT NOT NULL,\n"                    \
+  "  stats BYTEA NOT NULL,\n"                       \
+  "  PRIMARY KEY (metric_id, day_start, node_id));\n"
 // clang-format on
 
 // Unqualified names: the tables go to the first schema on the search_path
@@ -88,7 +98,7 @@ CREATE TABLE IF NOT EXISTS aggregates (
   PRIMARY KEY (metric_id, bucket_start, node_id));
 )" BLUR_PG_COUNT_TABLE("report_counts", "bucket_start")
     BLUR_PG_DEVICES_TABLE BLUR_PG_COUNT_TABLE("receive_counts", "day_start")
-        BLUR_PG_RETIRED_METRICS R"(
+        BLUR_PG_RETIRED_METRICS BLUR_PG_DAY_AGGREGATES_TABLE R"(
 INSERT INTO blur_schema (version) VALUES (4);
 )";
 
@@ -144,6 +154,12 @@ UPDATE blur_schema SET version = 4;
 // Whether `reports` is partitioned already (one row: 't' or 'f').
 const char* const kReportsPartitioned =
     "SELECT relkind = 'p' FROM pg_class WHERE oid = to_regclass('reports')";
+
+// Version 3 -> 4 (under kSchemaLock): day roll-up rows, empty (the roll-up
+// fills them for closed days; until then estimates read the bucket rows).
+const char* const kUpgrade3To4DayRollups = BLUR_PG_DAY_AGGREGATES_TABLE R"(
+UPDATE blur_schema SET version = 4;
+)";
 
 const char* const kReportColumns =
     "device_nonce, report_id, metric_id, epsilon_micros, device_minute, bucket_start, "
@@ -263,17 +279,28 @@ const Statement kCountReports{7, "count reports", "SELECT count(*) FROM reports"
 const Statement kCountMetricReports{
     8, "count reports", "SELECT count(*) FROM reports WHERE metric_id = $1", {kInt8}};
 
-const Statement kLoadAggregate{
-    9, "load aggregate",
-    "SELECT reports, stats FROM aggregates "
-    "WHERE metric_id = $1 AND bucket_start = $2 AND node_id = $3",
-    {kInt8, kInt8, kInt8}};
-const Statement kUpsertAggregate{
-    10, "store aggregate",
-    "INSERT INTO aggregates (metric_id, bucket_start, node_id, reports, stats) "
-    "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (metric_id, bucket_start, node_id) "
-    "DO UPDATE SET reports = EXCLUDED.reports, stats = EXCLUDED.stats",
-    {kInt8, kInt8, kInt8, kInt8, kByteaOid}};
+// One node's row of an aggregate table (per bucket, or per day since
+// schema 4): read it, write it. PERIOD names the start column.
+// clang-format off
+#define BLUR_PG_AGGREGATE_ROW_STATEMENTS(TABLE, PERIOD, LOAD, LOAD_ID, LOAD_NAME, UPSERT,      \
+                                         UPSERT_ID, UPSERT_NAME)                               \
+  const Statement LOAD{LOAD_ID, LOAD_NAME,                                                     \
+      "SELECT reports, stats FROM " TABLE                                                      \
+      " WHERE metric_id = $1 AND " PERIOD " = $2 AND node_id = $3",                            \
+      {kInt8, kInt8, kInt8}};                                                                  \
+  const Statement UPSERT{UPSERT_ID, UPSERT_NAME,                                               \
+      "INSERT INTO " TABLE " (metric_id, " PERIOD ", node_id, reports, stats) "                \
+      "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (metric_id, " PERIOD ", node_id) "              \
+      "DO UPDATE SET reports = EXCLUDED.reports, stats = EXCLUDED.stats",                      \
+      {kInt8, kInt8, kInt8, kInt8, kByteaOid}}
+BLUR_PG_AGGREGATE_ROW_STATEMENTS("aggregates", "bucket_start",
+                                 kLoadAggregate, 9, "load aggregate",
+                                 kUpsertAggregate, 10, "store aggregate");
+BLUR_PG_AGGREGATE_ROW_STATEMENTS("day_aggregates", "day_start",
+                                 kLoadDayAggregate, 40, "load day aggregate",
+                                 kUpsertDayAggregate, 41, "store day aggregate");
+// clang-format on
+#undef BLUR_PG_AGGREGATE_ROW_STATEMENTS
 const Statement kLoadAggregates{
     11, "load aggregates",
     "SELECT bucket_start, node_id, reports, stats FROM aggregates "
@@ -284,6 +311,60 @@ const Statement kDeleteAggregates{
     12, "delete aggregates",
     "DELETE FROM aggregates WHERE metric_id = $1 AND bucket_start >= $2 AND bucket_start < $3",
     {kInt8, kInt8, kInt8}};
+
+// Day roll-ups (schema 4). The day of a bucket start t is
+// t - ((t % 86400) + 86400) % 86400 (a floor also for t < 0).
+#define BLUR_PG_DAY_OF(T) T " - ((" T " % 86400) + 86400) % 86400"
+// $4, $5: midnights, the range's whole days (store/backend.h).
+const Statement kLoadAggregatesByDay{
+    42, "load aggregates",
+    "SELECT a.bucket_start, a.node_id, a.reports, a.stats FROM aggregates AS a "
+    "WHERE a.metric_id = $1 AND a.bucket_start >= $2 AND a.bucket_start < $3 "
+    "AND NOT (a.bucket_start >= $4 AND a.bucket_start < $5 AND EXISTS ("
+    " SELECT 1 FROM day_aggregates AS d WHERE d.metric_id = $1"
+    " AND d.day_start = " BLUR_PG_DAY_OF("a.bucket_start") ")) "
+    "UNION ALL "
+    "SELECT day_start, node_id, reports, stats FROM day_aggregates "
+    "WHERE metric_id = $1 AND day_start >= $4 AND day_start < $5 "
+    "ORDER BY 1, 2",
+    {kInt8, kInt8, kInt8, kInt8, kInt8}};
+const Statement kAggregateBucketStarts{
+    43, "count buckets",
+    "SELECT DISTINCT bucket_start FROM aggregates "
+    "WHERE metric_id = $1 AND bucket_start >= $2 AND bucket_start < $3 ORDER BY bucket_start",
+    {kInt8, kInt8, kInt8}};
+const Statement kDaysToRollUp{
+    44, "find days to roll up",
+    "SELECT DISTINCT " BLUR_PG_DAY_OF("a.bucket_start") " AS day FROM aggregates AS a "
+    "WHERE a.metric_id = $1 AND a.bucket_start < $2 AND NOT EXISTS ("
+    " SELECT 1 FROM day_aggregates AS d WHERE d.metric_id = $1"
+    " AND d.day_start = " BLUR_PG_DAY_OF("a.bucket_start") ") ORDER BY day",
+    {kInt8, kInt8}};
+// Transaction-scoped advisory locks in the two-int4 key space (apart from
+// kSchemaLock's one bigint): (metric id's bits, day number). Shared locks
+// never conflict with each other and an exclusive one is taken alone, so
+// their order cannot deadlock.
+#define BLUR_PG_LOCK_DAYS(FUNCTION)                                                     \
+  "SELECT count(" FUNCTION "((k.m - CASE WHEN k.m >= 2147483648 THEN 4294967296 ELSE 0 END)" \
+  "::int4, ((k.d / 86400) % 2147483647)::int4)) FROM unnest($1::int8[], $2::int8[]) AS k(m, d)"
+const Statement kLockDaysShared{
+    45, "lock days", BLUR_PG_LOCK_DAYS("pg_advisory_xact_lock_shared"), {kInt8s, kInt8s}};
+const Statement kLockDaysExclusive{
+    46, "lock a day", BLUR_PG_LOCK_DAYS("pg_advisory_xact_lock"), {kInt8s, kInt8s}};
+#undef BLUR_PG_LOCK_DAYS
+// After the lock (a statement of its own: its snapshot is taken once the
+// lock is held), which days have day rows, in the keys' order.
+const Statement kDaysRolledUp{
+    47, "read days' roll-ups",
+    "SELECT (EXISTS (SELECT 1 FROM day_aggregates AS d WHERE d.metric_id = k.m AND "
+    "d.day_start = k.d))::int::int8 FROM unnest($1::int8[], $2::int8[]) WITH ORDINALITY AS k(m, d, i) "
+    "ORDER BY k.i",
+    {kInt8s, kInt8s}};
+const Statement kDeleteDayAggregates{
+    48, "delete day aggregates",
+    "DELETE FROM day_aggregates WHERE metric_id = $1 AND day_start >= $2 AND day_start < $3",
+    {kInt8, kInt8, kInt8}};
+#undef BLUR_PG_DAY_OF
 // Reads a table of ours (not just SELECT 1): the search_path's schema must be there.
 const Statement kPing{13, "ping", "SELECT count(*) FROM blur_schema", {}};
 // A write that changes nothing, for readiness while commits fail: it needs
@@ -377,7 +458,9 @@ const std::vector<const Statement*>& all_statements() {
       &kCountDevicesSince, &kAddReceiveCounts, &kReceiveCount, &kDeleteReceiveCountsBefore,
       &kLockDevices,   &kLockBucketsShared, &kLockBucketsExclusive, &kEnsurePartitions,
       &kReportPartitions, &kDetachedPartitions, &kMetricBuckets, &kLoadRetiredMetrics,
-      &kRetireMetric};
+      &kRetireMetric, &kLoadDayAggregate, &kUpsertDayAggregate, &kLoadAggregatesByDay,
+      &kAggregateBucketStarts, &kDaysToRollUp, &kLockDaysShared, &kLockDaysExclusive,
+      &kDaysRolledUp, &kDeleteDayAggregates};
   return all;
 }
 

@@ -22,6 +22,7 @@ extern const char* const kUpgradeToVersion3ReceiveCounts;  // from 2: receive_co
 extern const char* const kUpgrade3To4RetiredMetrics;    // from 3: retired_metrics, empty
 extern const char* const kUpgrade3To4ReportPartitions;  // from 3: reports into daily partitions
 extern const char* const kReportsPartitioned;           // one row: 't' or 'f'
+extern const char* const kUpgrade3To4DayRollups;  // from 3: day_aggregates, empty
 
 // Columns of a report, in ReportRow's order, as read by find and scan.
 extern const char* const kReportColumns;
@@ -67,6 +68,16 @@ const std::vector<const Statement*>& all_statements();
 extern const Statement kAddReceiveCounts;
 extern const Statement kReceiveCount;
 extern const Statement kDeleteReceiveCountsBefore;
+// Day roll-ups (schema 4).
+extern const Statement kLoadDayAggregate;
+extern const Statement kUpsertDayAggregate;
+extern const Statement kLoadAggregatesByDay;
+extern const Statement kAggregateBucketStarts;
+extern const Statement kDaysToRollUp;
+extern const Statement kLockDaysShared;
+extern const Statement kLockDaysExclusive;
+extern const Statement kDaysRolledUp;
+extern const Statement kDeleteDayAggregates;
 
 }  // namespace blur::collector::store::pg::sql
 

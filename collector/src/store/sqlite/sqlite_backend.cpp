@@ -78,6 +78,19 @@ CREATE TABLE IF NOT EXISTS receive_counts (  -- the receive-time allowance (sche
 ) WITHOUT ROWID;
 )SQL" BLUR_SQLITE_RETIRED_METRICS;
 
+// Schema 4: day roll-up rows (store/backend.h: AggregateTable::kDay), one
+// per (metric, UTC day, node), the sum of that node's bucket rows of the day.
+constexpr const char* kDayAggregatesTable = R"SQL(
+CREATE TABLE IF NOT EXISTS day_aggregates (  -- day roll-ups (schema 4)
+  metric_id    INTEGER NOT NULL,
+  day_start    INTEGER NOT NULL,    -- UTC midnight, Unix seconds
+  node_id      INTEGER NOT NULL,
+  reports      INTEGER NOT NULL,
+  stats        BLOB NOT NULL,       -- Aggregate::serialize() of the node's bucket rows
+  PRIMARY KEY (metric_id, day_start, node_id)
+) WITHOUT ROWID;
+)SQL";
+
 // Version 1 -> 2: count what is stored (report_counts exists by now).
 constexpr const char* kFillReportCounts = R"SQL(
 INSERT INTO report_counts (metric_id, bucket_start, device_nonce, reports)
@@ -103,14 +116,19 @@ INSERT INTO receive_counts (metric_id, day_start, device_nonce, reports)
 UPDATE blur_schema SET version = 3;
 )SQL";
 
-// A count table's name and period column.
-struct CountTableSql {
+// A per-metric table's name and its period column (the bucket's or the
+// day's start): the two count tables, the two aggregate tables.
+struct PeriodTableSql {
   const char* table;
   const char* period;
 };
-CountTableSql count_table_sql(CountTable table) {
-  return table == CountTable::kBucket ? CountTableSql{"report_counts", "bucket_start"}
-                                      : CountTableSql{"receive_counts", "day_start"};
+PeriodTableSql count_table_sql(CountTable table) {
+  return table == CountTable::kBucket ? PeriodTableSql{"report_counts", "bucket_start"}
+                                      : PeriodTableSql{"receive_counts", "day_start"};
+}
+PeriodTableSql aggregate_table_sql(AggregateTable table) {
+  return table == AggregateTable::kBucket ? PeriodTableSql{"aggregates", "bucket_start"}
+                                          : PeriodTableSql{"day_aggregates", "day_start"};
 }
 
 uint64_t from_sql(sqlite3_int64 v) { return static_cast<uint64_t>(v); }
@@ -411,7 +429,7 @@ class SqliteConnection final : public Connection {
 
   Outcome<std::vector<uint64_t>> add_device_counts(
       CountTable table, const std::vector<DeviceCountChange>& changes) override {
-    const CountTableSql t = count_table_sql(table);
+    const PeriodTableSql t = count_table_sql(table);
     const std::string key = std::string("metric_id, ") + t.period + ", device_nonce";
     Statement s = statement(std::string("INSERT INTO ") + t.table + " (" + key +
                             ", reports) VALUES (?, ?, ?, ?) ON CONFLICT (" + key +
@@ -434,7 +452,7 @@ class SqliteConnection final : public Connection {
 
   Outcome<uint64_t> device_count(CountTable table, uint32_t metric_id, int64_t period_start,
                                  uint64_t device_nonce) override {
-    const CountTableSql t = count_table_sql(table);
+    const PeriodTableSql t = count_table_sql(table);
     return count("read a device's count",
                  std::string("SELECT reports FROM ") + t.table + " WHERE metric_id = ? AND " +
                      t.period + " = ? AND device_nonce = ?",
@@ -469,20 +487,22 @@ class SqliteConnection final : public Connection {
 
   Fallible delete_device_counts_before(CountTable table, uint32_t metric_id,
                                        int64_t before) override {
-    const CountTableSql t = count_table_sql(table);
+    const PeriodTableSql t = count_table_sql(table);
     return execute(
         "prune report counts",
         std::string("DELETE FROM ") + t.table + " WHERE metric_id = ? AND " + t.period + " < ?",
         metric_id, before);
   }
 
-  Outcome<std::optional<AggregateRow>> load_aggregate(uint32_t metric_id, int64_t bucket_start,
+  Outcome<std::optional<AggregateRow>> load_aggregate(AggregateTable table, uint32_t metric_id,
+                                                      int64_t bucket_start,
                                                       int64_t node_id) override {
+    const PeriodTableSql t = aggregate_table_sql(table);
     std::optional<AggregateRow> found;
     if (auto status = rows(
             "load aggregate",
-            "SELECT metric_id, bucket_start, node_id, reports, stats FROM "
-            "aggregates WHERE metric_id = ? AND bucket_start = ? AND node_id = ?",
+            std::string("SELECT metric_id, ") + t.period + ", node_id, reports, stats FROM " +
+                t.table + " WHERE metric_id = ? AND " + t.period + " = ? AND node_id = ?",
             [&](sqlite3_stmt* s) {
               found = aggregate_row(s);
               return false;
@@ -494,11 +514,15 @@ class SqliteConnection final : public Connection {
     return found;
   }
 
-  Fallible upsert_aggregate(const AggregateRow& r) override {
+  Fallible upsert_aggregate(AggregateTable table, const AggregateRow& r) override {
+    const PeriodTableSql t = aggregate_table_sql(table);
     return execute("store aggregate",
-                   "INSERT INTO aggregates (metric_id, bucket_start, node_id, reports, stats) "
-                   "VALUES (?, ?, ?, ?, ?) ON CONFLICT (metric_id, bucket_start, node_id) "
-                   "DO UPDATE SET reports = excluded.reports, stats = excluded.stats",
+                   std::string("INSERT INTO ") + t.table + " (metric_id, " + t.period +
+                       ", node_id, reports, stats) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
+                       "(metric_id, " +
+                       t.period +
+                       ", node_id) "
+                       "DO UPDATE SET reports = excluded.reports, stats = excluded.stats",
                    r.metric_id, r.bucket_start, r.node_id, r.reports,
                    Blob{r.stats.data(), r.stats.size()});
   }
@@ -513,10 +537,17 @@ class SqliteConnection final : public Connection {
   }
 
   Fallible delete_aggregates(uint32_t metric_id, int64_t from, int64_t to) override {
-    return execute("delete aggregates",
-                   "DELETE FROM aggregates WHERE metric_id = ? AND bucket_start >= ? AND "
-                   "bucket_start < ?",
-                   metric_id, from, to);
+    if (auto status = execute("delete aggregates",
+                              "DELETE FROM aggregates WHERE metric_id = ? AND bucket_start >= ? "
+                              "AND bucket_start < ?",
+                              metric_id, from, to);
+        !status) {
+      return status;
+    }
+    return execute("delete day aggregates",
+                   "DELETE FROM day_aggregates WHERE metric_id = ? AND day_start >= ? AND "
+                   "day_start < ?",
+                   metric_id, first_day_overlapping(from), to);
   }
 
   Outcome<std::vector<int64_t>> metric_buckets(uint32_t metric_id) override {
@@ -565,6 +596,64 @@ class SqliteConnection final : public Connection {
     return static_cast<int64_t>(stored.value());
   }
 
+  Outcome<std::vector<AggregateRow>> load_aggregates_by_day(uint32_t metric_id, int64_t from,
+                                                            int64_t to, int64_t days_from,
+                                                            int64_t days_to) override {
+    // ?4 and ?5 are midnights: a bucket lies in one of the range's whole
+    // days exactly when its start is in [?4, ?5).
+    return collect(
+        "load aggregates",
+        "SELECT metric_id, bucket_start, node_id, reports, stats FROM aggregates AS a "
+        "WHERE a.metric_id = ?1 AND a.bucket_start >= ?2 AND a.bucket_start < ?3 "
+        "AND NOT (a.bucket_start >= ?4 AND a.bucket_start < ?5 AND EXISTS ("
+        " SELECT 1 FROM day_aggregates AS d WHERE d.metric_id = ?1"
+        " AND d.day_start = a.bucket_start - ((a.bucket_start % 86400) + 86400) % 86400)) "
+        "UNION ALL "
+        "SELECT metric_id, day_start, node_id, reports, stats FROM day_aggregates "
+        "WHERE metric_id = ?1 AND day_start >= ?4 AND day_start < ?5 "
+        "ORDER BY 2, 3",
+        aggregate_row, metric_id, from, to, days_from, days_to);
+  }
+
+  Outcome<std::vector<int64_t>> aggregate_bucket_starts(uint32_t metric_id, int64_t from,
+                                                        int64_t to) override {
+    return collect(
+        "count buckets",
+        "SELECT DISTINCT bucket_start FROM aggregates "
+        "WHERE metric_id = ? AND bucket_start >= ? AND bucket_start < ? "
+        "ORDER BY bucket_start",
+        [](sqlite3_stmt* s) { return static_cast<int64_t>(sqlite3_column_int64(s, 0)); }, metric_id,
+        from, to);
+  }
+
+  Outcome<std::vector<int64_t>> days_to_roll_up(uint32_t metric_id, int64_t before) override {
+    return collect(
+        "find days to roll up",
+        "SELECT DISTINCT a.bucket_start - ((a.bucket_start % 86400) + 86400) % 86400 AS day "
+        "FROM aggregates AS a WHERE a.metric_id = ?1 AND a.bucket_start < ?2 AND NOT EXISTS ("
+        " SELECT 1 FROM day_aggregates AS d WHERE d.metric_id = ?1"
+        " AND d.day_start = a.bucket_start - ((a.bucket_start % 86400) + 86400) % 86400) "
+        "ORDER BY day",
+        [](sqlite3_stmt* s) { return static_cast<int64_t>(sqlite3_column_int64(s, 0)); }, metric_id,
+        before);
+  }
+
+  // Write transactions are BEGIN IMMEDIATE: one at a time in the whole
+  // database, so nothing else to lock.
+  Outcome<std::vector<bool>> lock_days(const std::vector<MetricDay>& days, bool) override {
+    std::vector<bool> rolled;
+    rolled.reserve(days.size());
+    for (const MetricDay& day : days) {
+      auto found = count("read a day's roll-up",
+                         "SELECT COUNT(*) FROM (SELECT 1 FROM day_aggregates "
+                         "WHERE metric_id = ? AND day_start = ? LIMIT 1)",
+                         day.metric_id, day.day_start);
+      if (!found) return found.error();
+      rolled.push_back(*found != 0);
+    }
+    return rolled;
+  }
+
  private:
   Fallible create_or_check() {
     auto has_table = [this](const char* name) {
@@ -583,6 +672,7 @@ class SqliteConnection final : public Connection {
                        "or start a new database file");
       }
       if (auto status = exec(kSchema); !status) return status;
+      if (auto status = exec(kDayAggregatesTable); !status) return status;
       return exec("INSERT INTO blur_schema (version) VALUES (" + std::to_string(kSchemaVersion) +
                   ")");
     }
@@ -603,8 +693,18 @@ class SqliteConnection final : public Connection {
       if (auto status = exec(kFillReceiveCounts); !status) return status;
       if (auto status = exec(kAddDevices); !status) return status;
     }
-    if (version < 4) return upgrade_3_to_4_retired_metrics();
-    return done();
+    if (version < 4) {
+      if (auto status = upgrade_3_to_4_retired_metrics(); !status) return status;
+      return upgrade_3_to_4_day_rollups();
+    }
+    return exec(kDayAggregatesTable);  // IF NOT EXISTS: a check
+  }
+
+  // Version 3 -> 4: day_aggregates, empty (the roll-up fills it for the
+  // closed days; until then estimates read the bucket rows, as before).
+  Fallible upgrade_3_to_4_day_rollups() {
+    if (auto status = exec(kDayAggregatesTable); !status) return status;
+    return exec("UPDATE blur_schema SET version = 4");
   }
   Fallible upgrade_3_to_4_retired_metrics() { return exec(kUpgrade3To4RetiredMetrics); }
 
