@@ -57,12 +57,24 @@ class Backend {
   // rows kept), as a collector before day roll-ups, retirement and daily
   // partitions left it.
   void make_version_3(const std::string& url) {
+    make_version_4(url);
     run(url, kDropVersion4Tables + version_3_reports() + "UPDATE %.blur_schema SET version = 3");
   }
+  // ... into version 4 (the count tables keyed metric first, their rows
+  // kept; SQLite: reports indexed by (metric, bucket)), as a collector
+  // before schema 5 left it.
+  void make_version_4(const std::string& url) {
+    run(url, version_4_keys() + "UPDATE %.blur_schema SET version = 4");
+  }
+  // The columns of a count table's primary key, in order ("report_counts":
+  // "bucket_start,device_nonce,metric_id").
+  virtual std::string primary_key(const std::string& url, const std::string& table) = 0;
 
  protected:
   // The SQL that turns schema 4's reports table back into version 3's.
   virtual std::string version_3_reports() const = 0;
+  // The SQL that keys schema 5's count tables as version 4 did.
+  virtual std::string version_4_keys() const = 0;
 
  private:
   const std::string kDropVersion3Tables = "DROP TABLE %.devices; DROP TABLE %.receive_counts; ";
@@ -97,6 +109,41 @@ class SqliteBackend : public Backend {
 
  protected:
   std::string version_3_reports() const override { return ""; }  // one table in both
+  std::string version_4_keys() const override {
+    std::string sql;
+    for (const char* table : {"report_counts", "receive_counts"}) {
+      const std::string t = table, period = t == "report_counts" ? "bucket_start" : "day_start";
+      sql += "ALTER TABLE " + t + " RENAME TO " + t + "_v5; CREATE TABLE " + t +
+             " (metric_id INTEGER NOT NULL, " + period +
+             " INTEGER NOT NULL, device_nonce INTEGER NOT NULL, reports INTEGER NOT NULL, "
+             "PRIMARY KEY (metric_id, " + period + ", device_nonce)) WITHOUT ROWID; INSERT INTO " +
+             t + " SELECT metric_id, " + period + ", device_nonce, reports FROM " + t +
+             "_v5; DROP TABLE " + t + "_v5; ";
+    }
+    return sql +
+           "DROP INDEX reports_by_bucket; "
+           "CREATE INDEX reports_by_bucket ON reports (metric_id, bucket_start); ";
+  }
+  std::string primary_key(const std::string& url, const std::string& table) override {
+    sqlite3* db = nullptr;
+    std::string columns;
+    EXPECT_EQ(sqlite3_open(url.substr(7).c_str(), &db), SQLITE_OK);
+    sqlite3_stmt* s = nullptr;
+    // pk: the column's position in the primary key (1-based), 0 if not in it.
+    EXPECT_EQ(sqlite3_prepare_v2(db,
+                                 ("SELECT name FROM pragma_table_info('" + table +
+                                  "') WHERE pk > 0 ORDER BY pk")
+                                     .c_str(),
+                                 -1, &s, nullptr),
+              SQLITE_OK);
+    while (s && sqlite3_step(s) == SQLITE_ROW) {
+      columns += (columns.empty() ? "" : ",") +
+                 std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+    }
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return columns;
+  }
 
  private:
   std::string dir_;
@@ -134,6 +181,30 @@ class PostgresBackend : public Backend {
            "DROP TABLE %.reports_v4; "
            "CREATE INDEX reports_metric_bucket ON %.reports (metric_id, bucket_start); "
            "DROP FUNCTION %.blur_report_partition(BIGINT); ";
+  }
+  std::string version_4_keys() const override {
+    std::string sql;
+    for (const char* table : {"report_counts", "receive_counts"}) {
+      const std::string t = table, period = t == "report_counts" ? "bucket_start" : "day_start";
+      sql += "ALTER TABLE %." + t + " DROP CONSTRAINT " + t + "_pkey; ALTER TABLE %." + t +
+             " ADD CONSTRAINT " + t + "_pkey PRIMARY KEY (metric_id, " + period +
+             ", device_nonce); ";
+    }
+    return sql;
+  }
+  std::string primary_key(const std::string& url, const std::string& table) override {
+    for (auto& schema : schemas_) {
+      if (schema->url() != url) continue;
+      // The key's columns in key order (indkey: the columns' numbers).
+      return schema->query(
+          "SELECT string_agg(a.attname, ',' ORDER BY k.position) FROM pg_index i "
+          "CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position) "
+          "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
+          "WHERE i.indisprimary AND i.indrelid = '" +
+          schema->schema() + "." + table + "'::regclass");
+    }
+    ADD_FAILURE() << "no schema for " << url;
+    return "";
   }
 
  private:
@@ -1554,6 +1625,38 @@ TEST_P(StoreTest, Version3DatabaseIsUpgradedWithEmptyDayRows) {
   store = open();
   EXPECT_EQ(store->roll_up(kNow).value().days, 0u);
   expect_aggregates_match_raw(*store, data.metrics());
+}
+
+// A version-4 database (count tables keyed metric first) is upgraded on
+// open: the count tables keyed period first and device before metric, every
+// count kept, so both bounds hold across the upgrade.
+TEST_P(StoreTest, Version4DatabaseIsUpgradedWithPeriodFirstKeys) {
+  MetricConfig metric = kMetric;
+  metric.max_reports_per_bucket = 3;
+  metric.max_reports_per_day = 5;
+  {
+    auto store = open();
+    ASSERT_TRUE(store->register_metric(metric));
+    const Batch first = device_batch(7, 1, 1, 2);
+    const Batch other_bucket = device_batch(7, 1, 10, 2, 2);
+    insert(*store, {&first, &other_bucket});
+  }
+  EXPECT_EQ(backend_->primary_key(url_, "report_counts"), "bucket_start,device_nonce,metric_id");
+  backend_->make_version_4(url_);
+  ASSERT_EQ(backend_->primary_key(url_, "report_counts"), "metric_id,bucket_start,device_nonce");
+  auto store = open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(backend_->primary_key(url_, "report_counts"), "bucket_start,device_nonce,metric_id");
+  EXPECT_EQ(backend_->primary_key(url_, "receive_counts"), "day_start,device_nonce,metric_id");
+  EXPECT_EQ(store->receive_day_count(1, kToday, 7).value(), 4u);
+  // The bucket's count (2 of 3) and the day's (4 of 5) survived: of three
+  // more reports in the first bucket, one fits.
+  const Batch more = device_batch(7, 1, 20, 3);
+  const auto outcome = insert(*store, {&more});
+  EXPECT_EQ(outcome[0].inserted, 1u);
+  EXPECT_EQ(outcome[0].over_limit, 2u);
+  EXPECT_EQ(store->receive_day_count(1, kToday, 7).value(), 5u);
+  EXPECT_EQ(estimate_n(*store, metric), 5u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgresql"),

@@ -34,8 +34,11 @@ namespace blur::collector::store {
 // receive-time allowance. 4 adds retired_metrics, empty; day_aggregates,
 // empty: the roll-up fills it (version 3 would add late reports to hourly
 // rows only, and estimates reading day rows would miss them); and on
-// PostgreSQL moves the raw reports into daily partitions.
-inline constexpr int kSchemaVersion = 4;
+// PostgreSQL moves the raw reports into daily partitions. 5 keys the two
+// count tables (and SQLite's index of reports by bucket) period first and
+// device before metric, rebuilt in place: the same rows, a different order
+// (a version-4 collector would still work, but refuses the newer number).
+inline constexpr int kSchemaVersion = 5;
 
 // A UTC day: roll-ups fold a metric's bucket rows of one day into day rows.
 inline constexpr int64_t kSecondsPerDay = 86400;

@@ -160,6 +160,10 @@ Fallible PostgresConnection::create_or_check_schema() {
         if (auto upgraded = upgrade_3_to_4_report_partitions(); !upgraded) return upgraded;
         if (auto upgraded = upgrade_3_to_4_day_rollups(); !upgraded) return upgraded;
       }
+      if (found < 5) {
+        auto upgraded = session_->exec(pg::sql::kUpgrade4To5PeriodFirstKeys);
+        if (!upgraded) return upgraded.error();
+      }
       return done();
     }
     // The table without its row: an earlier creation never committed that

@@ -23,6 +23,7 @@ extern const char* const kUpgrade3To4RetiredMetrics;    // from 3: retired_metri
 extern const char* const kUpgrade3To4ReportPartitions;  // from 3: reports into daily partitions
 extern const char* const kReportsPartitioned;           // one row: 't' or 'f'
 extern const char* const kUpgrade3To4DayRollups;  // from 3: day_aggregates, empty
+extern const char* const kUpgrade4To5PeriodFirstKeys;  // from 4: count tables keyed period first
 
 // Columns of a report, in ReportRow's order, as read by find and scan.
 extern const char* const kReportColumns;

@@ -22,6 +22,26 @@ namespace {
   "  retired_at INTEGER NOT NULL  -- Unix seconds\n" \
   ");\n"
 
+// The contribution bound's two count tables, one shape (schema 2: report_counts
+// per time bucket; schema 3: receive_counts per UTC day of arrival), and the
+// raw reports' index by bucket. Since schema 5 both are keyed period first
+// and device before metric: a device batch (a few reports each of many
+// metrics, all in one bucket and day) then writes one run of adjacent rows
+// per table instead of one row per metric at a random place, and a commit
+// touches about a tenth of the pages (docs/collector.md, "Device batches:
+// where the time goes"). Reads of one metric's rows over a range filter the
+// range's rows of every metric instead.
+#define BLUR_SQLITE_COUNT_TABLE(TABLE, PERIOD)                \
+  "CREATE TABLE IF NOT EXISTS " TABLE " (\n"                   \
+  "  " PERIOD " INTEGER NOT NULL,  -- Unix seconds\n"         \
+  "  device_nonce INTEGER NOT NULL,\n"                        \
+  "  metric_id INTEGER NOT NULL,\n"                           \
+  "  reports INTEGER NOT NULL,  -- the device's stored reports of the period\n" \
+  "  PRIMARY KEY (" PERIOD ", device_nonce, metric_id)\n"     \
+  ") WITHOUT ROWID;\n"
+#define BLUR_SQLITE_REPORTS_BY_BUCKET \
+  "CREATE INDEX IF NOT EXISTS reports_by_bucket ON reports (bucket_start);\n"
+
 constexpr const char* kSchema = R"SQL(
 CREATE TABLE IF NOT EXISTS blur_schema (version INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS metrics (
@@ -46,7 +66,7 @@ CREATE TABLE IF NOT EXISTS reports (
   payload        BLOB NOT NULL,     -- flatten_payload()
   PRIMARY KEY (device_nonce, report_id)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS reports_by_bucket ON reports (metric_id, bucket_start);
+)SQL" BLUR_SQLITE_REPORTS_BY_BUCKET R"SQL(
 CREATE TABLE IF NOT EXISTS aggregates (
   metric_id    INTEGER NOT NULL,
   bucket_start INTEGER NOT NULL,
@@ -55,13 +75,7 @@ CREATE TABLE IF NOT EXISTS aggregates (
   stats        BLOB NOT NULL,       -- Aggregate::serialize()
   PRIMARY KEY (metric_id, bucket_start, node_id)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS report_counts (  -- the contribution bound (schema 2)
-  metric_id    INTEGER NOT NULL,
-  bucket_start INTEGER NOT NULL,
-  device_nonce INTEGER NOT NULL,
-  reports      INTEGER NOT NULL,    -- the device's reports stored in the bucket
-  PRIMARY KEY (metric_id, bucket_start, device_nonce)
-) WITHOUT ROWID;
+)SQL" BLUR_SQLITE_COUNT_TABLE("report_counts", "bucket_start") R"SQL(
 CREATE TABLE IF NOT EXISTS devices (  -- enrollment's bindings (schema 3)
   device_nonce    INTEGER PRIMARY KEY,  -- uint64 bit patterns
   enrolled_at     INTEGER NOT NULL,     -- Unix s of the first enrollment
@@ -69,14 +83,7 @@ CREATE TABLE IF NOT EXISTS devices (  -- enrollment's bindings (schema 3)
   last_renewed_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS devices_by_enrollment ON devices (enrolled_at);
-CREATE TABLE IF NOT EXISTS receive_counts (  -- the receive-time allowance (schema 3)
-  metric_id    INTEGER NOT NULL,
-  day_start    INTEGER NOT NULL,    -- UTC midnight of received_at, Unix seconds
-  device_nonce INTEGER NOT NULL,
-  reports      INTEGER NOT NULL,    -- the device's reports stored that arrived that day
-  PRIMARY KEY (metric_id, day_start, device_nonce)
-) WITHOUT ROWID;
-)SQL" BLUR_SQLITE_RETIRED_METRICS;
+)SQL" BLUR_SQLITE_COUNT_TABLE("receive_counts", "day_start") BLUR_SQLITE_RETIRED_METRICS;
 
 // Schema 4: day roll-up rows (store/backend.h: AggregateTable::kDay), one
 // per (metric, UTC day, node), the sum of that node's bucket rows of the day.
@@ -115,6 +122,20 @@ INSERT INTO receive_counts (metric_id, day_start, device_nonce, reports)
   GROUP BY metric_id, day, device_nonce;
 UPDATE blur_schema SET version = 3;
 )SQL";
+
+// Version 4 -> 5: the count tables and the reports' bucket index keyed
+// period first (BLUR_SQLITE_COUNT_TABLE): each rebuilt, in the upgrade's
+// transaction.
+#define BLUR_SQLITE_REKEY_COUNT_TABLE(TABLE, PERIOD)                                    \
+  "ALTER TABLE " TABLE " RENAME TO " TABLE "_version_4;\n" BLUR_SQLITE_COUNT_TABLE(     \
+      TABLE, PERIOD) "INSERT INTO " TABLE " (" PERIOD ", device_nonce, metric_id, reports)" \
+                     " SELECT " PERIOD ", device_nonce, metric_id, reports FROM " TABLE  \
+                     "_version_4;\nDROP TABLE " TABLE "_version_4;\n"
+constexpr const char* kUpgrade4To5PeriodFirstKeys =
+    BLUR_SQLITE_REKEY_COUNT_TABLE("report_counts", "bucket_start")
+        BLUR_SQLITE_REKEY_COUNT_TABLE("receive_counts", "day_start")
+    "DROP INDEX reports_by_bucket;\n" BLUR_SQLITE_REPORTS_BY_BUCKET
+    "UPDATE blur_schema SET version = 5;";
 
 // A per-metric table's name and its period column (the bucket's or the
 // day's start): the two count tables, the two aggregate tables.
@@ -695,9 +716,11 @@ class SqliteConnection final : public Connection {
     }
     if (version < 4) {
       if (auto status = upgrade_3_to_4_retired_metrics(); !status) return status;
-      return upgrade_3_to_4_day_rollups();
+      if (auto status = upgrade_3_to_4_day_rollups(); !status) return status;
     }
-    return exec(kDayAggregatesTable);  // IF NOT EXISTS: a check
+    if (auto status = exec(kDayAggregatesTable); !status) return status;  // a check
+    if (version < 5) return exec(kUpgrade4To5PeriodFirstKeys);
+    return done();
   }
 
   // Version 3 -> 4: day_aggregates, empty (the roll-up fills it for the
