@@ -12,6 +12,7 @@
 #include "blur/report/report_encoding.h"
 #include "device_reports.h"
 #include "hourly_fill.h"
+#include "incoming_reports.h"
 #include "ingest/batch_decoder.h"
 #include "ingest/batch_validator.h"
 #include "random_reports.h"
@@ -111,6 +112,69 @@ BENCHMARK(BM_InsertGroupDurably)
     ->Args({1, 256})
     ->Args({64, 32})
     ->UseRealTime();
+
+// Device batches as a fleet sends them (blur-device-sim load's default): 4
+// reports each of 16 metrics (the default contribution bound), every batch
+// a new device, all in the current hour. The store first holds `prefill`
+// such batches, so that its tables are larger than a few pages and a
+// commit's rows land where a serving store's would; then each iteration
+// commits `group` batches durably. Items are reports; the CPU column is the
+// whole process's (the WAL checkpointer's thread included).
+void BM_InsertDeviceBatchesDurably(benchmark::State& state) {
+  constexpr uint32_t kMetrics = 16;
+  constexpr uint64_t kPerMetric = 4;
+  std::vector<MetricConfig> metrics;
+  for (uint32_t id = 1; id <= kMetrics; ++id) {
+    metrics.push_back(MetricConfig{id, MechanismId::kBinaryRandomizedResponse, 1000000});
+  }
+  TempStore temp(metrics);
+  if (!temp.store) return state.SkipWithError("open");
+  uint64_t nonce = 0;
+  auto make = [&](size_t batches) {
+    std::vector<Batch> out(batches);
+    for (Batch& batch : out) {
+      batch.sdk_version = 256;
+      batch.device_nonce = 0x9e3779b97f4a7c15ull * ++nonce;  // spread like random nonces
+      uint64_t id = 0;
+      for (uint32_t metric = 1; metric <= kMetrics; ++metric) {
+        for (uint64_t k = 0; k < kPerMetric; ++k) {
+          ++id;
+          IncomingReport r = blur_test::binary_report(id, (id * 7) % 3 == 0);
+          r.metric_id = metric;
+          r.observed_minute = 1795000000 / 60;
+          batch.reports.push_back(r);
+        }
+      }
+    }
+    return out;
+  };
+  auto insert = [&](const std::vector<Batch>& batches) {
+    std::vector<ReceivedBatch> received;
+    for (const Batch& b : batches) received.push_back({&b, 1795000000});
+    auto outcomes = temp.store->insert(received);
+    if (!outcomes) return false;
+    for (const BatchOutcome& o : outcomes.value()) {
+      if (o.inserted != kMetrics * kPerMetric) return false;
+    }
+    return true;
+  };
+  for (int64_t filled = 0; filled < state.range(0); filled += 64) {
+    if (!insert(make(64))) return state.SkipWithError("prefill");
+  }
+  const size_t group = static_cast<size_t>(state.range(1));
+  for (auto _ : state) {
+    state.PauseTiming();
+    const std::vector<Batch> batches = make(group);
+    state.ResumeTiming();
+    if (!insert(batches)) return state.SkipWithError("insert");
+  }
+  state.SetItemsProcessed(state.iterations() * group * kMetrics * kPerMetric);
+}
+BENCHMARK(BM_InsertDeviceBatchesDurably)
+    ->Args({10000, 16})
+    ->Args({10000, 64})
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
 
 // Word discovery into one large bucket: a pem metric's hourly bucket that
 // already holds `state.range(0)` reports (nearly one sparse cell each),

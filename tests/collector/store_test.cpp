@@ -121,7 +121,13 @@ class SqliteBackend : public Backend {
              "_v5; DROP TABLE " + t + "_v5; ";
     }
     return sql +
-           "DROP INDEX reports_by_bucket; "
+           "ALTER TABLE reports RENAME TO reports_v5; DROP INDEX reports_by_bucket; "
+           "DROP INDEX reports_by_key; CREATE TABLE reports (device_nonce INTEGER NOT NULL, "
+           "report_id INTEGER NOT NULL, metric_id INTEGER NOT NULL, epsilon_micros INTEGER NOT "
+           "NULL, device_minute INTEGER NOT NULL, bucket_start INTEGER NOT NULL, received_at "
+           "INTEGER NOT NULL, time_source INTEGER NOT NULL, sdk_version INTEGER NOT NULL, "
+           "payload BLOB NOT NULL, PRIMARY KEY (device_nonce, report_id)) WITHOUT ROWID; "
+           "INSERT INTO reports SELECT * FROM reports_v5; DROP TABLE reports_v5; "
            "CREATE INDEX reports_by_bucket ON reports (metric_id, bucket_start); ";
   }
   std::string primary_key(const std::string& url, const std::string& table) override {
@@ -1657,6 +1663,14 @@ TEST_P(StoreTest, Version4DatabaseIsUpgradedWithPeriodFirstKeys) {
   EXPECT_EQ(outcome[0].over_limit, 2u);
   EXPECT_EQ(store->receive_day_count(1, kToday, 7).value(), 5u);
   EXPECT_EQ(estimate_n(*store, metric), 5u);
+  // The raw reports were kept, and are still found by their key: a resent
+  // batch is a duplicate, not new reports.
+  EXPECT_EQ(store->report_count(1).value(), 5u);
+  const Batch resent = device_batch(7, 1, 1, 2);
+  const auto again = insert(*store, {&resent});
+  EXPECT_EQ(again[0].duplicates, 2u);
+  EXPECT_EQ(again[0].inserted, 0u);
+  EXPECT_EQ(store->report_count(1).value(), 5u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgresql"),
