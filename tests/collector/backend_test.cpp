@@ -222,22 +222,36 @@ TEST_P(BackendTest, AggregatesUpsertPerNodeAndLoadAcrossNodes) {
   auto n1 = c->register_node("collector a");
   auto n2 = c->register_node("collector b");
   ASSERT_TRUE(n1 && n2);
-  EXPECT_FALSE(VALUE(c->load_aggregate(AggregateTable::kBucket, 1, 0, n1.value())));
+  EXPECT_FALSE(VALUE(c->load_node_aggregates(AggregateTable::kBucket, n1.value(), {{1, 0}}))[0]);
 
-  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 60, n1.value(), 5, "five"}));
-  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket,
-                                {1, 60, n1.value(), kHigh + 3, std::string("\0s", 2)}));
-  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 60, n2.value(), 2, "two"}));
-  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 0, n2.value(), 1, "early"}));
-  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 120, n1.value(), 1, "late"}));
-  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {2, 60, n1.value(), 9, "other metric"}));
+  ASSERT_OK(c->upsert_aggregates(AggregateTable::kBucket, {{1, 60, n1.value(), 5, "five"}}));
+  // Several rows in one statement, one of them replacing a stored one.
+  ASSERT_OK(c->upsert_aggregates(AggregateTable::kBucket,
+                                 {{1, 60, n1.value(), kHigh + 3, std::string("\0s", 2)},
+                                  {1, 60, n2.value(), 2, "two"},
+                                  {1, 0, n2.value(), 1, "early"}}));
+  ASSERT_OK(c->upsert_aggregates(AggregateTable::kBucket, {{1, 120, n1.value(), 1, "late"}}));
+  ASSERT_OK(
+      c->upsert_aggregates(AggregateTable::kBucket, {{2, 60, n1.value(), 9, "other metric"}}));
+  ASSERT_OK(c->upsert_aggregates(AggregateTable::kBucket, {}));
 
-  auto mine = c->load_aggregate(AggregateTable::kBucket, 1, 60, n1.value());
-  ASSERT_TRUE(mine && mine.value());
-  EXPECT_EQ(mine.value()->reports, kHigh + 3);
-  EXPECT_EQ(mine.value()->stats, std::string("\0s", 2));
-  EXPECT_EQ(mine.value()->node_id, n1.value());
-  EXPECT_FALSE(VALUE(c->load_aggregate(AggregateTable::kBucket, 1, 60, n2.value() + 100)));
+  // The node's rows in key order, absent keys as nullopt.
+  auto mine = c->load_node_aggregates(AggregateTable::kBucket, n1.value(),
+                                      {{2, 60}, {1, 0}, {1, 60}, {1, 120}});
+  ASSERT_TRUE(mine);
+  ASSERT_EQ(mine.value().size(), 4u);
+  ASSERT_TRUE(mine.value()[0] && mine.value()[2] && mine.value()[3]);
+  EXPECT_FALSE(mine.value()[1]);  // node 2's row, not node 1's
+  EXPECT_EQ(mine.value()[0]->stats, "other metric");
+  EXPECT_EQ(mine.value()[2]->reports, kHigh + 3);
+  EXPECT_EQ(mine.value()[2]->stats, std::string("\0s", 2));
+  EXPECT_EQ(mine.value()[2]->node_id, n1.value());
+  EXPECT_EQ(mine.value()[2]->metric_id, 1u);
+  EXPECT_EQ(mine.value()[2]->bucket_start, 60);
+  EXPECT_EQ(mine.value()[3]->stats, "late");
+  EXPECT_FALSE(VALUE(c->load_node_aggregates(AggregateTable::kBucket, n2.value() + 100,
+                                             {{1, 60}}))[0]);
+  EXPECT_TRUE(VALUE(c->load_node_aggregates(AggregateTable::kBucket, n1.value(), {})).empty());
 
   auto range = c->load_aggregates(1, 0, 120);
   ASSERT_TRUE(range);
@@ -269,7 +283,7 @@ TEST_P(BackendTest, RollbackLeavesNothingAndCommitIsSeenByOthers) {
   ASSERT_OK(c->begin());
   ASSERT_TRUE(VALUE(c->insert_metric(1, "m")));
   ASSERT_OK(c->insert_reports({report(1, 1, 1, 0, "r")}));
-  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 0, 1, 1, "s"}));
+  ASSERT_OK(c->upsert_aggregates(AggregateTable::kBucket, {{1, 0, 1, 1, "s"}}));
   EXPECT_EQ(VALUE(c->count_reports(std::nullopt)), 1u);
   EXPECT_EQ(VALUE(other->count_reports(std::nullopt)), 0u);  // not yet committed
   c->rollback();
@@ -433,8 +447,8 @@ TEST_P(BackendTest, EveryOperationOnOneSession) {
     ASSERT_OK(c->delete_device_counts_before(table, 1, -1));
   }
   ASSERT_OK(c->device_count_sums(1, 0, 60, 0));
-  ASSERT_OK(c->upsert_aggregate(AggregateTable::kBucket, {1, 0, node, 1, "s"}));
-  ASSERT_OK(c->load_aggregate(AggregateTable::kBucket, 1, 0, node));
+  ASSERT_OK(c->upsert_aggregates(AggregateTable::kBucket, {{1, 0, node, 1, "s"}}));
+  ASSERT_OK(c->load_node_aggregates(AggregateTable::kBucket, node, {{1, 0}}));
   ASSERT_OK(c->load_aggregates(1, 0, 60));
   ASSERT_OK(c->count_reports(1));
   ASSERT_OK(c->count_reports(std::nullopt));

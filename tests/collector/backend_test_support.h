@@ -211,12 +211,13 @@ class BackendTest : public testing::TestWithParam<std::string> {
     }
     Outcome<uint64_t> delete_reports_before(uint32_t, int64_t) override { return no(); }
     Outcome<uint64_t> count_reports(std::optional<uint32_t>) override { return no(); }
-    Outcome<std::optional<blur::collector::store::AggregateRow>> load_aggregate(
-        blur::collector::store::AggregateTable, uint32_t, int64_t, int64_t) override {
+    Outcome<std::vector<std::optional<blur::collector::store::AggregateRow>>> load_node_aggregates(
+        blur::collector::store::AggregateTable, int64_t,
+        const std::vector<std::pair<uint32_t, int64_t>>&) override {
       return no();
     }
-    Fallible upsert_aggregate(blur::collector::store::AggregateTable,
-                              const blur::collector::store::AggregateRow&) override {
+    Fallible upsert_aggregates(blur::collector::store::AggregateTable,
+                               const std::vector<blur::collector::store::AggregateRow>&) override {
       return no();
     }
     Outcome<std::vector<blur::collector::store::AggregateRow>> load_aggregates(

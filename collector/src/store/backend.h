@@ -198,12 +198,16 @@ class Connection {
   virtual Fallible delete_device_counts_before(CountTable table, uint32_t metric_id,
                                                int64_t before) = 0;
 
-  // One node's row of `table` (row.bucket_start: the bucket's or the day's start).
-  virtual Outcome<std::optional<AggregateRow>> load_aggregate(AggregateTable table,
-                                                              uint32_t metric_id,
-                                                              int64_t bucket_start,
-                                                              int64_t node_id) = 0;
-  virtual Fallible upsert_aggregate(AggregateTable table, const AggregateRow& row) = 0;
+  // One node's rows of `table` for these (metric, start) keys (the bucket's
+  // or the day's start), in key order, nullopt where absent: one statement
+  // for a whole commit's keys (a round trip each on PostgreSQL).
+  virtual Outcome<std::vector<std::optional<AggregateRow>>> load_node_aggregates(
+      AggregateTable table, int64_t node_id,
+      const std::vector<std::pair<uint32_t, int64_t>>& keys) = 0;
+  // Writes each row (row.bucket_start: the bucket's or the day's start),
+  // replacing the row of its key; keys distinct. One statement.
+  virtual Fallible upsert_aggregates(AggregateTable table,
+                                     const std::vector<AggregateRow>& rows) = 0;
   // Every node's bucket rows with bucket_start in [from, to), ordered by
   // bucket, then node.
   virtual Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,

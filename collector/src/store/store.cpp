@@ -562,40 +562,55 @@ Fallible Store::add_to_own_aggregates(
     if (!locked) return locked.error();
     rolled_up = std::move(locked).value();
   }
+  std::vector<std::pair<uint32_t, int64_t>> bucket_keys;
+  std::vector<const Aggregate*> bucket_deltas;
   for (const auto& [key, delta] : deltas) {
-    if (auto status = add_to_own_row(AggregateTable::kBucket, key.first, key.second, delta);
-        !status) {
-      return status;
-    }
+    bucket_keys.push_back(key);
+    bucket_deltas.push_back(&delta);
   }
+  if (auto status = add_to_own_rows(AggregateTable::kBucket, bucket_keys, bucket_deltas);
+      !status) {
+    return status;
+  }
+  std::vector<std::pair<uint32_t, int64_t>> day_keys;
+  std::vector<Aggregate> day_sums;
   size_t k = 0;
   for (const auto& [day, day_deltas] : days) {
     if (!rolled_up[k++]) continue;
     Aggregate sum(day_deltas.front()->metric());
     for (const Aggregate* delta : day_deltas) sum.merge(*delta);
-    if (auto status = add_to_own_row(AggregateTable::kDay, day.metric_id, day.day_start, sum);
-        !status) {
-      return status;
-    }
+    day_keys.emplace_back(day.metric_id, day.day_start);
+    day_sums.push_back(std::move(sum));
   }
-  return done();
+  std::vector<const Aggregate*> day_deltas;
+  for (const Aggregate& sum : day_sums) day_deltas.push_back(&sum);
+  return add_to_own_rows(AggregateTable::kDay, day_keys, day_deltas);
 }
 
-Fallible Store::add_to_own_row(AggregateTable table, uint32_t metric_id, int64_t start,
-                               const Aggregate& delta) {
-  auto row = writer_->load_aggregate(table, metric_id, start, *node_id_);
-  if (!row) return row.error();
-  Aggregate total(delta.metric());
-  if (row.value()) {
-    auto stored = Aggregate::deserialize(delta.metric(), row.value()->stats);
-    if (!stored) return stored.error();
-    total = std::move(stored).value();
+// One read of the node's rows for all keys, one write back.
+Fallible Store::add_to_own_rows(AggregateTable table,
+                                const std::vector<std::pair<uint32_t, int64_t>>& keys,
+                                const std::vector<const Aggregate*>& deltas) {
+  if (keys.empty()) return done();
+  auto stored_rows = writer_->load_node_aggregates(table, *node_id_, keys);
+  if (!stored_rows) return stored_rows.error();
+  std::vector<AggregateRow> rows;
+  rows.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const Aggregate& delta = *deltas[i];
+    Aggregate total(delta.metric());
+    if (const auto& row = stored_rows.value()[i]) {
+      auto stored = Aggregate::deserialize(delta.metric(), row->stats);
+      if (!stored) return stored.error();
+      total = std::move(stored).value();
+    }
+    total.merge(delta);
+    std::string bytes = total.serialize();
+    rotate_node_after_commit_ |= bytes.size() > kAggregateRowBytes;
+    rows.push_back(
+        AggregateRow{keys[i].first, keys[i].second, *node_id_, total.reports(), std::move(bytes)});
   }
-  total.merge(delta);
-  std::string bytes = total.serialize();
-  rotate_node_after_commit_ |= bytes.size() > kAggregateRowBytes;
-  return writer_->upsert_aggregate(
-      table, AggregateRow{metric_id, start, *node_id_, total.reports(), std::move(bytes)});
+  return writer_->upsert_aggregates(table, rows);
 }
 
 // ---- day roll-ups -------------------------------------------------------------
@@ -641,13 +656,12 @@ Outcome<bool> Store::roll_up_day(const MetricConfig& metric, int64_t day_start,
     auto node = by_node.try_emplace(row.node_id, metric).first;
     if (auto added = node->second.add_serialized(row.stats); !added) return added.error();
   }
+  std::vector<AggregateRow> day_rows;
   for (const auto& [node, total] : by_node) {
-    if (auto status = writer_->upsert_aggregate(
-            AggregateTable::kDay,
-            AggregateRow{metric.id, day_start, node, total.reports(), total.serialize()});
-        !status) {
-      return status.error();
-    }
+    day_rows.push_back(AggregateRow{metric.id, day_start, node, total.reports(), total.serialize()});
+  }
+  if (auto status = writer_->upsert_aggregates(AggregateTable::kDay, day_rows); !status) {
+    return status.error();
   }
   if (after_day_rows) after_day_rows(day);
   if (auto status = writer_->commit(); !status) return status.error();
@@ -962,9 +976,9 @@ Outcome<uint64_t> Store::reaggregate(const MetricConfig& metric) {
       return fail(status.error());
     }
     if (aggregate->reports() != 0) {
-      if (auto status = writer_->upsert_aggregate(
-              AggregateTable::kBucket, AggregateRow{metric.id, bucket_start, *node_id_,
-                                                    aggregate->reports(), aggregate->serialize()});
+      if (auto status = writer_->upsert_aggregates(
+              AggregateTable::kBucket, {AggregateRow{metric.id, bucket_start, *node_id_,
+                                                     aggregate->reports(), aggregate->serialize()}});
           !status) {
         return fail(status.error());
       }

@@ -286,9 +286,10 @@ class Store {
   bool rotate_node_after_commit_ = false;
   int node_segments_ = 0;  // writer ids this process has registered
   Fallible add_to_own_aggregates(const std::map<std::pair<uint32_t, int64_t>, Aggregate>& deltas);
-  // Adds `delta` to this node's row of `table` at `start`.
-  Fallible add_to_own_row(store::AggregateTable table, uint32_t metric_id, int64_t start,
-                          const Aggregate& delta);
+  // Adds deltas[i] to this node's row of `table` at keys[i] (metric, start).
+  Fallible add_to_own_rows(store::AggregateTable table,
+                           const std::vector<std::pair<uint32_t, int64_t>>& keys,
+                           const std::vector<const Aggregate*>& deltas);
   Outcome<bool> roll_up_day(const MetricConfig& metric, int64_t day_start,
                             const std::function<void(const store::MetricDay&)>& after_day_rows,
                             RollUpResult* result);

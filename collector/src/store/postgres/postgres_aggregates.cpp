@@ -37,35 +37,54 @@ std::vector<int64_t> first_column(const pg_result* result) {
 
 }  // namespace
 
-Outcome<std::optional<AggregateRow>> PostgresConnection::load_aggregate(AggregateTable table,
-                                                                        uint32_t metric_id,
-                                                                        int64_t bucket_start,
-                                                                        int64_t node_id) {
+Outcome<std::vector<std::optional<AggregateRow>>> PostgresConnection::load_node_aggregates(
+    AggregateTable table, int64_t node_id, const std::vector<std::pair<uint32_t, int64_t>>& keys) {
+  std::vector<std::optional<AggregateRow>> found(keys.size());
+  if (keys.empty()) return found;
   if (auto ok = usable(); !ok) return ok.error();
+  ArrayWriter metric(pg::kInt8Oid, keys.size()), start(pg::kInt8Oid, keys.size());
+  for (const auto& [metric_id, period_start] : keys) {
+    metric.add_int64(metric_id);
+    start.add_int64(period_start);
+  }
   auto result = session_->run(
       table == AggregateTable::kBucket ? pg::sql::kLoadAggregate : pg::sql::kLoadDayAggregate,
-      Params().int64(metric_id).int64(bucket_start).int64(node_id));
+      Params().array(metric).array(start).int64(node_id));
   if (!result) return result.error();
-  if (pg::rows(result->get()) == 0) return std::optional<AggregateRow>();
-  AggregateRow row;
-  row.metric_id = metric_id;
-  row.bucket_start = bucket_start;
-  row.node_id = node_id;
-  row.reports = static_cast<uint64_t>(pg::field_int64(result->get(), 0, 0));
-  row.stats = pg::field_bytes(result->get(), 0, 1);
-  return std::optional<AggregateRow>(std::move(row));
+  for (int i = 0; i < pg::rows(result->get()); ++i) {
+    const int64_t position = pg::field_int64(result->get(), i, 0);
+    if (position < 1 || static_cast<uint64_t>(position) > keys.size()) {
+      return unavailable("the database answered an aggregate row for a key it was not asked");
+    }
+    const auto& key = keys[static_cast<size_t>(position - 1)];
+    AggregateRow row;
+    row.metric_id = key.first;
+    row.bucket_start = key.second;
+    row.node_id = node_id;
+    row.reports = static_cast<uint64_t>(pg::field_int64(result->get(), i, 1));
+    row.stats = pg::field_bytes(result->get(), i, 2);
+    found[static_cast<size_t>(position - 1)] = std::move(row);
+  }
+  return found;
 }
 
-Fallible PostgresConnection::upsert_aggregate(AggregateTable table, const AggregateRow& row) {
+Fallible PostgresConnection::upsert_aggregates(AggregateTable table,
+                                               const std::vector<AggregateRow>& rows) {
+  if (rows.empty()) return done();
   if (auto ok = usable(); !ok) return ok;
+  ArrayWriter metric(pg::kInt8Oid, rows.size()), start(pg::kInt8Oid, rows.size()),
+      node(pg::kInt8Oid, rows.size()), reports(pg::kInt8Oid, rows.size()),
+      stats(pg::kByteaOid, rows.size());
+  for (const AggregateRow& row : rows) {
+    metric.add_int64(row.metric_id);
+    start.add_int64(row.bucket_start);
+    node.add_int64(row.node_id);
+    reports.add_int64(static_cast<int64_t>(row.reports));
+    stats.add_bytes(row.stats);
+  }
   auto result = session_->run(
       table == AggregateTable::kBucket ? pg::sql::kUpsertAggregate : pg::sql::kUpsertDayAggregate,
-      Params()
-          .int64(row.metric_id)
-          .int64(row.bucket_start)
-          .int64(row.node_id)
-          .int64(static_cast<int64_t>(row.reports))
-          .text(row.stats));
+      Params().array(metric).array(start).array(node).array(reports).array(stats));
   if (!result) return result.error();
   return done();
 }

@@ -66,10 +66,10 @@ class PostgresConnection : public Connection {
                                                              int64_t period_seconds) override;
   Fallible delete_device_counts_before(CountTable table, uint32_t metric_id,
                                        int64_t before) override;
-  Outcome<std::optional<AggregateRow>> load_aggregate(AggregateTable table, uint32_t metric_id,
-                                                      int64_t bucket_start,
-                                                      int64_t node_id) override;
-  Fallible upsert_aggregate(AggregateTable table, const AggregateRow& row) override;
+  Outcome<std::vector<std::optional<AggregateRow>>> load_node_aggregates(
+      AggregateTable table, int64_t node_id,
+      const std::vector<std::pair<uint32_t, int64_t>>& keys) override;
+  Fallible upsert_aggregates(AggregateTable table, const std::vector<AggregateRow>& rows) override;
   Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
                                                      int64_t to) override;
   Fallible delete_aggregates(uint32_t metric_id, int64_t from, int64_t to) override;

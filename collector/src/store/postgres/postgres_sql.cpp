@@ -294,20 +294,23 @@ const Statement kCountReports{7, "count reports", "SELECT count(*) FROM reports"
 const Statement kCountMetricReports{
     8, "count reports", "SELECT count(*) FROM reports WHERE metric_id = $1", {kInt8}};
 
-// One node's row of an aggregate table (per bucket, or per day since
-// schema 4): read it, write it. PERIOD names the start column.
+// One node's rows of an aggregate table (per bucket, or per day since
+// schema 4) for a commit's keys: read them (each with its key's 1-based
+// position), write them, one statement each. PERIOD names the start column.
 // clang-format off
 #define BLUR_PG_AGGREGATE_ROW_STATEMENTS(TABLE, PERIOD, LOAD, LOAD_ID, LOAD_NAME, UPSERT,      \
                                          UPSERT_ID, UPSERT_NAME)                               \
   const Statement LOAD{LOAD_ID, LOAD_NAME,                                                     \
-      "SELECT reports, stats FROM " TABLE                                                      \
-      " WHERE metric_id = $1 AND " PERIOD " = $2 AND node_id = $3",                            \
-      {kInt8, kInt8, kInt8}};                                                                  \
+      "SELECT k.position, a.reports, a.stats FROM unnest($1::int8[], $2::int8[]) "              \
+      "WITH ORDINALITY AS k(metric_id, start, position) JOIN " TABLE " AS a "                  \
+      "ON a.metric_id = k.metric_id AND a." PERIOD " = k.start AND a.node_id = $3",            \
+      {kInt8s, kInt8s, kInt8}};                                                                \
   const Statement UPSERT{UPSERT_ID, UPSERT_NAME,                                               \
       "INSERT INTO " TABLE " (metric_id, " PERIOD ", node_id, reports, stats) "                \
-      "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (metric_id, " PERIOD ", node_id) "              \
+      "SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[], $5::bytea[]) "     \
+      "ON CONFLICT (metric_id, " PERIOD ", node_id) "                                          \
       "DO UPDATE SET reports = EXCLUDED.reports, stats = EXCLUDED.stats",                      \
-      {kInt8, kInt8, kInt8, kInt8, kByteaOid}}
+      {kInt8s, kInt8s, kInt8s, kInt8s, kByteaArrayOid}}
 BLUR_PG_AGGREGATE_ROW_STATEMENTS("aggregates", "bucket_start",
                                  kLoadAggregate, 9, "load aggregate",
                                  kUpsertAggregate, 10, "store aggregate");

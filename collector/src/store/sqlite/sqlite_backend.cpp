@@ -529,37 +529,45 @@ class SqliteConnection final : public Connection {
         metric_id, before);
   }
 
-  Outcome<std::optional<AggregateRow>> load_aggregate(AggregateTable table, uint32_t metric_id,
-                                                      int64_t bucket_start,
-                                                      int64_t node_id) override {
+  // In process, one statement per key costs no round trip.
+  Outcome<std::vector<std::optional<AggregateRow>>> load_node_aggregates(
+      AggregateTable table, int64_t node_id,
+      const std::vector<std::pair<uint32_t, int64_t>>& keys) override {
     const PeriodTableSql t = aggregate_table_sql(table);
-    std::optional<AggregateRow> found;
-    if (auto status = rows(
-            "load aggregate",
-            std::string("SELECT metric_id, ") + t.period + ", node_id, reports, stats FROM " +
-                t.table + " WHERE metric_id = ? AND " + t.period + " = ? AND node_id = ?",
-            [&](sqlite3_stmt* s) {
-              found = aggregate_row(s);
-              return false;
-            },
-            metric_id, bucket_start, node_id);
-        !status) {
-      return status.error();
+    std::vector<std::optional<AggregateRow>> found(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (auto status = rows(
+              "load aggregate",
+              std::string("SELECT metric_id, ") + t.period + ", node_id, reports, stats FROM " +
+                  t.table + " WHERE metric_id = ? AND " + t.period + " = ? AND node_id = ?",
+              [&](sqlite3_stmt* s) {
+                found[i] = aggregate_row(s);
+                return false;
+              },
+              keys[i].first, keys[i].second, node_id);
+          !status) {
+        return status.error();
+      }
     }
     return found;
   }
 
-  Fallible upsert_aggregate(AggregateTable table, const AggregateRow& r) override {
+  Fallible upsert_aggregates(AggregateTable table, const std::vector<AggregateRow>& rows) override {
     const PeriodTableSql t = aggregate_table_sql(table);
-    return execute("store aggregate",
-                   std::string("INSERT INTO ") + t.table + " (metric_id, " + t.period +
-                       ", node_id, reports, stats) VALUES (?, ?, ?, ?, ?) ON CONFLICT "
-                       "(metric_id, " +
-                       t.period +
-                       ", node_id) "
-                       "DO UPDATE SET reports = excluded.reports, stats = excluded.stats",
-                   r.metric_id, r.bucket_start, r.node_id, r.reports,
-                   Blob{r.stats.data(), r.stats.size()});
+    for (const AggregateRow& r : rows) {
+      if (auto status = execute(
+              "store aggregate",
+              std::string("INSERT INTO ") + t.table + " (metric_id, " + t.period +
+                  ", node_id, reports, stats) VALUES (?, ?, ?, ?, ?) ON CONFLICT (metric_id, " +
+                  t.period + ", node_id) DO UPDATE SET reports = excluded.reports, stats = "
+                  "excluded.stats",
+              r.metric_id, r.bucket_start, r.node_id, r.reports,
+              Blob{r.stats.data(), r.stats.size()});
+          !status) {
+        return status;
+      }
+    }
+    return done();
   }
 
   Outcome<std::vector<AggregateRow>> load_aggregates(uint32_t metric_id, int64_t from,
