@@ -27,6 +27,7 @@
 #include "api/store_device_registry.h"
 #include "auth/enrollment_request.h"
 #include "incoming_reports.h"
+#include "ingest/enrollment_times.h"
 #include "store/store.h"
 
 namespace {
@@ -288,6 +289,32 @@ TEST_F(AuthenticatorTest, AnotherKeyCannotTakeAnEnrolledNonce) {
   EXPECT_EQ(kind_of(enroll(*other.value(), other_secret, "10.0.0.9", kVictim, later, 666)),
             Error::Kind::kConflict);
   EXPECT_TRUE(enroll(*other.value(), other_secret, "10.0.0.9", kVictim, later));
+}
+
+// Enrollment hands the times it binds or reads to the ingest's cache of
+// enrollment times (api/store_device_registry.h): a device's first batch
+// needs no read of its own. The cache here reads an empty store, so a time
+// it answers came from enrollment.
+TEST_F(AuthenticatorTest, EnrollmentRemembersEnrollmentTimesForIngest) {
+  auto auth = open();
+  const std::string secret = bearer("enrollment-secret");
+  auto empty = Store::open("sqlite:" + dir_ + "/empty.db", Store::Mode::kReadWrite);
+  ASSERT_TRUE(empty) << empty.error().message;
+  EnrollmentTimes times(*empty.value());
+  StoreDeviceRegistry remembering(store(), &times);
+  auto enroll_with = [&](StoreDeviceRegistry& registry, uint64_t nonce, int64_t now) {
+    EnrollmentRequest request;
+    request.device_nonce = nonce;
+    request.device_key = sha256("device secret " + std::to_string(nonce));
+    return auth->enroll(secret, "10.0.0.1", request, registry, now);
+  };
+  ASSERT_TRUE(enroll_with(remembering, 0xa1, kNow));  // bound now
+  EXPECT_EQ(times.of(0xa1).value(), std::optional<int64_t>(kNow));
+  ASSERT_TRUE(enroll_with(*devices_, 0xa2, kNow + 5));  // bound without the cache
+  EXPECT_EQ(times.of(0xa2).value(), std::nullopt);
+  // A renewal reads the binding: its first enrollment's time, not now.
+  ASSERT_TRUE(enroll_with(remembering, 0xa2, kNow + 40 * 86400));
+  EXPECT_EQ(times.of(0xa2).value(), std::optional<int64_t>(kNow + 5));
 }
 
 // Renewals never take the new-device allowances: with both spent, known

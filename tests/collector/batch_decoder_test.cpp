@@ -27,6 +27,34 @@ std::vector<uint8_t> first_vector() {
   return bytes;
 }
 
+// `batch` is what the known-answer vector `v` encodes.
+void expect_known_answer(const blur_test::KatBatch& v, const Batch& batch) {
+  EXPECT_EQ(batch.sdk_version, v.sdk_version);
+  EXPECT_EQ(batch.device_nonce, v.device_nonce);
+  ASSERT_EQ(batch.reports.size(), v.report_count);
+  for (size_t i = 0; i < v.report_count; ++i) {
+    EXPECT_EQ(batch.reports[i].report_id, v.reports[i].report_id);
+    EXPECT_EQ(batch.reports[i].metric_id, v.reports[i].metric_id);
+    EXPECT_EQ(batch.reports[i].mechanism, v.reports[i].mechanism);
+    EXPECT_EQ(batch.reports[i].epsilon_micros, v.reports[i].epsilon_micros);
+    EXPECT_EQ(batch.reports[i].domain_size, v.reports[i].domain_size);
+    using blur::PayloadKind;
+    const uint32_t mechanism = v.reports[i].mechanism;
+    EXPECT_EQ(batch.reports[i].payload, mechanism == 1    ? PayloadKind::kBit
+                                        : mechanism == 2  ? PayloadKind::kIndex
+                                        : mechanism == 5  ? PayloadKind::kNumber
+                                        : mechanism == 10 ? PayloadKind::kBloom
+                                        : mechanism >= 8  ? PayloadKind::kLocalHash
+                                                          : PayloadKind::kBits);
+    EXPECT_EQ(batch.reports[i].number, v.reports[i].number);
+    EXPECT_EQ(batch.reports[i].hash_a, v.reports[i].hash_a);
+    EXPECT_EQ(batch.reports[i].hash_b, v.reports[i].hash_b);
+    EXPECT_EQ(batch.reports[i].bits, std::string(reinterpret_cast<const char*>(v.reports[i].bits),
+                                                 v.reports[i].bit_bytes));
+    EXPECT_EQ(batch.reports[i].value, v.reports[i].value);
+  }
+}
+
 // The collector decodes exactly what Google's encoder produced.
 TEST(BatchDecoder, DecodesKnownAnswers) {
   const size_t vectors = blur_test::for_each_kat(kKatReportBatch, [](const blur_test::KatBatch& v) {
@@ -34,30 +62,28 @@ TEST(BatchDecoder, DecodesKnownAnswers) {
     std::string error;
     ASSERT_TRUE(decode_batch(v.encoding, v.encoding_size, &batch, &error))
         << v.name << ": " << error;
-    EXPECT_EQ(batch.sdk_version, v.sdk_version);
-    EXPECT_EQ(batch.device_nonce, v.device_nonce);
-    ASSERT_EQ(batch.reports.size(), v.report_count);
-    for (size_t i = 0; i < v.report_count; ++i) {
-      EXPECT_EQ(batch.reports[i].report_id, v.reports[i].report_id);
-      EXPECT_EQ(batch.reports[i].metric_id, v.reports[i].metric_id);
-      EXPECT_EQ(batch.reports[i].mechanism, v.reports[i].mechanism);
-      EXPECT_EQ(batch.reports[i].epsilon_micros, v.reports[i].epsilon_micros);
-      EXPECT_EQ(batch.reports[i].domain_size, v.reports[i].domain_size);
-      using blur::PayloadKind;
-      const uint32_t mechanism = v.reports[i].mechanism;
-      EXPECT_EQ(batch.reports[i].payload, mechanism == 1    ? PayloadKind::kBit
-                                          : mechanism == 2  ? PayloadKind::kIndex
-                                          : mechanism == 5  ? PayloadKind::kNumber
-                                          : mechanism == 10 ? PayloadKind::kBloom
-                                          : mechanism >= 8  ? PayloadKind::kLocalHash
-                                                            : PayloadKind::kBits);
-      EXPECT_EQ(batch.reports[i].number, v.reports[i].number);
-      EXPECT_EQ(batch.reports[i].hash_a, v.reports[i].hash_a);
-      EXPECT_EQ(batch.reports[i].hash_b, v.reports[i].hash_b);
-      EXPECT_EQ(batch.reports[i].bits, std::string(reinterpret_cast<const char*>(v.reports[i].bits),
-                                                   v.reports[i].bit_bytes));
-      EXPECT_EQ(batch.reports[i].value, v.reports[i].value);
-    }
+    expect_known_answer(v, batch);
+  });
+  EXPECT_GE(vectors, 2u);
+}
+
+// The decoder reuses its wire struct per thread: after a batch of 64
+// reports, and after a refused one, a smaller batch decodes to exactly its
+// own reports (nothing left over from the one before).
+TEST(BatchDecoder, EachBatchDecodesAloneAfterLargerAndRefusedOnes) {
+  std::vector<uint8_t> large = first_vector();
+  const std::vector<uint8_t> report(large.begin() + 12, large.end());  // tag 0x1A + report
+  for (int i = 0; i < 63; ++i) large.insert(large.end(), report.begin(), report.end());
+  const size_t vectors = blur_test::for_each_kat(kKatReportBatch, [&](const blur_test::KatBatch& v) {
+    Batch batch;
+    std::string error;
+    ASSERT_TRUE(decode_batch(large.data(), large.size(), &batch, &error)) << error;
+    ASSERT_EQ(batch.reports.size(), 64u);
+    // Cut inside its last report: refused, after decoding 63 of them.
+    EXPECT_FALSE(decode_batch(large.data(), large.size() - 3, &batch, &error));
+    ASSERT_TRUE(decode_batch(v.encoding, v.encoding_size, &batch, &error))
+        << v.name << ": " << error;
+    expect_known_answer(v, batch);
   });
   EXPECT_GE(vectors, 2u);
 }

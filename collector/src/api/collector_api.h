@@ -98,6 +98,10 @@ class CollectorApi {
   // For /metrics: a device got a token (`renewal`: a known device).
   void enrolled(bool renewal);
 
+  // When each device first enrolled, for quarantine and the device-age
+  // counters; enrollment (StoreDeviceRegistry) fills it as it binds.
+  EnrollmentTimes& enrollment_times() { return enrollment_times_; }
+
   // Word-discovery results, shared by every read of this API.
   DiscoveryCache& discovery_cache() const { return discovery_cache_; }
 

@@ -131,7 +131,7 @@ void add_collector_routes(http::Server& server, CollectorApi& api, Store& store,
                    }
                    auto enroll = auth::parse_enrollment_request(request.body);
                    if (!enroll) return reply(to_http(error_response(enroll.error())));
-                   StoreDeviceRegistry devices(store);
+                   StoreDeviceRegistry devices(store, &api.enrollment_times());
                    auto enrollment = authenticator->enroll(
                        authorization, address_of(request.peer), enroll.value(), devices,
                        unix_now());

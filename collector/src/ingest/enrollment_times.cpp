@@ -10,12 +10,14 @@ Outcome<std::optional<int64_t>> EnrollmentTimes::of(uint64_t device_nonce) {
   }
   auto enrolled = store_.enrolled_at(device_nonce);
   if (!enrolled) return enrolled.error();
-  if (enrolled.value()) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (known_.size() >= max_entries_) known_.clear();
-    known_.emplace(device_nonce, *enrolled.value());
-  }
+  if (enrolled.value()) remember(device_nonce, *enrolled.value());
   return enrolled;
+}
+
+void EnrollmentTimes::remember(uint64_t device_nonce, int64_t enrolled_at) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (known_.size() >= max_entries_) known_.clear();
+  known_.emplace(device_nonce, enrolled_at);
 }
 
 }  // namespace blur::collector
