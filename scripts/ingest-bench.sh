@@ -10,8 +10,7 @@
 # device, metric and hour), 16 metrics registered (1..16, rr at epsilon 1).
 #
 #   sqlite      one collector on SQLite: device batches (64 reports: 16
-#               metrics x 4) on 16 connections, then single-report POSTs on
-#               64 connections
+#               metrics x 4), then single-report POSTs
 #   postgresql  two collectors on one local PostgreSQL (started here as the
 #               postgres user), one load generator of device batches each
 #
@@ -25,8 +24,15 @@
 # of thousands of devices from one address and secret, past the defaults of
 # 10,000 an hour per address and 100,000 per secret).
 #
+# Connections (environment): BATCH_CONNECTIONS for device batches (16; on
+# PostgreSQL per collector), SINGLE_CONNECTIONS for single-report POSTs (64).
+# A closed-loop load generator waits for each answer, so its connections
+# bound how many requests a commit can hold; a fleet has thousands in flight.
+#
 # Needs a host build of blur-collector and blur-device-sim.
 set -euo pipefail
+batch_connections=${BATCH_CONNECTIONS:-16}
+single_connections=${SINGLE_CONNECTIONS:-64}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 what=${1:-all}
 seconds=${2:-10}
@@ -116,10 +122,10 @@ sqlite_run() {
   local db=$work/sqlite.db
   serve sqlite --db "$db"
   local port=$collector_port pid=$collector_pid
-  load sqlite-b64 "$port" $((seconds * 5000)) --batch 64 --connections 16
+  load sqlite-b64 "$port" $((seconds * 5000)) --batch 64 --connections "$batch_connections"
   probe sqlite-b64-probe "$port" 20 --batch 64
   wait "$load_pid" "$probe_pid" || true
-  load sqlite-b1 "$port" $((seconds * 25000)) --batch 1 --connections 64
+  load sqlite-b1 "$port" $((seconds * 25000)) --batch 1 --connections "$single_connections"
   probe sqlite-b1-probe "$port" 50 --batch 1
   wait "$load_pid" "$probe_pid" || true
   kill "$pid"; wait "$pid" || true; pids=()
@@ -133,9 +139,9 @@ b64 = sum(json.load(open(f"{w}/{n}.json"))["reports_acknowledged"] for n in ("sq
 print(b64, total - b64)
 PY
   read -r stored_b64 stored_b1 < "$work/sqlite-split"
-  summary "SQLite, one collector, device batches (16 metrics x 4 reports), 16 connections, ${seconds} s" \
+  summary "SQLite, one collector, device batches (16 metrics x 4 reports), $batch_connections connections, ${seconds} s" \
     "$stored_b64" 200000 reports "$work/sqlite-b64.json" -- "$work/sqlite-b64-probe.json"
-  summary "SQLite, one collector, single-report POSTs, 64 connections, ${seconds} s" \
+  summary "SQLite, one collector, single-report POSTs, $single_connections connections, ${seconds} s" \
     "$stored_b1" 20000 posts "$work/sqlite-b1.json" -- "$work/sqlite-b1-probe.json"
   echo "  (stored: $total in all; the single-report share is the total less the batches' accepted count)"
 }
@@ -155,7 +161,7 @@ postgresql_run() {
     port=$port_a
     [ $node = b ] && port=$port_b
     "$sim" load --collector "http://127.0.0.1:$port" --metric 1 --duration "$seconds" \
-      --devices $((seconds * 4000)) --batch 64 --connections 16 --json \
+      --devices $((seconds * 4000)) --batch 64 --connections "$batch_connections" --json \
       --start-file "$work/pg-go" > "$work/pg-$node.json" 2> "$work/pg-$node.err" &
     loads+=($!)
   done
@@ -171,7 +177,7 @@ postgresql_run() {
   wait "${loads[@]}" "$probe_pid" || true
   for pid in "${pids[@]}"; do kill "$pid"; done
   wait "${pids[@]}" || true; pids=()
-  summary "PostgreSQL, two collectors, device batches (16 metrics x 4 reports), 16 connections each, ${seconds} s" \
+  summary "PostgreSQL, two collectors, device batches (16 metrics x 4 reports), $batch_connections connections each, ${seconds} s" \
     "$(stored "$db")" 150000 reports "$work/pg-a.json" "$work/pg-b.json" -- "$work/pg-probe.json"
 }
 
