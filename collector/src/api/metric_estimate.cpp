@@ -49,15 +49,30 @@ void write_words(const EstimateTable& table, uint32_t top_k, JsonWriter& out) {
   out.end_array();
 }
 
-// Every value's estimate of a frequency oracle's aggregate (with reports).
+// The estimates of a frequency oracle's aggregate (with reports): of every
+// value, or of the `selected` ones. Only norm-sub and the shared-collision
+// variance need the other values' counts.
 std::vector<ValueEstimate> frequencies(const Aggregate& aggregate,
-                                       const DeviceClustering& clustering, PostProcessing post) {
+                                       const DeviceClustering& clustering, PostProcessing post,
+                                       const ValueSelection* selected) {
   const MetricConfig& metric = aggregate.metric();
   const OracleParams params = oracle_params(metric);
   const uint64_t reports = aggregate.reports();
   const double n = static_cast<double>(reports);
+  // Shared-collision variance (RAPPOR) and norm-sub need every value's
+  // count; otherwise only the selected values' support is computed.
+  const bool every_value =
+      selected == nullptr || params.collision_coefficient != 0 || post == PostProcessing::kNormSub;
+  if (!every_value) {
+    const std::vector<uint64_t> support = aggregate.support_counts(selected->values());
+    std::vector<ValueEstimate> values(support.size());
+    for (size_t i = 0; i < support.size(); ++i) {
+      values[i].value = selected->values()[i];
+      values[i].estimate = estimate_count(reports, support[i], params, 0.0, clustering);
+    }
+    return values;
+  }
   const std::vector<uint64_t> counts = aggregate.support_counts();
-  // Shared-collision variance (RAPPOR): needs every value's plug-in count.
   std::vector<double> squared;
   double all_squared = 0;
   if (params.collision_coefficient != 0) {
@@ -83,6 +98,11 @@ std::vector<ValueEstimate> frequencies(const Aggregate& aggregate,
       values[value].estimate_normsub = consistent[value];
     }
   }
+  if (selected != nullptr) {
+    values.erase(std::remove_if(values.begin(), values.end(),
+                                [&](const ValueEstimate& v) { return !selected->contains(v.value); }),
+                 values.end());
+  }
   return values;
 }
 
@@ -101,7 +121,8 @@ void write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
 }
 
 bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clustering,
-                    PostProcessing post, JsonWriter& out, const DiscoveryControls& discovery) {
+                    PostProcessing post, JsonWriter& out, const DiscoveryControls& discovery,
+                    const ValueSelection* values) {
   const MetricConfig& metric = aggregate.metric();
   if (aggregate.numeric()) {
     const nlohmann::json numeric =
@@ -116,7 +137,7 @@ bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
       .member("domain_size", metric.domain_size)
       .member("n", aggregate.reports());
   write_variance(clustering, out);
-  const auto table = estimate_table(aggregate, clustering, post, discovery);
+  const auto table = estimate_table(aggregate, clustering, post, discovery, values);
   if (!table) return false;
   if (table->shape == EstimateTable::Shape::kWords) {
     write_words(*table, discovery.top_k, out);
@@ -125,7 +146,7 @@ bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
   if (post == PostProcessing::kNormSub && !table->values.empty()) {
     out.member("postprocessing", "norm-sub");
   }
-  out.reserve(size_t{metric.domain_size} * kEstimateJsonBytes);
+  out.reserve(table->values.size() * kEstimateJsonBytes);
   const double n = static_cast<double>(table->n);
   out.key("estimates").begin_array();
   for (const ValueEstimate& v : table->values) {
@@ -146,7 +167,8 @@ bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
 
 std::optional<EstimateTable> estimate_table(const Aggregate& aggregate,
                                             const DeviceClustering& clustering, PostProcessing post,
-                                            const DiscoveryControls& discovery) {
+                                            const DiscoveryControls& discovery,
+                                            const ValueSelection* values) {
   EstimateTable table;
   table.n = aggregate.reports();
   table.design_effect = clustering.design_effect();
@@ -167,7 +189,7 @@ std::optional<EstimateTable> estimate_table(const Aggregate& aggregate,
     }
     return table;
   }
-  if (table.n != 0) table.values = frequencies(aggregate, clustering, post);
+  if (table.n != 0) table.values = frequencies(aggregate, clustering, post, values);
   return table;
 }
 
