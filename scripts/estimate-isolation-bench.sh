@@ -9,7 +9,12 @@
 # other work slows both alike. Prints each round, the loaded/unloaded ratio
 # (goal: >= 90%) and the series the clients completed meanwhile.
 #
-#   scripts/estimate-isolation-bench.sh [REPORTS] [seconds] [rounds]   (default 10000000 10 2)
+#   scripts/estimate-isolation-bench.sh [REPORTS] [seconds] [rounds] [serve arguments...]
+#   (default 10000000 10 2; e.g. --read-idle-class false to compare)
+#
+# SERIES_PARAMS, if set, is added to the clients' series query: e.g.
+# SERIES_PARAMS='&values=7' loops the dashboard's form (one value's
+# series) instead of the whole table (26.5 MB of JSON at 10^6 reports).
 #
 # REPORTS 1000000 is a quick run. Filling 10^7 reports takes a few minutes
 # (at nice 19). Needs a host build of blur-collector, blur-device-sim and
@@ -19,6 +24,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 reports=${1:-10000000}
 seconds=${2:-10}
 rounds=${3:-2}
+shift $(($# < 3 ? $# : 3))
+serve_args=("$@")
 collector=$root/build/host/collector/blur-collector
 sim=$root/build/host/collector/tools/device-sim/blur-device-sim
 fill=$root/build/host/tests/bench/store_fill
@@ -42,12 +49,12 @@ metrics=()
 for m in $(seq 16); do metrics+=(--metric "$m:rr:1"); done
 start_collector "$collector" "$work/server.log" --db "$work/blur.db" "${metrics[@]}" \
   --metric "$olh" --log-requests false \
-  --enrollments-per-address 100000000 --enrollments-per-secret 100000000
+  --enrollments-per-address 100000000 --enrollments-per-secret 100000000 ${serve_args[@]+"${serve_args[@]}"}
 pids+=("$collector_pid")
 url=http://127.0.0.1:$collector_port
 from=$(date -u -d '30 days ago' +%Y-%m-%d)
 to=$(date -u -d tomorrow +%Y-%m-%d)
-series="$url/v1/metrics/100/series?bucket=day&from=$from&to=$to"
+series="$url/v1/metrics/100/series?bucket=day&from=$from&to=$to${SERIES_PARAMS:-}"
 read_api "$series" > "$work/series.json"
 /usr/bin/python3 - "$work/series.json" "$reports" <<'PY'
 import json, sys
@@ -96,6 +103,7 @@ ingest() {  # ingest NAME: one load of device batches
     { cat "$work/$1.err" >&2; echo "the load $1 failed" >&2; exit 1; }
 }
 for round in $(seq "$rounds"); do
+  echo "round $round: load average $(cut -d' ' -f1-3 /proc/loadavg) (the machine's, before it)"
   ingest "unloaded-$round"
   clients "clients-$round"
   sleep 1  # the series already under way when the load starts sending

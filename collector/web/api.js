@@ -83,7 +83,8 @@ const BlurApi = (() => {
     metrics: () => getJson("/v1/metrics"),
     estimate: (metricId, postprocess) =>
       getJson("/v1/metrics/" + id(metricId) + "/estimate" + query({ postprocess })),
-    series: (metricId, bucket) =>
-      getJson("/v1/metrics/" + id(metricId) + "/series" + query({ bucket })),
+    // values: the one value to chart (frequency metrics; null: every value).
+    series: (metricId, bucket, values) =>
+      getJson("/v1/metrics/" + id(metricId) + "/series" + query({ bucket, values })),
   };
 })();

@@ -313,10 +313,13 @@
     setState("loading");
     try {
       const numeric = numericMechanisms.has(metric.mechanism);
-      const [estimate, series, listed] = await Promise.all([
+      // The series of a frequency metric is asked for the charted value
+      // only (values=): its value is chosen from the estimate, so it comes
+      // after it; a year of a wide domain is otherwise millions of numbers.
+      const [estimate, listed, numericSeries] = await Promise.all([
         BlurApi.estimate(metric.metric_id, current.normsub && !numeric ? "norm-sub" : null),
-        BlurApi.series(metric.metric_id, current.bucket),
         BlurApi.metrics(), // the refusal counts, fresh
+        numeric ? BlurApi.series(metric.metric_id, current.bucket) : null,
       ]);
       if (mine !== generation) return;
       metrics = listed.metrics;
@@ -345,10 +348,12 @@
       $("series-block").hidden = false;
       if (numeric) {
         Object.assign(plotted, renderNumeric(metric, estimate));
-        plotted.series = renderSeries(series, true, null, current.bucket);
+        plotted.series = renderSeries(numericSeries, true, null, current.bucket);
       } else {
         plotted.current = renderFrequency(metric, estimate, current);
         const value = fillValueChoice(estimate, current.value);
+        const series = await BlurApi.series(metric.metric_id, current.bucket, value);
+        if (mine !== generation) return;
         plotted.series = renderSeries(series, false, value, current.bucket);
       }
       publish(plotted);

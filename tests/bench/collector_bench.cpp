@@ -19,6 +19,7 @@
 #include <random>
 
 #include "api/collector_api.h"
+#include "estimate/device_clustering.h"
 #include "random_reports.h"
 #include "store/store.h"
 
@@ -303,6 +304,61 @@ BENCHMARK(BM_EstimateFromStore365Days)
     ->Args({8, 100000, 1, 4096})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+// Where the 365-day daily series' time goes at d = range(3): range(4) is
+// the part measured, each including the ones before it:
+//   0: the rows read (Store::period_aggregates per day and the devices'
+//      counts, as the series route reads them);
+//   1: + every period's estimates, typed (estimate_table), no text;
+//   2: + the answer written: the whole series as JSON (every value of
+//      every day: what a client asking for the table gets);
+//   3: the answer a dashboard asks for: values=<one value> (one line of
+//      the chart, 365 estimates).
+// Goal (issue 28): a 365-day daily series under 200 ms.
+void BM_Series365DaysParts(benchmark::State& state) {
+  const MetricConfig metric = bench_metric(state, static_cast<uint32_t>(state.range(3)));
+  TempStore temp({metric});
+  if (!temp.store) return state.SkipWithError("open");
+  if (!fill_store(state, *temp.store, metric, state.range(1), 365, true)) return;
+  CollectorApi api(*temp.store, nullptr);
+  const int64_t part = state.range(4);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    if (part >= 2) {
+      const QueryParams query = part == 2 ? QueryParams{{"bucket", "day"}}
+                                          : QueryParams{{"bucket", "day"}, {"values", "7"}};
+      const ApiResponse answer = api.series("2", query);
+      if (answer.status != 200) return state.SkipWithError("series");
+      bytes = answer.body.size();
+      benchmark::DoNotOptimize(answer);
+      continue;
+    }
+    auto counts = temp.store->device_counts(metric, {}, 86400);
+    auto periods = temp.store->period_aggregates(metric, {}, 86400, true);
+    if (!counts || !periods || periods->empty()) return state.SkipWithError("read");
+    benchmark::DoNotOptimize(counts);
+    if (part == 0) continue;
+    for (const PeriodAggregate& period : *periods) {
+      const DeviceClustering clustering = metric_clustering(
+          metric, period.aggregate.reports(), DeviceCounts{}, period.buckets);
+      auto table = estimate_table(period.aggregate, clustering, PostProcessing::kNone, {});
+      if (!table) return state.SkipWithError("estimate");
+      benchmark::DoNotOptimize(table);
+    }
+  }
+  static constexpr const char* kParts[] = {"rows read", "+ estimates", "+ JSON, full table",
+                                           "dashboard form: values=7"};
+  state.SetLabel(std::string(blur::mechanism_name(metric.mechanism)) +
+                 " d=" + std::to_string(metric.domain_size) + " 365-day daily series, " +
+                 kParts[part] + " (goal < 200 ms)");
+  if (bytes != 0) state.counters["answer_MB"] = static_cast<double>(bytes) / 1e6;
+}
+void series_parts_cases(benchmark::internal::Benchmark* b) {
+  for (const int64_t mechanism : {2, 8}) {
+    for (const int64_t part : {0, 1, 2, 3}) b->Args({mechanism, 100000, 1, 4096, part});
+  }
+  b->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+BENCHMARK(BM_Series365DaysParts)->Apply(series_parts_cases);
 // What the roll-up changes in such a series: the store's read alone
 // (Store::period_aggregates per day over 365 days, d = 4096, 10^6 reports:
 // a day row per day and today's hourly rows, or about 8,000 hourly rows

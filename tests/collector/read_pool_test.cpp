@@ -7,10 +7,17 @@
 
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <condition_variable>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
+
+#ifdef __linux__
+#include <sched.h>
+#include <sys/resource.h>
+#endif
 
 namespace {
 
@@ -190,5 +197,33 @@ TEST(ReadPool, NoQueueStillRunsOnAnIdleThread) {
   EXPECT_EQ(answers.taken()[0].second.status, 503);
   pool.stop();
 }
+
+#ifdef __linux__
+// Reads take the CPU only when the rest of the machine leaves it idle: the
+// read threads are in the SCHED_IDLE class and at niceness 19, and a pool
+// told not to use the idle class leaves its threads in the normal one.
+TEST(ReadPool, ReadsRunInTheIdleSchedulingClass) {
+  for (const bool idle_class : {true, false}) {
+    Answers answers;
+    ReadPool::Options options;
+    options.idle_class = idle_class;
+    ReadPool pool(options);
+    pool.submit(
+        [](const Cancellation&) {
+          const int policy = sched_getscheduler(0);
+          errno = 0;
+          const int niceness = getpriority(PRIO_PROCESS, 0);  // this thread's, on Linux
+          return ApiResponse(200, std::to_string(policy) + " " + std::to_string(niceness));
+        },
+        answers.collect(1));
+    ASSERT_TRUE(answers.wait_for(1));
+    const std::string expected =
+        std::to_string(idle_class ? SCHED_IDLE : SCHED_OTHER) + " 19";
+    EXPECT_EQ(answers.taken()[0].second.body, expected) << "idle_class " << idle_class;
+  }
+  // The thread that made the pools is untouched.
+  EXPECT_EQ(sched_getscheduler(0), SCHED_OTHER);
+}
+#endif
 
 }  // namespace

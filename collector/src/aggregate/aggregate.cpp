@@ -104,6 +104,20 @@ std::vector<uint64_t> Aggregate::support_counts() const {
   return support;
 }
 
+std::vector<uint64_t> Aggregate::support_counts(const std::vector<uint32_t>& values) const {
+  std::vector<uint64_t> support(values.size(), 0);
+  if (spec_->support == nullptr) return support;
+  if (spec_->support_at == nullptr) {
+    const std::vector<uint64_t> every = support_counts();
+    for (size_t i = 0; i < values.size(); ++i) support[i] = every[values[i]];
+    return support;
+  }
+  const std::vector<uint64_t> filled = sparse_length_ == 0 ? std::vector<uint64_t>() : tally();
+  spec_->support_at(metric_, sparse_length_ == 0 ? tally_.data() : filled.data(), reports_,
+                    values.data(), values.size(), support.data());
+  return support;
+}
+
 // Layout: version, mechanism id, varint reports; then for a tally its
 // length and the counts, a zero count written as 0 followed by the length
 // of its run of zeros; for numeric mechanisms the number of histogram

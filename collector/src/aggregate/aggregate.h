@@ -59,6 +59,8 @@ class Aggregate {
   // Frequency oracles: I_v for v in [0, domain_size) (RAPPOR: the summed
   // weights, h I_v).
   std::vector<uint64_t> support_counts() const;
+  // The same for `values` only: result[i] is I at values[i].
+  std::vector<uint64_t> support_counts(const std::vector<uint32_t>& values) const;
   // Numeric mechanisms: the reported values.
   const NumericSummary& summary() const { return summary_; }
   // Frequency oracles: the whole tally (a copy; for a sparse one, filled in).

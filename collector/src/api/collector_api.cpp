@@ -50,6 +50,8 @@ struct ReadRequest {
   TimeRange range;
   PostProcessing post = PostProcessing::kNone;
   uint32_t top_k = kDefaultTopK;  // word discovery (pem, sfp) only
+  std::optional<ValueSelection> values;  // frequency oracles only; none: every value
+  const ValueSelection* selection() const { return values ? &*values : nullptr; }
 };
 
 Outcome<ReadRequest> read_request(const Store& store, const std::string& id_text,
@@ -94,9 +96,18 @@ Outcome<ReadRequest> read_request(const Store& store, const std::string& id_text
     }
     request.top_k = static_cast<uint32_t>(std::stoul(*text));
   }
+  if (const std::string* text = find(query, "values")) {
+    const MechanismSpec& spec = mechanism_spec(request.metric.mechanism);
+    if (spec.numeric || spec.discovers_words) {
+      return invalid("parameter 'values' applies to frequency-oracle metrics only");
+    }
+    auto values = ValueSelection::parse(*text, request.metric.domain_size);
+    if (!values) return values.error();
+    request.values = std::move(values).value();
+  }
   for (const auto& [key, value] : query) {
     if (key != "from" && key != "to" && key != "postprocess" && key != "bucket" &&
-        key != "top_k") {
+        key != "top_k" && key != "values") {
       return invalid("unknown parameter '" + key + "'");
     }
   }
@@ -408,7 +419,8 @@ ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryPara
                         counts->empty() ? DeviceCounts{} : counts->front().counts, buckets);
   const DiscoveryControls discovery{request->top_k, &discovery_cache_, &cancel};
   if (format != ResultFormat::kJson) {
-    const auto table = estimate_table(aggregate.value(), clustering, request->post, discovery);
+    const auto table = estimate_table(aggregate.value(), clustering, request->post, discovery,
+                                      request->selection());
     if (!table) return cancelled_response(cancel.cause());
     ResultRows rows(format, request->metric);
     rows.add({"all", bound(request->range.from), bound(request->range.to)}, *table);
@@ -416,7 +428,8 @@ ApiResponse CollectorApi::estimate(const std::string& metric_id, const QueryPara
   }
   JsonWriter out;
   out.begin_object();
-  if (!write_estimate(aggregate.value(), clustering, request->post, out, discovery)) {
+  if (!write_estimate(aggregate.value(), clustering, request->post, out, discovery,
+                      request->selection())) {
     return cancelled_response(cancel.cause());
   }
   describe_range(request->range, out);
@@ -467,7 +480,9 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
   describe_range(request->range, out);
   out.key("series").begin_array();
   if (format == ResultFormat::kJson && !mechanism_spec(request->metric.mechanism).numeric) {
-    out.reserve(periods->size() * request->metric.domain_size * kEstimateJsonBytes);
+    const size_t listed = request->values ? request->values->values().size()
+                                          : size_t{request->metric.domain_size};
+    out.reserve(periods->size() * listed * kEstimateJsonBytes);
   }
   const DiscoveryControls discovery{request->top_k, &discovery_cache_, &cancel};
   ResultRows rows(format, request->metric);
@@ -478,7 +493,8 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
         request->metric, period.aggregate.reports(),
         counted == period_counts.end() ? DeviceCounts{} : counted->second, period.buckets);
     if (format != ResultFormat::kJson) {
-      const auto table = estimate_table(period.aggregate, clustering, request->post, discovery);
+      const auto table = estimate_table(period.aggregate, clustering, request->post, discovery,
+                                        request->selection());
       if (!table) return cancelled_response(cancel.cause());
       rows.add({width == 3600 ? "hour" : "day", period.start, period.start + width}, *table);
       continue;
@@ -486,8 +502,8 @@ ApiResponse CollectorApi::series(const std::string& metric_id, const QueryParams
     out.begin_object()
         .member("start", format_time(period.start))
         .member("start_unix", period.start);
-    const bool written =
-        write_estimate(period.aggregate, clustering, request->post, out, discovery);
+    const bool written = write_estimate(period.aggregate, clustering, request->post, out,
+                                        discovery, request->selection());
     out.end_object();
     if (!written) return cancelled_response(cancel.cause());
   }

@@ -1,6 +1,8 @@
 #include "api/metric_estimate.h"
 
 #include <algorithm>
+#include <cstring>
+#include <string_view>
 
 #include "api/numeric_estimate_json.h"
 #include "discovery/discovery_cache.h"
@@ -49,15 +51,56 @@ void write_words(const EstimateTable& table, uint32_t top_k, JsonWriter& out) {
   out.end_array();
 }
 
-// Every value's estimate of a frequency oracle's aggregate (with reports).
+// One entry of "estimates" as text, made in a buffer of its own and
+// appended at once: a wide series has millions of them, and the writer's
+// calls per member (a comma to decide, the name to escape, an append each)
+// took most of its time. Names are constants; numbers are written as
+// JsonWriter writes them. At most kEstimateJsonBytes.
+class EntryText {
+ public:
+  template <size_t N>
+  EntryText& put(const char (&constant)[N]) {
+    std::memcpy(end_, constant, N - 1);
+    end_ += N - 1;
+    return *this;
+  }
+  template <typename Number>
+  EntryText& number(Number x) {
+    end_ = put_json_number(end_, x);
+    return *this;
+  }
+  std::string_view text() const { return {text_, static_cast<size_t>(end_ - text_)}; }
+
+ private:
+  // The bound, and a number's whole room past the last one written.
+  char text_[kEstimateJsonBytes + kJsonNumberBytes];
+  char* end_ = text_;
+};
+
+// The estimates of a frequency oracle's aggregate (with reports): of every
+// value, or of the `selected` ones. Only norm-sub and the shared-collision
+// variance need the other values' counts.
 std::vector<ValueEstimate> frequencies(const Aggregate& aggregate,
-                                       const DeviceClustering& clustering, PostProcessing post) {
+                                       const DeviceClustering& clustering, PostProcessing post,
+                                       const ValueSelection* selected) {
   const MetricConfig& metric = aggregate.metric();
   const OracleParams params = oracle_params(metric);
   const uint64_t reports = aggregate.reports();
   const double n = static_cast<double>(reports);
+  // Shared-collision variance (RAPPOR) and norm-sub need every value's
+  // count; otherwise only the selected values' support is computed.
+  const bool every_value =
+      selected == nullptr || params.collision_coefficient != 0 || post == PostProcessing::kNormSub;
+  if (!every_value) {
+    const std::vector<uint64_t> support = aggregate.support_counts(selected->values());
+    std::vector<ValueEstimate> values(support.size());
+    for (size_t i = 0; i < support.size(); ++i) {
+      values[i].value = selected->values()[i];
+      values[i].estimate = estimate_count(reports, support[i], params, 0.0, clustering);
+    }
+    return values;
+  }
   const std::vector<uint64_t> counts = aggregate.support_counts();
-  // Shared-collision variance (RAPPOR): needs every value's plug-in count.
   std::vector<double> squared;
   double all_squared = 0;
   if (params.collision_coefficient != 0) {
@@ -83,6 +126,11 @@ std::vector<ValueEstimate> frequencies(const Aggregate& aggregate,
       values[value].estimate_normsub = consistent[value];
     }
   }
+  if (selected != nullptr) {
+    values.erase(std::remove_if(values.begin(), values.end(),
+                                [&](const ValueEstimate& v) { return !selected->contains(v.value); }),
+                 values.end());
+  }
   return values;
 }
 
@@ -101,7 +149,8 @@ void write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
 }
 
 bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clustering,
-                    PostProcessing post, JsonWriter& out, const DiscoveryControls& discovery) {
+                    PostProcessing post, JsonWriter& out, const DiscoveryControls& discovery,
+                    const ValueSelection* values) {
   const MetricConfig& metric = aggregate.metric();
   if (aggregate.numeric()) {
     const nlohmann::json numeric =
@@ -116,7 +165,7 @@ bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
       .member("domain_size", metric.domain_size)
       .member("n", aggregate.reports());
   write_variance(clustering, out);
-  const auto table = estimate_table(aggregate, clustering, post, discovery);
+  const auto table = estimate_table(aggregate, clustering, post, discovery, values);
   if (!table) return false;
   if (table->shape == EstimateTable::Shape::kWords) {
     write_words(*table, discovery.top_k, out);
@@ -125,20 +174,22 @@ bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
   if (post == PostProcessing::kNormSub && !table->values.empty()) {
     out.member("postprocessing", "norm-sub");
   }
-  out.reserve(size_t{metric.domain_size} * kEstimateJsonBytes);
+  out.reserve(table->values.size() * kEstimateJsonBytes);
   const double n = static_cast<double>(table->n);
   out.key("estimates").begin_array();
   for (const ValueEstimate& v : table->values) {
     const CountEstimate& e = v.estimate;
-    out.begin_object()
-        .member("value", v.value)
-        .member("estimate", e.count)
-        .member("stderr", e.std_error);
-    write_interval(out, "ci95", e.ci95_low, e.ci95_high);
-    out.member("fraction", e.count / n);
-    write_interval(out, "fraction_ci95", e.ci95_low / n, e.ci95_high / n);
-    if (v.estimate_normsub) out.member("estimate_normsub", *v.estimate_normsub);
-    out.end_object();
+    EntryText entry;
+    entry.put(R"({"value":)").number(uint64_t{v.value});
+    entry.put(R"(,"estimate":)").number(e.count);
+    entry.put(R"(,"stderr":)").number(e.std_error);
+    entry.put(R"(,"ci95":[)").number(e.ci95_low).put(",").number(e.ci95_high);
+    entry.put(R"(],"fraction":)").number(e.count / n);
+    entry.put(R"(,"fraction_ci95":[)").number(e.ci95_low / n).put(",").number(e.ci95_high / n);
+    entry.put("]");
+    if (v.estimate_normsub) entry.put(R"(,"estimate_normsub":)").number(*v.estimate_normsub);
+    entry.put("}");
+    out.raw(entry.text());
   }
   out.end_array();
   return true;
@@ -146,7 +197,8 @@ bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clusteri
 
 std::optional<EstimateTable> estimate_table(const Aggregate& aggregate,
                                             const DeviceClustering& clustering, PostProcessing post,
-                                            const DiscoveryControls& discovery) {
+                                            const DiscoveryControls& discovery,
+                                            const ValueSelection* values) {
   EstimateTable table;
   table.n = aggregate.reports();
   table.design_effect = clustering.design_effect();
@@ -167,7 +219,7 @@ std::optional<EstimateTable> estimate_table(const Aggregate& aggregate,
     }
     return table;
   }
-  if (table.n != 0) table.values = frequencies(aggregate, clustering, post);
+  if (table.n != 0) table.values = frequencies(aggregate, clustering, post, values);
   return table;
 }
 

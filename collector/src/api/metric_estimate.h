@@ -34,6 +34,7 @@
 #include "estimate/frequency_oracle.h"
 #include "estimate/post_processing.h"
 #include "util/cancellation.h"
+#include "api/value_selection.h"
 #include "util/json_writer.h"
 
 namespace blur::collector {
@@ -46,9 +47,12 @@ namespace blur::collector {
 // Word-discovery (pem, sfp) metrics answer their top_k words (discovery/
 // word_discovery.h) instead of per-value estimates.
 inline constexpr uint32_t kDefaultTopK = 32;
-// About the bytes one value's entry of "estimates" takes (seven numbers in
-// shortest round-trip form): what a large answer reserves up front.
-inline constexpr size_t kEstimateJsonBytes = 200;
+// At most the bytes one value's entry of "estimates" takes: seven numbers
+// of at most 24 characters (shortest round-trip form), an eighth with
+// norm-sub, their names and punctuation. What a large answer reserves up
+// front: an upper bound, so the text is never copied to a larger buffer
+// (pages reserved and not written cost nothing).
+inline constexpr size_t kEstimateJsonBytes = 300;
 inline constexpr uint32_t kMaxTopK = 1000;
 // `clustering`: how the aggregate's reports are spread over devices (the
 // store's counts; DeviceClustering::one_report_per_device only where that
@@ -66,9 +70,12 @@ struct DiscoveryControls {
   const Cancellation* cancel = nullptr;
 };
 // The same; false, with `out` incomplete, if the discovery was cancelled.
+// `values` (frequency oracles; null: every value): the values "estimates"
+// lists (value_selection.h).
 [[nodiscard]] bool write_estimate(const Aggregate& aggregate, const DeviceClustering& clustering,
                                   PostProcessing post, JsonWriter& out,
-                                  const DiscoveryControls& discovery);
+                                  const DiscoveryControls& discovery,
+                                  const ValueSelection* values = nullptr);
 // The same estimate typed, before it becomes text: what the JSON answer of
 // frequency oracles and word discovery is written from, and what export
 // rows (result_rows.h) are flattened from. A numeric metric's is its mean
@@ -84,15 +91,17 @@ struct EstimateTable {
   Shape shape = Shape::kFrequencies;
   uint64_t n = 0;  // reports
   double design_effect = 1;
-  // kFrequencies: every value of the domain (none without reports); kWords:
+  // kFrequencies: every value of the domain, or the selected ones (none
+  // without reports); kWords:
   // the discovered words, decreasing estimate; kMean: the mean (none
   // without reports).
   std::vector<ValueEstimate> values;
 };
-// nullopt if the word discovery was cancelled.
+// nullopt if the word discovery was cancelled. `values`: as above.
 std::optional<EstimateTable> estimate_table(const Aggregate& aggregate,
                                             const DeviceClustering& clustering, PostProcessing post,
-                                            const DiscoveryControls& discovery);
+                                            const DiscoveryControls& discovery,
+                                            const ValueSelection* values = nullptr);
 
 std::string estimate_text(const Aggregate& aggregate, const DeviceClustering& clustering,
                           PostProcessing post = PostProcessing::kNone);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #ifdef __linux__
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -25,13 +26,20 @@ namespace {
 
 // The calling thread (and the threads it starts: discovery's) yields the CPU
 // to the rest of the process: ingestion and the I/O threads keep their rate
-// while reads run, and reads take the idle cores. Linux sets niceness per
-// thread; elsewhere reads run at the process's priority.
-void lower_priority(int niceness) {
+// while reads run, and reads take the idle cores. Linux sets niceness and
+// the scheduling class per thread; elsewhere reads run at the process's
+// priority.
+void lower_priority(int niceness, bool idle_class) {
 #ifdef __linux__
-  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), niceness);
+  const auto thread = static_cast<pid_t>(syscall(SYS_gettid));
+  (void)setpriority(PRIO_PROCESS, static_cast<id_t>(thread), niceness);
+  if (idle_class) {
+    const sched_param none{};
+    (void)sched_setscheduler(thread, SCHED_IDLE, &none);
+  }
 #else
   (void)niceness;
+  (void)idle_class;
 #endif
 }
 
@@ -77,7 +85,7 @@ void ReadPool::submit(Read read, Answer answer) {
 }
 
 void ReadPool::work() {
-  lower_priority(options_.niceness);
+  lower_priority(options_.niceness, options_.idle_class);
   for (;;) {
     std::shared_ptr<Job> job;
     std::list<std::shared_ptr<Job>>::iterator slot;

@@ -4,7 +4,7 @@
 // /healthz and device POSTs included.
 //
 // - At most Options::threads reads run at once, at a lower CPU priority
-//   than the rest of the process (Options::niceness); at most
+//   than the rest of the process (Options::niceness, Options::idle_class); at most
 //   Options::max_queued wait. Past that a read is answered at once: 503, Retry-After, refusal
 //   "unavailable".
 // - Each read has Options::deadline from its submission (queueing
@@ -49,6 +49,13 @@ class ReadPool {
     // default the lowest, so they yield the CPU to ingestion and the I/O
     // threads, and take what those leave idle.
     int niceness = 19;
+    // Linux: the read threads also run in the SCHED_IDLE class, which is
+    // stronger than niceness 19 (a weight of 3 against 15, and a woken
+    // ingest thread preempts a running read at once): a read takes the CPU
+    // only when nothing else of the machine wants it. Where the class
+    // cannot be set (a seccomp filter refusing sched_setscheduler), the
+    // niceness alone applies.
+    bool idle_class = true;
   };
   // The read: it should check `cancel` between units of work and, once it
   // is requested, return soon (its answer is then dropped).

@@ -143,6 +143,11 @@ std::vector<Setting> serve_settings(ServeOptions& o) {
               "Estimates and series waiting for a read thread; past it, 503 with Retry-After",
               &o.reads.max_queued}
           .range(0, 100000),
+      Setting{"reads", "idle_class", "--read-idle-class",
+              "Linux: the read threads run in the SCHED_IDLE scheduling class as well as at "
+              "niceness 19, taking the CPU only when nothing else of the machine wants it; false: "
+              "niceness 19 only",
+              &o.reads.idle_class},
       Setting{"reads", "deadline", "--read-deadline",
               "Seconds an estimate or series may take, waiting included; past it, 503 (refusal "
               "\"deadline\") and the read is cancelled",

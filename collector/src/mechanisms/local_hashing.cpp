@@ -57,13 +57,16 @@ void tally_local_hash(const MetricConfig& metric, const IncomingReport& report,
 // (indices a << b | y). One transform of the 2^(k+b) tally, then 2^b terms
 // per value: O((k + b) 2^(k+b) + d (k b + 2^b)), whatever the number of
 // reports, instead of O(d) per distinct a. Exact: integer sums.
-void local_hash_support(const MetricConfig& metric, const uint64_t* tally, uint64_t,
-                        uint64_t* support) {
+// The support of values[0..count) into support[0..count): one transform,
+// then each value's 2^b terms.
+void local_hash_support_at(const MetricConfig& metric, const uint64_t* tally, uint64_t,
+                           const uint32_t* values, size_t count, uint64_t* support) {
   const auto shape = local_hash_shape(metric);
   const uint32_t k = shape.field_bits, b = shape.bucket_bits, shift = k - b;
   std::vector<int64_t> w(tally, tally + (size_t{1} << (k + b)));
   walsh_hadamard(w);
-  for (uint32_t v = 0; v < metric.domain_size; ++v) {
+  for (size_t listed = 0; listed < count; ++listed) {
+    const uint32_t v = values[listed];
     // u_j = u_v(e_j): bit i is bit shift + j of e_i v.
     uint32_t u_basis[blur::LocalHashing::kMaxBucketBits] = {};
     for (uint32_t i = 0; i < k; ++i) {
@@ -78,8 +81,15 @@ void local_hash_support(const MetricConfig& metric, const uint64_t* tally, uint6
       u ^= u_basis[__builtin_ctz(s)];
       sum += w[(size_t{u} << b) | gray];
     }
-    support[v] = static_cast<uint64_t>(sum >> b);
+    support[listed] = static_cast<uint64_t>(sum >> b);
   }
+}
+
+void local_hash_support(const MetricConfig& metric, const uint64_t* tally, uint64_t reports,
+                        uint64_t* support) {
+  std::vector<uint32_t> every(metric.domain_size);
+  for (uint32_t v = 0; v < metric.domain_size; ++v) every[v] = v;
+  local_hash_support_at(metric, tally, reports, every.data(), every.size(), support);
 }
 
 // Randomized response over g buckets; another value shares the bucket with
@@ -105,6 +115,7 @@ MechanismSpec local_hashing_spec(MechanismId id) {
   spec.tally_size = local_hash_tally_size;
   spec.tally = tally_local_hash;
   spec.support = local_hash_support;
+  spec.support_at = local_hash_support_at;
   spec.params = local_hash;
   return spec;
 }

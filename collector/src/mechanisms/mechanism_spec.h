@@ -86,6 +86,11 @@ struct MechanismSpec {
   // support[0..domain_size) from the tally of `reports` reports.
   void (*support)(const MetricConfig& metric, const uint64_t* tally, uint64_t reports,
                   uint64_t* support) = nullptr;
+  // support[i] for each of values[0..count) only, where that is cheaper
+  // than every value's (local hashing: a few values of a wide domain, as a
+  // chart of one value asks); nullptr: support() and pick.
+  void (*support_at)(const MetricConfig& metric, const uint64_t* tally, uint64_t reports,
+                     const uint32_t* values, size_t count, uint64_t* support) = nullptr;
   OracleParams (*params)(const MetricConfig& metric) = nullptr;
   // Word discovery (pem, sfp): no support(); estimates are discovered words.
   bool discovers_words = false;

@@ -1,7 +1,14 @@
 #include "util/json_writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 namespace blur::collector {
 
@@ -129,14 +136,53 @@ namespace {
 
 template <typename Number>
 void put_number(std::string* out, Number number) {
-  char text[32];
-  const auto result = std::to_chars(text, text + sizeof text, number);
-  out->append(text, result.ptr);
+  char text[kJsonNumberBytes];
+  out->append(text, put_json_number(text, number));
 }
 
 }  // namespace
 
-void JsonWriter::reserve(size_t bytes) { out_.reserve(out_.size() + bytes); }
+char* put_json_number(char* at, double number) {
+  if (!std::isfinite(number)) {
+    std::memcpy(at, "null", 4);
+    return at + 4;
+  }
+  return std::to_chars(at, at + kJsonNumberBytes, number).ptr;
+}
+
+char* put_json_number(char* at, uint64_t number) {
+  return std::to_chars(at, at + kJsonNumberBytes, number).ptr;
+}
+
+namespace {
+
+// Large answers: the pages the next `bytes` of text will fill (at most
+// 8 MiB of them: a reservation is an upper bound) are mapped in one call
+// instead of one page fault each (a 300 MB answer is 73,000 faults; on a
+// virtual machine with costly faults, a second of them). Linux 5.14 and
+// later; elsewhere, or if refused, the pages fault in as written.
+void map_ahead(std::string& out, size_t bytes) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  constexpr size_t kWorthIt = size_t{1} << 20, kAtMost = size_t{8} << 20;
+  if (bytes < kWorthIt) return;
+  bytes = std::min(bytes, kAtMost);
+  const auto page = static_cast<uintptr_t>(4096);
+  const auto begin = reinterpret_cast<uintptr_t>(out.data() + out.size());
+  const uintptr_t first = (begin + page - 1) & ~(page - 1);
+  const uintptr_t last = (begin + bytes) & ~(page - 1);
+  if (last > first) (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_POPULATE_WRITE);
+#else
+  (void)out;
+  (void)bytes;
+#endif
+}
+
+}  // namespace
+
+void JsonWriter::reserve(size_t bytes) {
+  out_.reserve(out_.size() + bytes);
+  map_ahead(out_, bytes);
+}
 
 void JsonWriter::separate() {
   if (after_key_) {
@@ -185,17 +231,14 @@ JsonWriter& JsonWriter::key(std::string_view name) {
 
 JsonWriter& JsonWriter::value(double number) {
   separate();
-  if (!std::isfinite(number)) {
-    out_.append("null");
-  } else {
-    put_number(&out_, number);
-  }
+  put_number(&out_, number);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(int64_t number) {
   separate();
-  put_number(&out_, number);
+  char text[kJsonNumberBytes];
+  out_.append(text, std::to_chars(text, text + sizeof text, number).ptr);
   return *this;
 }
 

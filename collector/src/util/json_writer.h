@@ -23,6 +23,12 @@ std::string json_text(const nlohmann::json& value) noexcept;
 // U+FFFD, as JsonWriter writes strings (for text formats other than JSON).
 std::string well_formed_utf8(std::string_view text);
 
+// A number as JsonWriter writes it (shortest round-trip form; null if not
+// finite) at `at`, which has room for kJsonNumberBytes; returns its end.
+inline constexpr size_t kJsonNumberBytes = 32;
+char* put_json_number(char* at, double number);
+char* put_json_number(char* at, uint64_t number);
+
 class JsonWriter {
  public:
   JsonWriter& begin_object();
@@ -50,7 +56,9 @@ class JsonWriter {
   }
 
   // Room for `bytes` more bytes of text (a hint: a large answer then
-  // grows without copying itself again and again).
+  // grows without copying itself again and again; on Linux the first
+  // megabytes of that room are mapped at once, instead of page by page
+  // as the text reaches them).
   void reserve(size_t bytes);
 
   const std::string& text() const { return out_; }
