@@ -30,7 +30,12 @@ Error device_busy() {
 }  // namespace
 
 GroupCommitter::GroupCommitter(Store& store, Options options)
-    : store_(store), options_(options), writer_([this] { run(); }) {}
+    : store_(store),
+      options_(options),
+      commit_sync_(store.commit_sync()),
+      writer_([this] { run(); }) {
+  if (commit_sync_) syncer_ = std::thread([this] { run_syncer(); });
+}
 
 GroupCommitter::~GroupCommitter() { stop(); }
 
@@ -84,6 +89,12 @@ void GroupCommitter::stop() {
     wake_.notify_one();
   }
   if (writer_.joinable()) writer_.join();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    writer_done_ = true;
+    wake_syncer_.notify_one();
+  }
+  if (syncer_.joinable()) syncer_.join();
 }
 
 GroupCommitter::Stats GroupCommitter::stats() const {
@@ -124,31 +135,68 @@ void GroupCommitter::run() {
       group_reports += pending.batch->reports.size();
     }
     const auto started = std::chrono::steady_clock::now();
-    const Outcome<std::vector<BatchOutcome>> outcomes = store_.insert(batches);
+    // Pipelined when the store can sync later: committed lazily, answered by
+    // the syncer once durable, while this thread commits the next group.
+    Outcome<std::vector<BatchOutcome>> outcomes = store_.insert(batches, commit_sync_ != nullptr);
     if (options_.on_commit) {
       options_.on_commit(std::chrono::steady_clock::now() - started, group_reports,
                          outcomes ? done() : Fallible(outcomes.error()));
     }
-    {
+    if (outcomes) {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (outcomes) {
-        ++stats_.commits;
-        stats_.batches += group.size();
-        stats_.reports += group_reports;
-        for (const BatchOutcome& outcome : outcomes.value()) {
-          stats_.over_limit += outcome.over_limit;
-        }
+      ++stats_.commits;
+      stats_.batches += group.size();
+      stats_.reports += group_reports;
+      for (const BatchOutcome& outcome : outcomes.value()) {
+        stats_.over_limit += outcome.over_limit;
       }
-      // Before the answers: a device that sends its next batch as soon as
-      // it has this one's answer finds its slot free.
-      for (const Pending& pending : group) in_flight_.erase(pending.batch->device_nonce);
+      if (commit_sync_) {
+        unsynced_.push_back({std::move(group), std::move(outcomes).value()});
+        wake_syncer_.notify_one();
+        continue;
+      }
     }
-    for (size_t i = 0; i < group.size(); ++i) {
-      if (outcomes) {
-        group[i].done(outcomes.value()[i]);
+    answer(group, outcomes);
+  }
+}
+
+void GroupCommitter::run_syncer() {
+  std::vector<Unsynced> synced;
+  for (;;) {
+    synced.clear();
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_syncer_.wait(lock, [this] { return writer_done_ || !unsynced_.empty(); });
+      if (unsynced_.empty()) return;  // the writer has ended, everything answered
+      synced.swap(unsynced_);
+    }
+    // One sync for every group committed so far. If it fails, whether they
+    // reached the disk is unknown: their senders are told to retry, and a
+    // resent report that was stored is then a duplicate, never counted twice.
+    const Fallible durable = commit_sync_->sync();
+    for (Unsynced& unsynced : synced) {
+      if (durable) {
+        answer(unsynced.group, std::move(unsynced.outcomes));
       } else {
-        group[i].done(for_devices(outcomes.error()));
+        answer(unsynced.group, durable.error());
       }
+    }
+  }
+}
+
+void GroupCommitter::answer(std::vector<Pending>& group,
+                            const Outcome<std::vector<BatchOutcome>>& outcomes) {
+  {
+    // Before the answers: a device that sends its next batch as soon as it
+    // has this one's answer finds its slot free.
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const Pending& pending : group) in_flight_.erase(pending.batch->device_nonce);
+  }
+  for (size_t i = 0; i < group.size(); ++i) {
+    if (outcomes) {
+      group[i].done(outcomes.value()[i]);
+    } else {
+      group[i].done(for_devices(outcomes.error()));
     }
   }
 }

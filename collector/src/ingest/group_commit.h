@@ -104,7 +104,18 @@ class GroupCommitter {
     int64_t received_at;
     Callback done;
   };
+  // A committed group whose commit is not yet known to be durable.
+  struct Unsynced {
+    std::vector<Pending> group;
+    std::vector<BatchOutcome> outcomes;
+  };
   void run();
+  // The pipelined commit's second stage (when the store has a commit_sync):
+  // syncs every group committed so far in one step, then answers them, while
+  // run() commits the next group.
+  void run_syncer();
+  // Frees the group's device slots, then answers each batch.
+  void answer(std::vector<Pending>& group, const Outcome<std::vector<BatchOutcome>>& outcomes);
 
   Store& store_;
   const Options options_;
@@ -117,7 +128,12 @@ class GroupCommitter {
   std::unordered_set<uint64_t, KeyedHash> in_flight_;
   bool stopping_ = false;
   Stats stats_;
+  const std::shared_ptr<store::CommitSync> commit_sync_;  // null: insert() is durable
+  std::vector<Unsynced> unsynced_;                        // guarded by mutex_
+  std::condition_variable wake_syncer_;
+  bool writer_done_ = false;
   std::thread writer_;
+  std::thread syncer_;
 };
 
 }  // namespace blur::collector

@@ -126,6 +126,17 @@ struct DeviceRow {
   int64_t last_renewed_at = 0;  // Unix s; enrolled_at until a renewal is recorded
 };
 
+// Makes the write transactions committed lazily so far durable, as one
+// step for many (a pipelined group commit: the writer goes on with the next
+// transaction while this waits for the disk). Safe to call from any thread.
+class CommitSync {
+ public:
+  virtual ~CommitSync() = default;
+  // Every transaction whose commit() returned before this call began is on
+  // disk when it returns done.
+  virtual Fallible sync() = 0;
+};
+
 class Connection {
  public:
   virtual ~Connection() = default;
@@ -143,6 +154,10 @@ class Connection {
   virtual Fallible begin_lazy() = 0;
   virtual Fallible commit() = 0;
   virtual void rollback() = 0;
+  // What makes this connection's lazy commits durable later, or nullptr if
+  // the backend has no such step (PostgreSQL: its commits wait for their own
+  // WAL flush, and a lazy one's flush cannot be asked for).
+  virtual std::shared_ptr<CommitSync> commit_sync() { return nullptr; }
 
   // Metrics: the id and the canonical text of the whole configuration.
   virtual Outcome<std::vector<std::pair<uint32_t, std::string>>> load_metrics() = 0;

@@ -146,6 +146,7 @@ Outcome<std::unique_ptr<Store>> Store::open(const std::string& url, Mode mode,
   store->partitions_reports_ = (*connection)->partitions_reports();
   if (mode == Mode::kReadWrite) {
     store->writer_ = std::move(connection).value();
+    store->commit_sync_ = store->writer_->commit_sync();
   } else {
     store->idle_readers_.push_back(std::move(connection).value());
   }
@@ -274,7 +275,8 @@ Outcome<int64_t> Store::retire_metric(uint32_t id, int64_t now) {
 
 // ---- writes -------------------------------------------------------------------
 
-Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch>& batches) {
+Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch>& batches,
+                                                 bool defer_sync) {
   // Rows for every report, in batch order; first_row[i] is where batch i starts.
   std::vector<ReportRow> rows;
   std::vector<size_t> first_row;
@@ -344,7 +346,10 @@ Outcome<std::vector<BatchOutcome>> Store::insert(const std::vector<ReceivedBatch
   if (auto status = writer_->prepare_report_partitions(buckets_written); !status) {
     return status.error();
   }
-  if (auto status = writer_->begin(); !status) return status.error();
+  if (auto status = defer_sync && commit_sync_ ? writer_->begin_lazy() : writer_->begin();
+      !status) {
+    return status.error();
+  }
   // Where duplicates are looked for in daily partitions (PostgreSQL): the
   // buckets a report first received a duplicate window ago could be in.
   const int64_t duplicate_since =

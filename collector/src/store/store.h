@@ -161,7 +161,17 @@ class Store {
   // reports_per_day_limit(), counting those stored before and earlier rows
   // of this group (in batch order); the excess is refused and counted in
   // over_limit.
-  Outcome<std::vector<BatchOutcome>> insert(const std::vector<ReceivedBatch>& batches);
+  //
+  // With defer_sync, when commit_sync() is not null, the transaction is
+  // committed lazily: readers see it at once, but it is durable only once
+  // commit_sync()->sync() returns after this; the caller answers no one
+  // before that (a pipelined group commit).
+  Outcome<std::vector<BatchOutcome>> insert(const std::vector<ReceivedBatch>& batches,
+                                            bool defer_sync = false);
+  // What makes insert(..., true)'s commits durable; nullptr when the
+  // backend cannot sync later (PostgreSQL) or the store is read-only: then
+  // every insert() is durable when it returns.
+  std::shared_ptr<store::CommitSync> commit_sync() const { return commit_sync_; }
 
   // The metric's aggregates per period of `period_seconds` (a multiple or
   // a divisor of the bucket width that divides a day; all nodes merged),
@@ -334,6 +344,7 @@ class Store {
 
   std::mutex writer_mutex_;  // the writer connection and the node id
   std::unique_ptr<store::Connection> writer_;
+  std::shared_ptr<store::CommitSync> commit_sync_;  // the writer's, if any
   std::optional<int64_t> node_id_;
 
   mutable std::mutex readers_mutex_;

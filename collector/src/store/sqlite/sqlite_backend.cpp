@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <map>
+#include <mutex>
 #include <type_traits>
 
 #include "store/sqlite/wal_checkpointer.h"
@@ -168,6 +171,45 @@ PeriodTableSql aggregate_table_sql(AggregateTable table) {
 
 uint64_t from_sql(sqlite3_int64 v) { return static_cast<uint64_t>(v); }
 
+// A lazy commit (synchronous=NORMAL in WAL mode) has written its frames to
+// the write-ahead log when COMMIT returns; an fdatasync of the log then
+// makes it durable, with every commit before it. The log's frames carry
+// cumulative checksums, so a crash before the sync loses a suffix of the
+// commits, never one in the middle; checkpoints sync the log before they
+// copy it. Our own descriptor of the log file, reopened if the file was
+// replaced (a new inode).
+class WalSync final : public CommitSync {
+ public:
+  explicit WalSync(std::string database_path) : path_(std::move(database_path) + "-wal") {}
+  ~WalSync() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fallible sync() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    struct stat file {};
+    if (::stat(path_.c_str(), &file) != 0) return failed("find");
+    struct stat open_file {};
+    if (fd_ >= 0 && (::fstat(fd_, &open_file) != 0 || open_file.st_ino != file.st_ino ||
+                     open_file.st_dev != file.st_dev)) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+    if (fd_ < 0) fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) return failed("open");
+    if (::fdatasync(fd_) != 0) return failed("sync");
+    return done();
+  }
+
+ private:
+  Error failed(const char* what) const {
+    return unavailable("cannot " + std::string(what) + " the write-ahead log " + path_ + ": " +
+                       std::strerror(errno));
+  }
+  const std::string path_;
+  std::mutex mutex_;
+  int fd_ = -1;
+};
+
 // Parameters beside integers (which bind as 64-bit, an unsigned one as its
 // bit pattern): text, copied, and blobs, which must outlive the step.
 struct Text {
@@ -263,6 +305,10 @@ class SqliteConnection final : public Connection {
   void rollback() override {
     (void)exec("ROLLBACK");
     end_lazy();
+  }
+  std::shared_ptr<CommitSync> commit_sync() override {
+    if (!wal_sync_) wal_sync_ = std::make_shared<WalSync>(path_);
+    return wal_sync_;
   }
 
   Outcome<std::vector<std::pair<uint32_t, std::string>>> load_metrics() override {
@@ -894,6 +940,7 @@ class SqliteConnection final : public Connection {
   std::string path_;
   std::map<std::string, sqlite3_stmt*> statements_;
   bool lazy_ = false;  // synchronous=NORMAL: inside begin_lazy()'s transaction
+  std::shared_ptr<WalSync> wal_sync_;
   std::shared_ptr<WalCheckpointer> checkpointer_;  // after db_: closed first
 };
 
