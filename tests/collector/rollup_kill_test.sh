@@ -21,10 +21,7 @@
 #
 #   rollup_kill_test.sh BLUR_COLLECTOR STORE_FILL sqlite|postgresql [KILLS]
 set -euo pipefail
-collector=$1
-store_fill=$2
-backend=$3
-kills=${4:-5}
+collector=$1 store_fill=$2 backend=$3 kills=${4:-5}
 work=$(mktemp -d)
 collector_pid=""
 schema=blur_rollup_kill_$$
