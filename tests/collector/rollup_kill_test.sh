@@ -24,7 +24,7 @@ set -euo pipefail
 collector=$1 store_fill=$2 backend=$3 kills=${4:-5}
 work=$(mktemp -d)
 collector_pid=""
-schema=blur_rollup_kill_$$
+schema=blur_rollup_kill_$$ server=""  # server: the PostgreSQL URL
 app=blur_rollup_kill_$$  # the collector's sessions in pg_stat_activity
 psql=/usr/lib/postgresql/15/bin/psql
 [ -x "$psql" ] || psql=psql
@@ -32,7 +32,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 cleanup() {
   if [ -n "$collector_pid" ]; then kill -9 "$collector_pid" 2>/dev/null || true; fi
   wait 2>/dev/null || true
-  if [ "$backend" = postgresql ]; then
+  if [ -n "$server" ]; then
     "$psql" "$server" -qc "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1 || true
   fi
   rm -rf "$work"
