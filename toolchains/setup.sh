@@ -21,6 +21,9 @@ packages=(
   nanopb python3 python3-protobuf
   # collector
   libsqlite3-dev libcpp-httplib-dev libssl-dev nlohmann-json3-dev libcli11-dev curl
+  # the sqlite3 shell: tests/collector/rollup_kill_test.sh probes a frozen
+  # collector's write lock and counts its day rows with it
+  sqlite3
   libboost1.74-dev libtomlplusplus-dev
   # collector dashboard: Chart.js built into the binary; its test drives a
   # headless Chromium over the DevTools protocol (fonts for its screenshots:

@@ -2,9 +2,12 @@
 // HTTP): random valid reports of one metric, 64 per device and hourly
 // bucket, over the DAYS days of hourly buckets before the current hour. For benchmarks that need a large store behind a serving
 // collector (scripts/estimate-isolation-bench.sh); the metric is registered
-// as given, so `blur-collector serve --metric SPEC` matches it.
+// as given, so `blur-collector serve --metric SPEC` matches it. SEED (default
+// 0) picks the random reports and the device nonces: runs with different
+// seeds add different devices (each run writes as its own node, as two
+// collectors do; tests/collector/rollup_kill_test.sh).
 //
-//   store_fill DB METRIC_SPEC REPORTS [DAYS]    e.g. store_fill blur.db 100:olh:1:4096:max_reports_per_bucket=64 10000000 30
+//   store_fill DB METRIC_SPEC REPORTS [DAYS [SEED]]    e.g. store_fill blur.db 100:olh:1:4096:max_reports_per_bucket=64 10000000 30
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -18,8 +21,8 @@
 using namespace blur::collector;
 
 int main(int argc, char** argv) {
-  if (argc < 4 || argc > 5) {
-    std::fprintf(stderr, "usage: store_fill DB METRIC_SPEC REPORTS [DAYS]\n");
+  if (argc < 4 || argc > 6) {
+    std::fprintf(stderr, "usage: store_fill DB METRIC_SPEC REPORTS [DAYS [SEED]]\n");
     return 2;
   }
   auto metric = parse_metric_spec(argv[2]);
@@ -28,9 +31,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int64_t reports = std::atoll(argv[3]);
-  const int64_t hours = 24 * (argc == 5 ? std::atoll(argv[4]) : 30);
-  if (reports <= 0 || hours <= 0) {
-    std::fprintf(stderr, "store_fill: REPORTS and DAYS must be positive\n");
+  const int64_t hours = 24 * (argc >= 5 ? std::atoll(argv[4]) : 30);
+  const int64_t seed = argc == 6 ? std::atoll(argv[5]) : 0;
+  if (reports <= 0 || hours <= 0 || seed < 0 || seed >= (1 << 20)) {
+    std::fprintf(stderr, "store_fill: REPORTS and DAYS must be positive, SEED 0..2^20-1\n");
     return 2;
   }
   if (metric->max_reports_per_bucket < 64) {
@@ -49,11 +53,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   const int64_t this_hour = std::time(nullptr) / 3600 * 3600;
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(7 + static_cast<uint64_t>(seed));
   const auto start = std::time(nullptr);
   int64_t next_note = 1000000;
-  // Nonces far from the load generator's; the newest bucket the last whole hour.
-  auto filled = blur_test::fill_hourly(*store, *metric, reports, hours, this_hour - 3600, 1ull << 62,
+  // Nonces far from the load generator's (2^32 per seed); the newest bucket
+  // the last whole hour.
+  const uint64_t first_nonce = (1ull << 62) + (static_cast<uint64_t>(seed) << 32);
+  auto filled = blur_test::fill_hourly(*store, *metric, reports, hours, this_hour - 3600, first_nonce,
                                        rng, [&](int64_t stored) {
                                          if (stored < next_note) return;
                                          std::fprintf(stderr, "store_fill: %lld of %lld reports (%lld s)\n",
