@@ -109,9 +109,11 @@ int run_train(const TrainArgs& args, const CLI::App& cmd) {
       return fail(error, 2);
     }
     if (found.words.empty()) return fail(args.discovered_words + " holds no discovered words", 1);
-    // The most frequent words that fit, the 4 special tokens beside them.
+    // Alone, they are the vocabulary: the most frequent words that fit, the
+    // 4 special tokens beside them. With --init-from they are added to the
+    // public model's vocabulary (the new ones: vocabulary_growth.h).
     const size_t fit = o.vocab_size - Vocabulary::kSpecialCount;
-    if (found.words.size() > fit) found.words.resize(fit);
+    if (o.init_model.empty() && found.words.size() > fit) found.words.resize(fit);
     std::fprintf(stderr, "vocabulary: %zu words from %s\n", found.words.size(),
                  found.source.c_str());
     o.vocabulary_words = std::move(found.words);
@@ -433,7 +435,8 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app) : state_(std::make_u
   t->add_option("--discovered-words", st.train.discovered_words,
                 "Vocabulary: the words of a word-discovery (pem, sfp) metric, from "
                 "`blur-collector discovered-words --out FILE` (their local DP was paid on the "
-                "devices: no central epsilon); the most frequent --vocab-size - 4 are used")
+                "devices: no central epsilon); the most frequent --vocab-size - 4 are used, or, "
+                "with --init-from, those the public model lacks are added to its vocabulary")
       ->check(CLI::ExistingFile);
   t->add_option("--vocab-noise", o.vocab_noise_multiplier,
                 "Noise multiplier of the DP vocabulary's Gaussian counts")

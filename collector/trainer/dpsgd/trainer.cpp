@@ -17,6 +17,7 @@
 #include "trainer/dpsgd/run_plan.h"
 #include "trainer/model/parallel.h"
 #include "trainer/model/softmax_cross_entropy.h"
+#include "trainer/model/vocabulary_growth.h"
 #include "trainer/random/drbg_stream.h"
 
 namespace blur::trainer {
@@ -155,10 +156,10 @@ TrainReport train_language_model(const TrainOptions& given,
         "need --tuning-runs >= 1, --count-noise > 0, --validation-noise >= 0, "
         "--units-estimate >= 1");
   }
-  if (!o.init_model.empty() && (!o.vocabulary_file.empty() || !o.vocabulary_words.empty())) {
+  if (!o.init_model.empty() && !o.vocabulary_file.empty()) {
     throw std::invalid_argument(
-        "--init-from brings its own vocabulary and parameters: it excludes --resume, "
-        "--vocabulary and --discovered-words");
+        "--init-from brings its own vocabulary and parameters: it excludes --resume and "
+        "--vocabulary (--discovered-words adds the words it lacks)");
   }
   set_worker_threads(o.threads);
   const auto started = std::chrono::steady_clock::now();
@@ -189,9 +190,23 @@ TrainReport train_language_model(const TrainOptions& given,
   } else if (!o.init_model.empty()) {
     progress("starting from the public model " + o.init_model);
     pretrained = load_model(o.init_model);
-    vocabulary = pretrained->vocabulary;
     vocab_json["source"] = "the public model " + o.init_model;
     vocab_json["central_epsilon"] = 0;  // made from public text
+    if (!o.vocabulary_words.empty()) {
+      // The fleet's discovered words the public model lacks (their local
+      // DP was paid on the devices): vocabulary_growth.h.
+      GrownModel grown = grow_vocabulary(*pretrained, o.vocabulary_words);
+      progress("vocabulary: " + std::to_string(grown.added.size()) + " of " +
+               std::to_string(o.vocabulary_words.size()) + " discovered words are new to it");
+      vocab_json["source"] = "the public model " + o.init_model + " + " +
+                             o.vocabulary_words_source;
+      vocab_json["public_size"] = pretrained->vocabulary.size();
+      vocab_json["discovered"] = o.vocabulary_words.size();
+      vocab_json["added"] = grown.added;
+      pretrained->vocabulary = std::move(grown.trained.vocabulary);
+      pretrained->model = std::move(grown.trained.model);
+    }
+    vocabulary = pretrained->vocabulary;
     if (!vocabulary_path.empty()) vocabulary->save(vocabulary_path);
   } else if (!o.vocabulary_file.empty()) {
     vocabulary = Vocabulary::load(o.vocabulary_file);

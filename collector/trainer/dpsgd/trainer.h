@@ -36,6 +36,9 @@
 // corpus: the fine-tuning starts from the public model's parameters and
 // vocabulary, and its DP-SGD is the only use of private data (the
 // vocabulary was not computed from it), so it is all the accounting covers.
+// With vocabulary_words beside init_model, the words the public model lacks
+// are added to it first (model/vocabulary_growth.h): the keyboard loop's
+// public model + the fleet's discovered words.
 #ifndef BLUR_TRAINER_DPSGD_TRAINER_H
 #define BLUR_TRAINER_DPSGD_TRAINER_H
 
@@ -74,7 +77,8 @@ struct TrainOptions {
   // accounting covers the private fine-tuning only. Sizes come from it.
   std::string init_model;
   // Or these words (a word-discovery metric's: their LDP was paid on the
-  // devices), described in the summary by vocabulary_words_source.
+  // devices), described in the summary by vocabulary_words_source; with
+  // init_model, those it lacks are added to its vocabulary.
   std::vector<std::string> vocabulary_words;
   std::string vocabulary_words_source;
   double vocab_noise_multiplier = 8.0;  // epsilon 0.48 at delta 1e-5 on its own
