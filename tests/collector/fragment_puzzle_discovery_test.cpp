@@ -418,14 +418,14 @@ TEST(FragmentPuzzleDiscovery, FragmentIntervalsCoverWithTheSeedTableVariance) {
 
 // The plug-in over a whole position, as discovery computes it: every
 // triple's estimate, of which all but the four words' are nobody's. The
-// table puts each heavy word's ghost in the triples it collides with,
-// about 1.3 standard errors of the randomized response apart, so a sum of
-// the squares of the estimates 4.5 randomized-response errors above zero
-// takes in hundreds of ghosts (about 1.7 times the truth here); the
+// table puts a ghost of the heavy words in every triple, spread 1.2 times
+// the randomized response's standard error, so a sum of the squares of the
+// estimates 4.5 randomized-response errors above zero takes in hundreds of
+// ghosts (about twice the truth here: at least 1.3 times is asserted); the
 // fragment_squares() rule keeps the words alone. Its result is within 15%
 // of the true sum of squares (the heavy words' errors make about 3%: 5
-// standard errors, false alarm under 1e-6 per population); five populations,
-// fixed seeds.
+// standard errors, false alarm under 1e-6 per population); five
+// populations, fixed seeds.
 TEST(FragmentPuzzleDiscovery, PositionSquaresLeaveTheTableGhostsOut) {
   OnePositionFleet fleet;
   for (int r = 0; r < 5; ++r) {
