@@ -19,11 +19,14 @@ constexpr uint32_t kFragmentSeeds = blur::kFragmentHashSeeds;
 constexpr uint32_t kPieces = blur::kPuzzlePieces;
 constexpr uint32_t kPairs = blur::kWordAlphabet * blur::kWordAlphabet;
 // A fragment joins candidates when its estimate is this many standard
-// errors above zero: low, because a candidate must also hash to its piece
-// (1 in 256 chance for a join of noise) and then pass the word sketch.
+// errors (the fragment seed table's included) above zero: low, because a
+// candidate must also hash to its piece (1 in 256 chance for a join of
+// noise) and then pass the word sketch.
 constexpr double kFragmentZ = 2.0;
 // The strongest significant fragments kept per (position, piece): about 17
-// of the 757 pairs of noise pass kFragmentZ by chance.
+// of the 757 pairs of noise pass kFragmentZ by chance. Without the table's
+// error the heavy fragments' collisions passed as well: at 10^6 devices
+// (docs/discovery.md's benchmark) 15,900 triples a position against 4,600.
 constexpr size_t kFragmentsPerPiece = 32;
 constexpr uint32_t kDefaultBeam = 256;  // unfinished joins kept per piece
 
@@ -189,7 +192,46 @@ CountEstimate FragmentPuzzleDecoder::fragment(uint32_t position, uint32_t piece,
   for (uint32_t s = 0; s < kFragmentSeeds; ++s) {
     support += counts[(size_t{s} << bits) | blur::fragment_hash(position, s, value, bits)];
   }
+  return fragment_estimate(position, support);
+}
+
+CountEstimate FragmentPuzzleDecoder::fragment_estimate(uint32_t position, uint64_t support) const {
   return scaled(position_reports_[position], support);
+}
+
+// With a the table's variance per unit of others' squares, a fragment of
+// estimate c > 0 and error s is kFragmentSquaresZ errors above zero while
+// the sum S it is checked against is at most t = (c^2 / z^2 - s^2) / a.
+// Taken by decreasing t, the k-th fragment is kept while t_k >= C_k, the
+// sum of the first k squares (its own included, a little conservative):
+// t_k - C_k only decreases, so the first failure ends the set.
+double FragmentPuzzleDecoder::fragment_squares(const std::vector<CountEstimate>& estimates) const {
+  const double per_square =
+      seed_table_variance(params_, shape_.bucket_bits, kFragmentSeeds, 1.0, 1.0);
+  const double z2 = kFragmentSquaresZ * kFragmentSquaresZ;
+  std::vector<std::pair<double, double>> strong;  // (t, c^2)
+  for (const CountEstimate& e : estimates) {
+    if (!(e.count > 0) || !std::isfinite(e.std_error)) continue;
+    const double square = e.count * e.count;
+    const double t = (square / z2 - e.std_error * e.std_error) / per_square;
+    if (t >= 0) strong.emplace_back(t, square);
+  }
+  std::sort(strong.begin(), strong.end(), [](const auto& x, const auto& y) {
+    return x.first > y.first || (x.first == y.first && x.second > y.second);
+  });
+  double sum = 0;
+  for (const auto& [t, square] : strong) {
+    if (sum + square > t) break;
+    sum += square;
+  }
+  return sum;
+}
+
+CountEstimate FragmentPuzzleDecoder::with_fragment_table_variance(const CountEstimate& e,
+                                                                  double position_squares) const {
+  const double own = std::max(e.count, 0.0);
+  return with_seed_table_variance(e, params_, shape_.bucket_bits, kFragmentSeeds,
+                                  std::max(position_squares - own * own, 0.0), 1.0);
 }
 
 CountEstimate FragmentPuzzleDecoder::word(const blur::Word& word) const {
@@ -199,8 +241,8 @@ CountEstimate FragmentPuzzleDecoder::word(const blur::Word& word) const {
 }
 
 // One pooled "level" of all n reports.
-CountEstimate FragmentPuzzleDecoder::with_table_variance(const CountEstimate& e,
-                                                         double others_squared) const {
+CountEstimate FragmentPuzzleDecoder::with_word_table_variance(const CountEstimate& e,
+                                                              double others_squared) const {
   return with_seed_table_variance(e, params_, shape_.bucket_bits, blur::kPrefixHashSeeds,
                                   others_squared, 1.0);
 }
@@ -230,18 +272,25 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
   std::atomic<bool> stopped{false};
   for_each_item(positions, [&](size_t position) {
     if (stopped) return;
-    const uint64_t n = decoder.position_reports(static_cast<uint32_t>(position));
     const std::vector<uint64_t> support =
         decoder.fragment_support(static_cast<uint32_t>(position), cancel);
     if (support.empty()) {
       stopped = true;
       return;
     }
+    // Impossible pairs have no support: their estimates are negative, so
+    // they stay out of the squares.
+    std::vector<CountEstimate> estimates(support.size());
+    for (size_t i = 0; i < support.size(); ++i) {
+      estimates[i] = decoder.fragment_estimate(static_cast<uint32_t>(position), support[i]);
+    }
+    const double squares = decoder.fragment_squares(estimates);
     for (uint32_t pair = 0; pair < kPairs; ++pair) {
       const uint32_t first = pair / blur::kWordAlphabet, second = pair % blur::kWordAlphabet;
       if (!possible_pair(static_cast<uint32_t>(position), first, second)) continue;
       for (uint32_t piece = 0; piece < kPieces; ++piece) {
-        const CountEstimate e = decoder.scaled(n, support[size_t{pair} * kPieces + piece]);
+        const CountEstimate e = decoder.with_fragment_table_variance(
+            estimates[size_t{pair} * kPieces + piece], squares);
         if (e.count >= kFragmentZ * e.std_error) {
           fragments[position][piece].push_back(Fragment{first, second, e.count});
         }
@@ -337,7 +386,7 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
   answer_significant(
       found.size(), all_squared, options, [&](size_t i) { return found[i].estimate.count; },
       [&](size_t i, double others_squared) {
-        return decoder.with_table_variance(found[i].estimate, others_squared);
+        return decoder.with_word_table_variance(found[i].estimate, others_squared);
       },
       [&](size_t i) { return found[i].word; }, &result.words);
   result.candidates_evaluated =

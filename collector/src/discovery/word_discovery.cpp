@@ -310,14 +310,20 @@ CountEstimate with_device_clustering(const CountEstimate& e, const DeviceCluster
   return CountEstimate{e.count, error, e.count - kZ95 * error, e.count + kZ95 * error};
 }
 
-CountEstimate with_seed_table_variance(const CountEstimate& e, OracleParams params,
-                                       uint32_t bucket_bits, uint32_t seeds,
-                                       double others_squared, double level_weight) {
+double seed_table_variance(OracleParams params, uint32_t bucket_bits, uint32_t seeds,
+                           double others_squared, double level_weight) {
   const double g = std::ldexp(1.0, static_cast<int>(bucket_bits));
   const double p = params.p, q = params.q, q_other = (1 - p) / (g - 1);
   const double share = (1 / g) * (1 - 1 / g) / seeds;
   const double ratio = (p - q_other) / (p - q);
-  const double extra = share * ratio * ratio * others_squared * level_weight;
+  return share * ratio * ratio * others_squared * level_weight;
+}
+
+CountEstimate with_seed_table_variance(const CountEstimate& e, OracleParams params,
+                                       uint32_t bucket_bits, uint32_t seeds,
+                                       double others_squared, double level_weight) {
+  const double extra =
+      seed_table_variance(params, bucket_bits, seeds, others_squared, level_weight);
   const double error = std::sqrt(e.std_error * e.std_error + extra);
   return CountEstimate{e.count, error, e.count - kZ95 * error, e.count + kZ95 * error};
 }

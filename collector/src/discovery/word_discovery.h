@@ -99,13 +99,17 @@ struct Discovery {
 // scaled to n, with the sampling of N among n in its variance.
 CountEstimate scaled_count(uint64_t reports, uint64_t pooled_reports, uint64_t support,
                            OracleParams params);
-// `e` with the fixed seed table's variance added: another word w shares the
-// candidate's bucket on a fraction of a level's `seeds`, 2^-g on average
-// with variance 2^-g (1 - 2^-g) / seeds, independently per level, so its
+// The fixed seed table's variance (docs/math.md §3.11): another value w
+// (a word, a prefix, or sfp's (piece, fragment)) shares the candidate's
+// bucket on a fraction f of a level's `seeds`, 2^-g on average with
+// variance 2^-g (1 - 2^-g) / seeds, independently per level, so its
 // reports add c_w (f - 2^-g)(p - q') supports per level (q' = (1 - p) /
-// (2^g - 1)). `others_squared`: sum of c_w^2 over the other words
+// (2^g - 1)). `others_squared`: sum of c_w^2 over the other values
 // (plug-in); `level_weight`: sum over the pooled levels of n_l^2, over
-// (sum of n_l)^2 (1 for a single level).
+// (sum of n_l)^2 (1 for a single level or position).
+double seed_table_variance(OracleParams params, uint32_t bucket_bits, uint32_t seeds,
+                           double others_squared, double level_weight);
+// `e` with seed_table_variance() added to its variance.
 CountEstimate with_seed_table_variance(const CountEstimate& e, OracleParams params,
                                        uint32_t bucket_bits, uint32_t seeds,
                                        double others_squared, double level_weight);
