@@ -286,6 +286,101 @@ TEST(DpSgd, PoissonBatchSizesHaveMeanQN) {
   EXPECT_EQ(poisson_sample(seed, 0, N, 1.0).size(), N);
 }
 
+// Training only some groups: the others keep their values bit for bit;
+// the trained coordinates get exactly the update of an all-groups step with
+// the same noise (draw i for coordinate i), where the clipping uses each
+// example's norm over the trained coordinates only.
+TEST(DpSgd, TrainedGroupsOnlyAreClippedNoisedAndUpdated) {
+  const auto corpus = counting_corpus(12, kSmall.vocab_size);
+  const LanguageModel initial(kSmall, TrainSeed::from_u64(21));
+  const ExampleBatch batch{&corpus[1], &corpus[2], &corpus[5], &corpus[9], &corpus[11]};
+  const uint32_t trained = kLstmGroup | kOutputGroup;
+  auto in_trained = [&](size_t k) {
+    for (size_t b = 0; b < initial.blocks().size(); ++b) {
+      const ParameterBlock& block = initial.blocks()[b];
+      if (k >= block.offset && k < block.offset + block.size()) {
+        return (trained & LanguageModel::group_of_block(b)) != 0;
+      }
+    }
+    return false;
+  };
+  DpSgdConfig config;
+  config.sampling_rate = 0.5;
+  config.dataset_size = corpus.size();
+  config.clip_norm = 0.05;
+  config.learning_rate = 0.5;
+  config.momentum = 0;
+  config.expected_batch = 4;
+
+  // Noisy, empty batch: the noise alone, on the trained coordinates only.
+  config.noise_multiplier = 1.0;
+  DpSgdTrainer all(initial, config, TrainSeed::from_u64(22));
+  config.trained_groups = trained;
+  DpSgdTrainer some(initial, config, TrainSeed::from_u64(22));
+  all.step(ExampleBatch{});
+  some.step(ExampleBatch{});
+  size_t moved = 0;
+  for (size_t k = 0; k < initial.parameter_count(); ++k) {
+    const float x = some.model().parameters()[k];
+    if (in_trained(k)) {
+      ASSERT_EQ(x, all.model().parameters()[k]) << k;
+      moved += x != initial.parameters()[k];
+    } else {
+      ASSERT_EQ(x, initial.parameters()[k]) << k;
+    }
+  }
+  EXPECT_GT(moved, initial.parameter_count() / 2);
+
+  // Clipped, no noise: sum_j min(1, C / ||g_j on the trained groups||) g_j.
+  config.noise_multiplier = 0;
+  DpSgdTrainer clipped(initial, config, TrainSeed::from_u64(22));
+  const DpSgdStepStats stats = clipped.step(batch);
+  EXPECT_EQ(stats.clipped, batch.size());  // C is small: every example clips
+  LanguageModel reference = initial;
+  std::vector<double> expected(initial.parameter_count(), 0.0);
+  for (const Example* e : batch) {
+    std::vector<float> g(initial.parameter_count(), 0.0f);
+    reference.accumulate_gradient({e}, GradientOptions{}, g.data());
+    double squares = 0;
+    for (size_t k = 0; k < g.size(); ++k) {
+      if (in_trained(k)) squares += static_cast<double>(g[k]) * g[k];
+    }
+    const double factor = std::min(1.0, config.clip_norm / std::sqrt(squares));
+    for (size_t k = 0; k < g.size(); ++k) expected[k] += factor * g[k];
+  }
+  // The updates compared as vectors (float parameters round each one).
+  double error2 = 0, want2 = 0;
+  for (size_t k = 0; k < initial.parameter_count(); ++k) {
+    const double update = static_cast<double>(clipped.model().parameters()[k]) -
+                          static_cast<double>(initial.parameters()[k]);
+    if (!in_trained(k)) {
+      ASSERT_EQ(update, 0.0) << k;
+      continue;
+    }
+    const double want = -0.5 * expected[k] / 4;
+    error2 += (update - want) * (update - want);
+    want2 += want * want;
+  }
+  ASSERT_GT(want2, 0);
+  EXPECT_LT(std::sqrt(error2 / want2), 1e-4);
+}
+
+TEST(DpSgd, TrainedGroupsParseAndValidate) {
+  EXPECT_EQ(parse_trained_groups("all"), uint32_t{kAllGroups});
+  EXPECT_EQ(parse_trained_groups("lstm,output"), uint32_t{kLstmGroup | kOutputGroup});
+  EXPECT_EQ(parse_trained_groups("output"), uint32_t{kOutputGroup});
+  EXPECT_EQ(trained_group_names(kLstmGroup | kOutputGroup), "lstm,output");
+  EXPECT_EQ(trained_group_names(kAllGroups), "all");
+  EXPECT_THROW(parse_trained_groups("output,softmax"), std::invalid_argument);
+  EXPECT_THROW(parse_trained_groups(""), std::invalid_argument);
+  DpSgdConfig c;
+  c.dataset_size = 10;
+  c.trained_groups = 0;
+  EXPECT_THROW(validate(c), std::invalid_argument);
+  c.trained_groups = 8;
+  EXPECT_THROW(validate(c), std::invalid_argument);
+}
+
 TEST(DpSgd, CheckpointResumeIsBitIdentical) {
   const auto corpus = counting_corpus(60, kSmall.vocab_size);
   DpSgdConfig config;

@@ -168,6 +168,26 @@ assert d["pretrained"]["summary"]["privacy"]["epsilon"] == "inf", d
 p = d["privacy"]
 assert 7.5 < p["epsilon"] <= 8.0, p  # DP-SGD alone spends the whole target
 PY
+# --train-only: the same plan and accounting, the groups named in the
+# summary; without --init-from, or with an unknown group, refused.
+"$trainer" train --corpus "$corpus" --epsilon 8 --init-from "$work/public.blm" --train-only lstm,output \
+  --epochs 2 --batch 32 --learning-rate 1 --seed 7 --progress-every 1000 \
+  --out "$work/ft_some.blm" > "$work/ft_some.json" 2> /dev/null
+python3 - "$work/ft.json" "$work/ft_some.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["training"]["trained"] == "all" and b["training"]["trained"] == "lstm,output", (a, b)
+assert a["privacy"] == b["privacy"], (a["privacy"], b["privacy"])
+assert a["training"]["noise_multiplier"] == b["training"]["noise_multiplier"], b
+PY
+for bad in "--train-only output" "--init-from $work/public.blm --train-only output,softmax"; do
+  status=0
+  # shellcheck disable=SC2086 # the options are split on purpose
+  "$trainer" train --corpus "$corpus" --epsilon 8 $bad --out "$work/m.blm" 2> "$work/err" || status=$?
+  [ "$status" = 2 ] && grep -q -- "--train-only" "$work/err" && [ ! -e "$work/m.blm" ] ||
+    fail "$bad: exit $status, $(cat "$work/err")"
+done
+
 # The fine-tuning starts at the public model's parameters: one step at a
 # negligible learning rate leaves its predictions on the public text as
 # they were (same top-1, perplexity within 1e-6).

@@ -165,6 +165,37 @@ TEST(LanguageModel, GhostNormsEqualMaterializedPerExampleNorms) {
   EXPECT_EQ(stats.norms[4], 0.0);
 }
 
+// With norm_groups, each norm covers those groups' coordinates only (the
+// parameters a DP step that trains only them releases): every non-empty
+// subset against the materialized gradient restricted to its blocks.
+TEST(LanguageModel, GhostNormsCoverTheNormGroupsOnly) {
+  ModelD model(kTiny, TrainSeed::from_u64(9));
+  const auto examples = tiny_examples();
+  for (uint32_t groups = 1; groups <= kAllGroups; ++groups) {
+    std::vector<double> sink(model.parameter_count(), 0.0);
+    GradientOptions options;
+    options.compute_norms = true;
+    options.norm_groups = groups;
+    const BatchGradientStats stats =
+        model.accumulate_gradient(pointers(examples), options, sink.data());
+    for (size_t j = 0; j < examples.size(); ++j) {
+      const std::vector<double> g = single_gradient(model, examples[j]);
+      double squares = 0;
+      for (size_t b = 0; b < model.blocks().size(); ++b) {
+        if (!(groups & ModelD::group_of_block(b))) continue;
+        const ParameterBlock& block = model.blocks()[b];
+        for (size_t k = block.offset; k < block.offset + block.size(); ++k) squares += g[k] * g[k];
+      }
+      const double naive = std::sqrt(squares);
+      EXPECT_NEAR(stats.norms[j], naive, 1e-12 * (1 + naive))
+          << "groups " << groups << " example " << j;
+      if (examples[j].size() > 1) {
+        EXPECT_GT(naive, 0) << "groups " << groups;
+      }
+    }
+  }
+}
+
 // Float model: same identity up to float rounding of the gradient itself.
 TEST(LanguageModel, GhostNormsInFloatMatchDoubleReference) {
   const LanguageModelConfig config{300, 16, 24};

@@ -15,6 +15,7 @@
 #include "trainer/accountants/rdp_accountant.h"
 #include "trainer/audit/one_run_audit.h"
 #include "trainer/data/evaluation.h"
+#include "trainer/dpsgd/dp_sgd.h"
 #include "trainer/dpsgd/trainer.h"
 #include "trainer/model/model_file.h"
 
@@ -31,6 +32,7 @@ struct TrainArgs {
   uint64_t seed = 0;
   std::string discovered_words;  // --discovered-words
   double units_estimate = 0;     // --units-estimate (0: the DP count)
+  std::string train_only = "all";  // --train-only
 };
 
 struct ModelArgs {
@@ -118,6 +120,14 @@ int run_train(const TrainArgs& args, const CLI::App& cmd) {
                  found.source.c_str());
     o.vocabulary_words = std::move(found.words);
     o.vocabulary_words_source = std::move(found.source);
+  }
+  try {
+    o.trained_groups = parse_trained_groups(args.train_only);
+  } catch (const std::invalid_argument& e) {
+    return fail(std::string("--train-only: ") + e.what(), 2);
+  }
+  if (o.trained_groups != kAllGroups && o.init_model.empty()) {
+    return fail("--train-only needs --init-from (the untrained groups keep its values)", 2);
   }
   if (args.epsilon == "inf") {
     o.epsilon = std::numeric_limits<double>::infinity();
@@ -424,6 +434,11 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app) : state_(std::make_u
                 "Fine-tune this model, trained on PUBLIC text (--epsilon inf): its vocabulary "
                 "and parameters are the start; only the fine-tuning is private")
       ->check(CLI::ExistingFile);
+  t->add_option("--train-only", st.train.train_only,
+                "Fine-tune only these parameter groups of the --init-from model (comma-separated: "
+                "embedding, lstm, output); the others keep its values. DP noise then covers "
+                "fewer coordinates; the accounting is the same")
+      ->capture_default_str();
   t->add_option("--lr-schedule", o.schedule, "constant, or cosine (decays to 0 over the run)")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, TrainOptions::Schedule>{

@@ -38,6 +38,48 @@ void validate(const DpSgdConfig& c) {
   if (!(c.expected_batch >= 0) || !std::isfinite(c.expected_batch)) {
     throw std::invalid_argument("DpSgdConfig: expected batch must be finite and >= 0");
   }
+  if (c.trained_groups == 0 || (c.trained_groups & ~uint32_t{kAllGroups}) != 0) {
+    throw std::invalid_argument("DpSgdConfig: trained groups must be a non-empty set of groups");
+  }
+}
+
+namespace {
+struct GroupName {
+  const char* name;
+  uint32_t group;
+};
+constexpr GroupName kGroupNames[] = {
+    {"embedding", kEmbeddingGroup}, {"lstm", kLstmGroup}, {"output", kOutputGroup}};
+}  // namespace
+
+uint32_t parse_trained_groups(const std::string& names) {
+  if (names == "all") return kAllGroups;
+  uint32_t groups = 0;
+  size_t start = 0;
+  while (start <= names.size()) {
+    const size_t comma = std::min(names.find(',', start), names.size());
+    const std::string name = names.substr(start, comma - start);
+    uint32_t found = 0;
+    for (const GroupName& g : kGroupNames) {
+      if (name == g.name) found = g.group;
+    }
+    if (found == 0) {
+      throw std::invalid_argument("unknown parameter group '" + name +
+                                  "' (embedding, lstm, output, or all)");
+    }
+    groups |= found;
+    start = comma + 1;
+  }
+  return groups;
+}
+
+std::string trained_group_names(uint32_t groups) {
+  if (groups == kAllGroups) return "all";
+  std::string out;
+  for (const GroupName& g : kGroupNames) {
+    if (groups & g.group) out += (out.empty() ? "" : ",") + std::string(g.name);
+  }
+  return out;
 }
 
 std::vector<uint64_t> poisson_sample(const TrainSeed& seed, uint64_t step, uint64_t dataset_size,
@@ -57,6 +99,8 @@ DpSgdTrainer::DpSgdTrainer(LanguageModel model, const DpSgdConfig& config, const
       velocity_(model_.parameter_count(), 0.0f),
       gradient_(model_.parameter_count(), 0.0f) {
   validate(config_);
+  lstm_begin_ = model_.blocks()[LanguageModel::kLstmWeight].offset;
+  output_begin_ = model_.blocks()[LanguageModel::kOutputWeight].offset;
   if (config_.noise_multiplier > 0) {
     grid_ = noise_grid(config_.noise_multiplier, config_.clip_norm, model_.parameter_count());
   }
@@ -71,6 +115,13 @@ void DpSgdTrainer::set_learning_rate(double learning_rate) {
     throw std::invalid_argument("DpSgdTrainer: learning rate must be positive and finite");
   }
   config_.learning_rate = learning_rate;
+}
+
+void DpSgdTrainer::set_trained_groups(uint32_t groups) {
+  DpSgdConfig changed = config_;
+  changed.trained_groups = groups;
+  validate(changed);
+  config_ = changed;
 }
 
 DpSgdStepStats DpSgdTrainer::step(const std::vector<Example>& dataset) {
@@ -90,6 +141,7 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
   const bool noisy = config_.noise_multiplier > 0;
   GradientOptions options;
   options.clip_norm = noisy ? grid_.clip_for_sum : config_.clip_norm;
+  options.norm_groups = config_.trained_groups;
   const BatchGradientStats stats = model_.accumulate_gradient(batch, options, g);
 
   // Noisy: units = round(S / s) + Z (integers), then u = units s / B.
@@ -101,6 +153,14 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
   float* v = velocity_.data();
   // Both loops run over the worker threads (noise_threads == 1: one); the
   // result does not depend on the split.
+  // Coordinates of untrained groups are skipped: no noise, no update.
+  const bool all_trained = config_.trained_groups == kAllGroups;
+  auto trained = [&](size_t k) {
+    const uint32_t group = k < lstm_begin_     ? kEmbeddingGroup
+                           : k < output_begin_ ? kLstmGroup
+                                               : kOutputGroup;
+    return all_trained || (config_.trained_groups & group) != 0;
+  };
   auto run = [&](size_t n, const std::function<void(size_t, size_t)>& body) {
     if (config_.noise_threads == 1) {
       body(0, n);
@@ -125,9 +185,19 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
       std::vector<int64_t> z(kChunk);
       for (size_t c = first; c < last; ++c) {
         const size_t begin = c * kChunk, count = std::min(kChunk, P - begin);
+        const bool one_group = (begin >= lstm_begin_ || begin + count <= lstm_begin_) &&
+                               (begin >= output_begin_ || begin + count <= output_begin_);
+        if (one_group && !trained(begin)) {  // the whole chunk is untrained
+          if (keep_released_) std::fill(units_.begin() + begin, units_.begin() + begin + count, 0);
+          continue;
+        }
         noise.sample_range(z.data(), begin, count, grid_.log2_sigma);
         for (size_t i = 0; i < count; ++i) {
           const size_t k = begin + i;
+          if (!trained(k)) {
+            if (keep_released_) units_[k] = 0;
+            continue;
+          }
           double x = static_cast<double>(g[k]) * inverse_step;
           x = x == x ? x : 0.0;
           x = x < -kLimit ? -kLimit : x > kLimit ? kLimit : x;
@@ -142,6 +212,7 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
     const auto scale = static_cast<float>(1.0 / divisor);
     run(P, [&](size_t first, size_t last) {
       for (size_t k = first; k < last; ++k) {
+        if (!trained(k)) continue;
         v[k] = mu * v[k] + g[k] * scale;
         theta[k] -= lr * v[k];
       }

@@ -62,11 +62,25 @@ struct DpSgdConfig {
   // 1: the noise and the update on the calling thread; otherwise on the
   // worker threads (model/parallel.h). Does not change any result.
   uint32_t noise_threads = 0;
+  // The parameter groups trained (ParameterGroup bits, non-empty): the
+  // norms and clipping cover them only, the noise is drawn and the update
+  // made on their coordinates only, and the others keep their values (a
+  // public model's, when fine-tuning). The guarantee is the same: the
+  // released vector (their coordinates) has sensitivity C. Not in the
+  // checkpoint: set it again after load_checkpoint (the trainer's run plan
+  // holds it).
+  uint32_t trained_groups = kAllGroups;
 
   double expected_batch_size() const {
     return expected_batch > 0 ? expected_batch : sampling_rate * static_cast<double>(dataset_size);
   }
 };
+
+// Trained groups by name: "embedding", "lstm", "output", comma-separated
+// ("lstm,output"; "all" is every group). Throws std::invalid_argument for
+// an unknown or empty list.
+uint32_t parse_trained_groups(const std::string& names);
+std::string trained_group_names(uint32_t groups);  // "all" or e.g. "lstm,output"
 
 // Throws std::invalid_argument unless the config is usable (ranges above;
 // sigma > 0 requires a finite C, since the noise is calibrated to C).
@@ -103,6 +117,8 @@ class DpSgdTrainer {
   const TrainSeed& seed() const { return seed_; }
   // For a schedule; the next steps use it (the checkpoint keeps the last).
   void set_learning_rate(double learning_rate);
+  // Throws std::invalid_argument unless a non-empty subset of kAllGroups.
+  void set_trained_groups(uint32_t groups);
   const DpSgdConfig& config() const { return config_; }
   const LanguageModel& model() const { return model_; }
   LanguageModel& model() { return model_; }
@@ -130,6 +146,7 @@ class DpSgdTrainer {
   std::vector<float> velocity_;
   std::vector<float> gradient_;
   NoiseGrid grid_;
+  size_t lstm_begin_ = 0, output_begin_ = 0;  // the groups' boundaries in the flat order
   bool keep_released_ = false;
   std::vector<int64_t> units_;
 };

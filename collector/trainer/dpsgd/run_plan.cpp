@@ -77,6 +77,7 @@ const std::vector<Setting>& settings() {
       BLUR_SETTING("validation-corpus", validation_corpus, std::string),
       BLUR_SETTING("validation-noise", validation_noise_multiplier, double),
       BLUR_SETTING("tuning-runs", tuning_runs, uint32_t),
+      BLUR_SETTING("train-only", trained_groups, uint32_t),
       Setting{"seed", [](const TrainOptions& o) { return optional_json(o.seed); },
               [](TrainOptions& o, const json& v) { o.seed = optional_from<uint64_t>(v); }},
   };
@@ -96,6 +97,8 @@ json requested_settings(const TrainOptions& options) {
 TrainOptions resumed_options(const TrainOptions& options, const json& requested) {
   TrainOptions out = options;
   for (const Setting& s : settings()) {
+    // Plans written before --train-only trained every group (the default).
+    if (!requested.contains(s.name) && std::string(s.name) == "train-only") continue;
     if (!requested.contains(s.name)) {
       throw std::runtime_error(std::string("checkpoint: its plan lacks '") + s.name + "'");
     }

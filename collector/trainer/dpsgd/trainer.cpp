@@ -342,6 +342,7 @@ TrainReport train_language_model(const TrainOptions& given,
   dp.clip_norm = clip ? o.clip_norm : std::numeric_limits<double>::infinity();
   dp.learning_rate = o.learning_rate;
   dp.momentum = o.momentum;
+  dp.trained_groups = o.trained_groups;
   LanguageModelConfig model_config;
   model_config.vocab_size = static_cast<int32_t>(vocabulary->size());
   model_config.embedding_dim = o.embedding;
@@ -353,6 +354,7 @@ TrainReport train_language_model(const TrainOptions& given,
         c.sampling_rate != q || c.noise_multiplier != sigma || c.expected_batch != expected_batch) {
       throw std::runtime_error("the checkpoint was made with another model size or corpus");
     }
+    trainer->set_trained_groups(o.trained_groups);
     progress("resumed at step " + std::to_string(trainer->step_index()));
   } else {
     trainer = std::make_unique<DpSgdTrainer>(
@@ -456,6 +458,7 @@ TrainReport train_language_model(const TrainOptions& given,
       {"gemm", gemm_backend()},
       {"softmax", softmax_backend()},
       {"momentum", o.momentum},
+      {"trained", trained_group_names(o.trained_groups)},
       {"canary_repeats", o.canary_repeats}};
   if (sigma > 0) {
     summary["training"]["noise"] = {

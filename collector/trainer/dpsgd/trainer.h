@@ -98,6 +98,11 @@ struct TrainOptions {
   std::string validation_corpus;
   double validation_noise_multiplier = 8;
   uint32_t tuning_runs = 1;  // K: the accounting composes K runs like this one
+  // The parameter groups trained (ParameterGroup bits; DpSgdConfig): with
+  // --init-from, e.g. output and LSTM only, so the noise covers fewer
+  // coordinates; the rest keep the public model's values. Accounted exactly
+  // as training all of them.
+  uint32_t trained_groups = kAllGroups;
   // Options given explicitly (names without "--"): on resume each must
   // agree with the checkpoint's plan.
   std::vector<std::string> given;

@@ -328,10 +328,13 @@ void LanguageModelT<Scalar>::backward(Workspace& w, const GradientOptions& optio
     const Index T = w.steps[j];
     if (T == 0) continue;
     const Index start = w.example_start[j];
+    double total = 0;
     // Output layer: d_t = dz_t, u_t = [h_t; 1] (example-major: contiguous).
-    gram(gd, Z.middleCols(start, T));
-    gram(gu, Hx.middleCols(start, T));
-    double total = gram_sum(gd, gu);
+    if (options.norm_groups & kOutputGroup) {
+      gram(gd, Z.middleCols(start, T));
+      gram(gu, Hx.middleCols(start, T));
+      total += gram_sum(gd, gu);
+    }
     // LSTM layer: d_t = da_t, u_t = [x_t; h_{t-1}; 1] (time-major: gathered).
     w.gather_d.resize(4 * H, T);
     w.gather_u.resize(E + H, T);
@@ -342,17 +345,21 @@ void LanguageModelT<Scalar>::backward(Workspace& w, const GradientOptions& optio
       w.gather_u.col(t) = U.col(col);
       w.gather_x.col(t) = dX.col(col);
     }
-    gram(gd, w.gather_d);
-    gram(gu, w.gather_u);
-    total += gram_sum(gd, gu);
+    if (options.norm_groups & kLstmGroup) {
+      gram(gd, w.gather_d);
+      gram(gu, w.gather_u);
+      total += gram_sum(gd, gu);
+    }
     // Embedding: one-hot inputs, u_t . u_s = [w_t == w_s].
-    gram(gd, w.gather_x);
-    const Example& ex = *batch[w.order[j]];
-    for (Index s = 0; s < T; ++s) {
-      total += static_cast<double>(gd(s, s));
-      for (Index t = s + 1; t < T; ++t) {
-        if (ex[static_cast<size_t>(t)] == ex[static_cast<size_t>(s)]) {
-          total += 2.0 * static_cast<double>(gd(t, s));
+    if (options.norm_groups & kEmbeddingGroup) {
+      gram(gd, w.gather_x);
+      const Example& ex = *batch[w.order[j]];
+      for (Index s = 0; s < T; ++s) {
+        total += static_cast<double>(gd(s, s));
+        for (Index t = s + 1; t < T; ++t) {
+          if (ex[static_cast<size_t>(t)] == ex[static_cast<size_t>(s)]) {
+            total += 2.0 * static_cast<double>(gd(t, s));
+          }
         }
       }
     }

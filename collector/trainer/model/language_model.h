@@ -91,11 +91,24 @@ using Example = std::vector<int32_t>;
 // A batch refers to examples owned elsewhere (the corpus).
 using ExampleBatch = std::vector<const Example*>;
 
+// The parameter blocks by layer, each with its own term in the per-example
+// norm: fine-tuning may train a subset of them (DpSgdConfig::trained_groups).
+enum ParameterGroup : uint32_t {
+  kEmbeddingGroup = 1,  // embedding
+  kLstmGroup = 2,       // lstm_weight, lstm_bias
+  kOutputGroup = 4,     // output_weight, output_bias
+  kAllGroups = 7,
+};
+
 struct GradientOptions {
   // Per-example clipping norm C over all parameters jointly; +infinity
   // disables clipping (and, unless compute_norms, the norm computation).
   double clip_norm = std::numeric_limits<double>::infinity();
   bool compute_norms = false;
+  // The groups the norms (and so the clipping) cover: with fewer than all,
+  // the clipped sum is bounded by C over those groups' coordinates only,
+  // and the other groups' entries of `gradient` must not be released.
+  uint32_t norm_groups = kAllGroups;
   // If set, called once right before `gradient` is first written (after
   // the forward and backward passes and the norms), or at the end if it is
   // never written.
@@ -141,6 +154,10 @@ class LanguageModelT {
   ConstMatrixMap block(size_t index) const { return cview(parameters_.data(), index); }
   static constexpr size_t kEmbedding = 0, kLstmWeight = 1, kLstmBias = 2, kOutputWeight = 3,
                           kOutputBias = 4;
+  // The group of block `index` (blocks are ordered by group).
+  static ParameterGroup group_of_block(size_t index) {
+    return index == kEmbedding ? kEmbeddingGroup : index <= kLstmBias ? kLstmGroup : kOutputGroup;
+  }
 
   // Per-example mean losses (batch order). Throws std::invalid_argument for
   // a token outside [0, V).
