@@ -6,12 +6,20 @@
 #   scripts/demo.sh [--devices N] [--true-rate R] [--epsilon E] [--seed S] [--https]
 #                   [--skip-model]
 #
-# Then the keyboard loop: 50,000 more devices report a word each from the
-# fortunes corpus with word discovery (pem, epsilon 4); the collector finds
-# the most frequent words. Unless --skip-model, the language-model demo
-# (scripts/train-demo.sh) trains a DP-SGD next-word model on Debian's
-# fortunes with those words as its vocabulary, exports the int8 device
-# model, and a simulated keyboard running the SDK suggests words with it.
+# Then the keyboard loop, as a keyboard team would run it:
+# 1. the public model: a next-word model pretrained without privacy on
+#    Debian's public text (scripts/lib/public_model.sh: once, then cached
+#    under .deps), the model every keyboard ships with, and its dictionary;
+# 2. new words: 200,000 more devices, each a user who typed 64 entries of
+#    Debian's fortunes (the private text), report the word they typed most
+#    that their keyboard's dictionary lacks (pem, epsilon 6, once each;
+#    "no new word" is a report too); the collector discovers the heavy ones
+#    with 95% intervals, next to the truth;
+# 3. unless --skip-model, scripts/train-demo.sh adds those words to the
+#    public model and fine-tunes it with DP-SGD on the fortunes (epsilon 8),
+#    evaluates it beside the public model and the unigram baseline, and a
+#    simulated keyboard running the SDK's int8 predictor suggests words.
+# It ends with what each step cost in privacy.
 #
 # --seed: repeat a run's devices exactly (default: a fresh seed, printed);
 # the word-discovery devices use the next seed (distinct device nonces).
@@ -35,11 +43,15 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-toolchains/setup.sh
+started=$(date +%s)
+toolchains/setup.sh --demo
 echo "demo: building (host preset)"
 cmake --preset host > build-host-configure.log 2>&1 || { cat build-host-configure.log; exit 1; }
 rm -f build-host-configure.log
-cmake --build --preset host --target blur-collector blur-device-sim | tail -n 1
+cmake --build --preset host --target blur-collector blur-device-sim blur-trainer | tail -n 1
+export BLUR_DEMO_BUILT=1  # train-demo.sh: set-up and build done
+trainer=build/host/collector/trainer/blur-trainer
+word_epsilon=6 word_devices=${WORD_DEVICES:-200000} typed=64 finetune_epsilon=8
 
 work=$(mktemp -d)
 trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -53,7 +65,7 @@ if [ "$https" = 1 ]; then
   scheme=https host=localhost
 fi
 start_collector build/host/collector/blur-collector "$work/server.log" \
-  --db "$work/blur.db" --metric "1:rr:$epsilon" --metric 2:pem:4:12 "${tls[@]}"
+  --db "$work/blur.db" --metric "1:rr:$epsilon" --metric "2:pem:$word_epsilon:12" "${tls[@]}"
 port=$collector_port
 echo "demo: collector on $scheme://$host:$port, temporary database $work/blur.db"
 echo "demo: authentication on: credentials in $collector_auth_dir; each device enrolls with the"
@@ -66,33 +78,68 @@ build/host/collector/tools/device-sim/blur-device-sim fleet --collector "$scheme
   ${seed:+--seed "$seed"} --threads 16 --table
 
 echo
-echo "demo: word discovery: 50000 devices each report one word of the fortunes corpus (pem, epsilon 4)"
-python3 tests/bench/discovery/corpus_words.py --max-length 12 --out "$work/all-words.txt" \
-  --truth "$work/word-truth.tsv" ${seed:+--seed "$seed"}
-head -n 50000 "$work/all-words.txt" > "$work/words.txt"
-build/host/collector/tools/device-sim/blur-device-sim discover --collector "$scheme://$host:$port" \
-  "${client_tls[@]}" --metric 2 --epsilon 4 --max-length 12 --values "$work/words.txt" \
-  --top-k 20 ${seed:+--seed "$((seed + 1))"} --threads 32 > "$work/discovered.json" \
-  2> "$work/discover.log" ||
-  { cat "$work/discover.log"; exit 1; }
-python3 - "$work/discovered.json" "$work/words.txt" <<'PY'
-import collections, json, sys
-d = json.load(open(sys.argv[1]))
-truth = collections.Counter(w.strip() for w in open(sys.argv[2]) if w.strip())
-top = {w for w, _ in truth.most_common(20)}
-print(f"\n  the collector's top 20 words of {d['n']} randomized reports (truth: the devices' words)")
-print(f"  {'word':<10}{'estimate':>10}{'95% interval':>20}{'true':>8}")
-for w in d["words"]:
-    low, high = w["ci95"]
-    print(f"  {w['word']:<10}{w['estimate']:>10.0f}   [{low:>7.0f}, {high:>7.0f}]{truth[w['word']]:>8}")
-found = len({w['word'] for w in d['words']} & top)
-print(f"  {found} of the true top 20 found; no word list was given to the collector")
-PY
+. scripts/lib/public_model.sh
+ensure_public_model "$trainer"
 
+echo
+echo "demo: new words: $word_devices devices, each a user who typed $typed entries of the fortunes,"
+echo "      report the word they typed most that the public model's dictionary lacks"
+echo "      (pem, epsilon $word_epsilon, one report each; \"no new word\" is a report too)"
+python3 tests/bench/discovery/new_words.py --dictionary "$public_dictionary" \
+  --devices "$word_devices" --typed "$typed" --max-length 12 ${seed:+--seed "$seed"} \
+  --out "$work/words.txt" --truth "$work/word-truth.tsv"
+fleet_started=$(date +%s)
+build/host/collector/tools/device-sim/blur-device-sim discover --collector "$scheme://$host:$port" \
+  "${client_tls[@]}" --metric 2 --epsilon "$word_epsilon" --max-length 12 \
+  --values "$work/words.txt" --top-k 64 ${seed:+--seed "$((seed + 1))"} --threads 32 \
+  > "$work/discovered.json" 2> "$work/discover.log" ||
+  { cat "$work/discover.log"; exit 1; }
+fleet_seconds=$(( $(date +%s) - fleet_started ))
+python3 - "$work/discovered.json" "$work/word-truth.tsv" "$public_dictionary" "$fleet_seconds" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+truth = {}
+for line in open(sys.argv[2]):
+    word, count = line.rstrip("\n").split("\t")
+    truth[word] = int(count)
+known = {line.rstrip("\n") for line in open(sys.argv[3])}
+top = [w for w in truth if w != "'"][:20]
+words = [w for w in d["words"] if w["word"] != "'"]
+print(f"\n  {d['n']} reports in {sys.argv[4]} s; the collector's new words, heaviest first (no word list given)")
+print(f"  {'word':<14}{'estimate':>9}{'95% interval':>20}{'true':>8}   new to the dictionary?")
+for w in words[:24]:
+    low, high = w["ci95"]
+    new = "new" if w["word"] not in known else "known"
+    print(f"  {w['word']:<14}{w['estimate']:>9.0f}   [{low:>7.0f}, {high:>7.0f}]{truth.get(w['word'], 0):>8}   {new}")
+if len(words) > 24:
+    print(f"  ... and {len(words) - 24} more")
+found = {w["word"] for w in words}
+missed = [w for w in top if w not in found]
+print(f"  {len(top) - len(missed)} of the true top 20 new words found"
+      + (f" (missed: {', '.join(missed)})" if missed else "")
+      + f"; {len(words)} words in all, each at least 4.5 standard errors above zero")
+PY
 if [ "$model" = 1 ]; then
   kill "$collector_pid" 2>/dev/null || true
   echo
-  build/host/collector/blur-collector discovered-words --db "$work/blur.db" --metric 2 \
+  build/host/collector/blur-collector discovered-words --db "$work/blur.db" --metric 2 --top-k 64 \
     --out "$work/words-2.txt"
-  scripts/train-demo.sh --discovered-words "$work/words-2.txt"
+  scripts/train-demo.sh --discovered-words "$work/words-2.txt" --epsilon "$finetune_epsilon" \
+    --out "$work/model"
 fi
+
+echo
+echo "demo: what was spent, and where"
+echo "  each of the $devices devices: epsilon $epsilon for its one rate report (randomized response)"
+echo "  each of the $word_devices word devices: epsilon $word_epsilon for its one new-word report (pem);"
+echo "    both charged on the device, in its persisted budget, before the report existed"
+if [ "$model" = 1 ]; then
+  python3 - "$work/model/train.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["privacy"]
+print(f"  the fortunes' authors: epsilon {p['epsilon']:.2f} at delta {p['delta']:g} for the DP-SGD"
+      f" fine-tuning (RDP accountant; PLD {p['epsilon_pld']:.2f}), per fortune, the unit of privacy")
+PY
+  echo "  the public model and its dictionary: nothing (Debian's public text, no user's)"
+fi
+echo "demo: done in $(( $(date +%s) - started )) s"

@@ -3,6 +3,7 @@
 # line: a sentence or a short passage), from Debian 12 packages:
 #
 #   scripts/public-corpus.sh OUT [ROOT]
+#   scripts/public-corpus.sh --fetch-only    # the packages only (toolchains/setup.sh)
 #
 # Sources (SOURCES, space separated; output in that order; default
 # "wordnet kjv gcide"):
@@ -17,18 +18,21 @@
 #
 # ROOT: where the packages' files are. Without it, the .debs are fetched
 # with `apt-get download` (the machine's own apt sources; nothing is
-# installed, so dictd's server never starts) into .deps/public-text and
+# installed, so dictd's server never starts) into .deps/public-text
+# ($BLUR_DEPS_DIR/public-text) and
 # unpacked there. Deterministic: document order, exact duplicates dropped
 # (the first kept). Per-source line and word counts go to stderr.
 set -euo pipefail
 export LC_ALL=C
 
-OUT=${1:?usage: public-corpus.sh OUT [ROOT]}
+fetch_only=0
+if [ "${1:-}" = --fetch-only ]; then fetch_only=1; set -- /dev/null; fi
+OUT=${1:?usage: public-corpus.sh OUT [ROOT] | --fetch-only}
 ROOT=${2:-}
 SOURCES=${SOURCES:-"wordnet kjv gcide"}
 
 if [ -z "$ROOT" ]; then
-  cache=$(cd "$(dirname "$0")/.." && pwd)/.deps/public-text
+  cache=${BLUR_DEPS_DIR:-$(cd "$(dirname "$0")/.." && pwd)/.deps}/public-text
   ROOT=$cache/root
   mkdir -p "$cache/debs" "$ROOT"
   for pkg in wordnet-base bible-kjv-text bible-kjv dict-gcide; do
@@ -45,6 +49,7 @@ if [ -z "$ROOT" ]; then
   fi
 fi
 ROOT=${ROOT%/}
+[ "$fetch_only" = 0 ] || exit 0
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,74 +1,98 @@
 #!/usr/bin/env bash
-# The language-model demo: trains the DP-SGD next-word LSTM on Debian's
-# fortunes (a DP vocabulary, then DP-SGD at the target epsilon), evaluates
-# it against the unigram baseline, suggests next words for a few prompts,
-# and exports the int8 model the device SDK runs. A few minutes on 2 cores.
-# Does its own set-up (Debian packages, sources, host build).
+# The language-model half of the keyboard demo: the public model (pretrained
+# once on Debian's public text and cached, scripts/lib/public_model.sh),
+# grown by the words a fleet discovered and fine-tuned with DP-SGD on
+# Debian's fortunes (the users' private text); then the test split's top-1 /
+# top-3 of the DP model beside the public model alone and the unigram
+# baseline, suggestions for the same prompts from the float model and from
+# the int8 model a simulated keyboard runs with the SDK, and the privacy
+# spent. Does its own set-up (Debian packages, sources, host build).
 #
-#   scripts/train-demo.sh [--epsilon E] [--epochs N] [--discovered-words FILE]
+#   scripts/train-demo.sh [--epsilon E] [--epochs N] [--discovered-words FILE] [--out DIR]
 #
-# --discovered-words: the vocabulary is a word-discovery metric's
-# discovered words, from `blur-collector discovered-words --out FILE`
-# (scripts/demo.sh passes its collector's), instead of the DP vocabulary
-# counted centrally.
+# --discovered-words: a word-discovery metric's words (`blur-collector
+# discovered-words --out FILE`; scripts/demo.sh passes its fleet's): those
+# the public model lacks join its vocabulary before the fine-tuning.
+# --out: keep the outputs (JSON) there; scripts/demo.sh reads them.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-epsilon=3 epochs=2 vocabulary=()
+epsilon=8 epochs=2 words=() out=""
 while [ $# -gt 0 ]; do
   case $1 in
     --epsilon) epsilon=$2; shift 2 ;;
     --epochs) epochs=$2; shift 2 ;;
-    --discovered-words) vocabulary+=(--discovered-words "$2"); shift 2 ;;
-    *) echo "usage: $0 [--epsilon E] [--epochs N] [--discovered-words FILE]" >&2
+    --discovered-words) words=(--discovered-words "$2"); shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "usage: $0 [--epsilon E] [--epochs N] [--discovered-words FILE] [--out DIR]" >&2
        exit 2 ;;
   esac
 done
 
-toolchains/setup.sh
-echo "train-demo: building (host preset)"
-cmake --preset host > build-host-configure.log 2>&1 || { cat build-host-configure.log; exit 1; }
-rm -f build-host-configure.log
-cmake --build --preset host --target blur-trainer blur-device-sim | tail -n 1
-trainer=build/host/collector/trainer/blur-trainer
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-if [ ${#vocabulary[@]} -gt 0 ]; then
-  echo "train-demo: the discovered words as vocabulary + DP-SGD at epsilon $epsilon (delta 1e-5), $epochs epochs"
-else
-  echo "train-demo: DP vocabulary + DP-SGD at epsilon $epsilon (delta 1e-5), $epochs epochs"
+if [ -z "${BLUR_DEMO_BUILT:-}" ]; then
+  toolchains/setup.sh --demo
+  echo "train-demo: building (host preset)"
+  cmake --preset host > build-host-configure.log 2>&1 || { cat build-host-configure.log; exit 1; }
+  rm -f build-host-configure.log
+  cmake --build --preset host --target blur-trainer blur-device-sim | tail -n 1
 fi
-"$trainer" train --corpus fortunes --epsilon "$epsilon" --delta 1e-5 --epochs "$epochs" \
-  "${vocabulary[@]}" --out "$work/model.blm" > "$work/train.json"
+trainer=build/host/collector/trainer/blur-trainer
+device_sim=build/host/collector/tools/device-sim/blur-device-sim
+. scripts/lib/public_model.sh
+ensure_public_model "$trainer"
+
+if [ -n "$out" ]; then
+  work=$out && mkdir -p "$work"
+else
+  work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
+fi
+echo "train-demo: DP-SGD fine-tuning of the public model on the fortunes' training split" \
+     "(epsilon $epsilon, delta 1e-5, $epochs epochs)"
+"$trainer" train --corpus fortunes --init-from "$public_model" "${words[@]}" \
+  --epsilon "$epsilon" --delta 1e-5 --epochs "$epochs" --batch 512 --learning-rate 2 \
+  --lr-schedule cosine --validation-noise 0 --progress-every 10 \
+  --out "$work/model.blm" > "$work/train.json" 2> >(sed -u 's/^/  /' >&2)
 "$trainer" eval --model "$work/model.blm" > "$work/eval.json"
-"$trainer" suggest --model "$work/model.blm" --prompt "the meaning of life is" \
-  --prompt "you will be" --prompt "i don't know" --prompt "a computer is" > "$work/suggest.json"
+"$trainer" eval --model "$public_model" --corpus fortunes > "$work/eval-public.json"
+prompts=("the meaning of life is" "you will be" "i don't know" "a computer is"
+         "in the beginning" "linux is")
+prompt_args=()
+for p in "${prompts[@]}"; do prompt_args+=(--prompt "$p"); done
+"$trainer" suggest --model "$work/model.blm" "${prompt_args[@]}" > "$work/suggest.json"
+"$trainer" suggest --model "$public_model" "${prompt_args[@]}" > "$work/suggest-public.json"
 "$trainer" export-model --model "$work/model.blm" --out "$work/model.blnw" > "$work/export.json"
 # A simulated keyboard: the SDK's int8 predictor on the exported file.
-build/host/collector/tools/device-sim/blur-device-sim suggest --model "$work/model.blnw" \
-  --prompt "the meaning of life is" --prompt "you will be" > "$work/device.json"
+"$device_sim" suggest --model "$work/model.blnw" "${prompt_args[@]}" > "$work/device.json"
+
 python3 - "$work" <<'PY'
 import json, sys
 w = sys.argv[1]
-t = json.load(open(f"{w}/train.json")); e = json.load(open(f"{w}/eval.json"))
-s = json.load(open(f"{w}/suggest.json")); x = json.load(open(f"{w}/export.json"))
-p = t["privacy"]
-print(f"\nprivacy: epsilon {p['epsilon']:.3f} at delta {p['delta']:g} (RDP accountant, order {p['order']:g}),"
-      f" {'vocabulary + ' if t['vocabulary']['source'] == 'dp' else ''}{t['training']['steps']} DP-SGD steps, noise multiplier {t['training']['noise_multiplier']:.3f}")
-print(f"training: about {t['units']['estimate']:.0f} units ({t['units']['source']}),"
-      f" {t['seconds']:.0f} s; validation ({t['validation']['source']}):"
-      f" top-1 {t['validation'].get('top1', float('nan')):.3f}\n")
-print(f"{'test split':<22}{'top-1':>8}{'top-3':>8}{'perplexity':>12}")
-print(f"{'DP model':<22}{e['top1']:>8.3f}{e['top3']:>8.3f}{e['perplexity']:>12.1f}")
+load = lambda name: json.load(open(f"{w}/{name}.json"))
+t, e, ep, x = load("train"), load("eval"), load("eval-public"), load("export")
+p, v = t["privacy"], t["vocabulary"]
+print(f"\n  vocabulary: {v['size']} words = the public model's {v.get('public_size', v['size'])}"
+      f" + {len(v.get('added', []))} discovered by the fleet"
+      + (f": {', '.join(v['added'][:12])}{', ...' if len(v['added']) > 12 else ''}" if v.get("added") else ""))
+print(f"  fine-tuning: {t['training']['steps']} DP-SGD steps, noise multiplier"
+      f" {t['training']['noise_multiplier']:.3f}, {t['seconds']:.0f} s")
+print(f"\n  {'fortunes test split (held out)':<34}{'top-1':>7}{'top-3':>7}")
+print(f"  {'DP fine-tuned model':<34}{100 * e['top1']:>6.1f}%{100 * e['top3']:>6.1f}%")
+print(f"  {'public model alone':<34}{100 * ep['top1']:>6.1f}%{100 * ep['top3']:>6.1f}%")
 u = e["unigram"]
-print(f"{'unigram baseline':<22}{u['top1']:>8.3f}{u['top3']:>8.3f}{u['perplexity']:>12.1f}\n")
-for item in s:
-    print(f"  \"{item['prompt']} ...\" -> {', '.join(item['suggestions'])}")
-print(f"\ndevice model: {x['bytes']} bytes int8, top-1 agrees with the float model on "
-      f"{100 * x['top1_agreement_with_float']:.1f}% of {x['contexts_checked']} held-out contexts")
-print(f"vocabulary: {t['vocabulary']['size']} tokens from {t['vocabulary']['source']}")
-for item in json.load(open(f"{w}/device.json")):
-    print(f"  on the device: \"{item['prompt']} ...\" -> {', '.join(item['suggestions'])}")
+print(f"  {'unigram baseline (word counts)':<34}{100 * u['top1']:>6.1f}%{100 * u['top3']:>6.1f}%")
+floats = {s["prompt"]: s["suggestions"] for s in load("suggest")}
+public = {s["prompt"]: s["suggestions"] for s in load("suggest-public")}
+device = {s["prompt"]: s["suggestions"] for s in load("device")}
+print(f"\n  {'next word after ...':<26}{'DP model (float)':<26}{'on the device (int8)':<26}public model alone")
+for prompt, words in floats.items():
+    print(f"  {prompt + ' ...':<26}{', '.join(words):<26}{', '.join(device[prompt]):<26}"
+          f"{', '.join(public[prompt])}")
+distinct = len({tuple(s) for s in floats.values()})
+print(f"  {distinct} different suggestion lists for {len(floats)} prompts;"
+      f" the int8 model's top-1 agrees with the float model's on"
+      f" {100 * x['top1_agreement_with_float']:.1f}% of {x['contexts_checked']} held-out contexts"
+      f" ({x['bytes']:,} bytes)")
+print(f"\n  DP-SGD: epsilon {p['epsilon']:.2f} at delta {p['delta']:g} (RDP accountant; PLD"
+      f" {p.get('epsilon_pld', float('nan')):.2f}) for the fine-tuning on the fortunes")
 PY

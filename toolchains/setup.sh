@@ -3,17 +3,25 @@
 # mbedTLS sources (Debian source packages) that every target is built from.
 # Idempotent: with everything present it only checks and returns.
 #
-#   toolchains/setup.sh            # packages + sources
+#   toolchains/setup.sh            # everything: every target and every test
+#   toolchains/setup.sh --demo     # only the host build the demo runs (scripts/demo.sh)
 #   BLUR_DEPS_DIR=/path toolchains/setup.sh
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
 deps_dir=${BLUR_DEPS_DIR:-$root/.deps}
+profile=all
+case ${1:-} in
+  "") ;;
+  --demo) profile=demo ;;
+  *) echo "usage: $0 [--demo]" >&2; exit 2 ;;
+esac
 
-packages=(
-  # host build and tests
-  cmake ninja-build g++ pkg-config clang libclang-rt-14-dev
+# The host build: the SDK, the collector, the trainer, the device simulator
+# and the tests' own libraries (what `cmake --preset host` configures).
+demo_packages=(
+  cmake ninja-build g++ pkg-config
   # a compiler cache: scripts/test-all.sh recompiles only what changed
   ccache
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -21,23 +29,33 @@ packages=(
   nanopb python3 python3-protobuf
   # collector
   libsqlite3-dev libcpp-httplib-dev libssl-dev nlohmann-json3-dev libcli11-dev curl
-  # the sqlite3 shell: tests/collector/rollup_kill_test.sh probes a frozen
-  # collector's write lock and counts its day rows with it
-  sqlite3
-  libboost1.74-dev libtomlplusplus-dev
-  # collector dashboard: Chart.js built into the binary; its test drives a
-  # headless Chromium over the DevTools protocol (fonts for its screenshots:
-  # setup installs without recommends)
-  libjs-chart.js chromium python3-websocket fonts-dejavu-core
-  # collector on PostgreSQL: the client library, and the server the tests start
-  libpq-dev postgresql
-  # ingest benchmarks: a load generator from outside the project
-  wrk
+  libboost1.74-dev libtomlplusplus-dev libjs-chart.js libpq-dev
   # collector training data: the demo corpus and the public word list
   fortunes fortunes-min wamerican
+  # the public text's KJV comes out of bible-kjv's own program, run from its
+  # unpacked package (scripts/public-corpus.sh)
+  libreadline8
   libeigen3-dev
   # the trainer's GEMMs: OpenBLAS with run-time CPU dispatch and threads
   libopenblas-dev libopenblas0-pthread
+)
+# Everything else the tests need: other compilers and targets, the real
+# servers, browser, JVM and deployment tools they drive.
+packages=(
+  "${demo_packages[@]}"
+  # fuzzers and the host-asan preset's runtime
+  clang libclang-rt-14-dev
+  # the sqlite3 shell: tests/collector/rollup_kill_test.sh probes a frozen
+  # collector's write lock and counts its day rows with it
+  sqlite3
+  # the collector dashboard's test drives a headless Chromium over the
+  # DevTools protocol (fonts for its screenshots: setup installs without
+  # recommends); Chart.js itself (above) is built into the binary
+  chromium python3-websocket fonts-dejavu-core
+  # collector on PostgreSQL: the server the tests start (libpq-dev above)
+  postgresql
+  # ingest benchmarks: a load generator from outside the project
+  wrk
   # Cortex-M4: bare-metal gcc + picolibc, run on the mps2-an386 board
   gcc-arm-none-eabi binutils-arm-none-eabi picolibc-arm-none-eabi
   libstdc++-arm-none-eabi-picolibc qemu-system-arm
@@ -54,6 +72,7 @@ packages=(
 )
 # npm: Debian's package, unless the machine's nodejs has its own.
 command -v npm > /dev/null || packages+=(npm)
+[ "$profile" = all ] || packages=("${demo_packages[@]}")
 
 # Redocly's CLI validates collector/api/openapi.yaml (deploy.openapi_lint):
 # installed with the machine's npm (and its registry configuration) into
@@ -73,7 +92,8 @@ need_sources=0
 for s in nanopb mbedtls; do
   [ -f "$deps_dir/$s/.blur-extracted" ] || need_sources=1
 done
-redocly_installed || need_sources=1
+[ "$profile" = demo ] || redocly_installed || need_sources=1
+[ -e "$deps_dir/public-text/root/.unpacked" ] || need_sources=1
 
 if [ ${#missing[@]} -eq 0 ] && [ $need_sources -eq 0 ]; then
   echo "setup: all packages and sources present ($deps_dir)"
@@ -131,7 +151,13 @@ for s in nanopb mbedtls; do
   tar -xf "$orig" -C "$deps_dir/$s" --strip-components=1
   basename "$orig" > "$deps_dir/$s/.blur-extracted"
 done
-if ! redocly_installed; then
+# The public text's packages (scripts/public-corpus.sh), downloaded and
+# unpacked, never installed: the public model's pretraining and its test.
+if [ ! -e "$deps_dir/public-text/root/.unpacked" ]; then
+  echo "setup: fetching the public text's packages (wordnet-base, bible-kjv, dict-gcide)"
+  BLUR_DEPS_DIR=$deps_dir "$root/scripts/public-corpus.sh" --fetch-only
+fi
+if [ "$profile" = all ] && ! redocly_installed; then
   echo "setup: installing Redocly's CLI $redocly_version with npm into $deps_dir/redocly"
   mkdir -p "$deps_dir/redocly"
   npm install --prefix "$deps_dir/redocly" --no-audit --no-fund --save-exact \
