@@ -26,10 +26,11 @@
 #                    the best top-1 on the PUBLIC corpus's own validation
 #                    split is used (a choice on public data: no privacy cost)
 #   GRID=quality     instead of the full grids, the ε = 8 goal's runs only:
-#                    the non-private fine-tuned reference (e20-lr1-b128) and
+#                    the non-private fine-tuned reference (e20-lr1-b128),
 #                    DP ε = 8 at e20-lr2-b2048 for each TRAIN_ONLY set
-#                    (default "all lstm,output": trainer --train-only)
-#   TRAIN_ONLY       the parameter-group sets of the GRID=quality DP runs
+#                    (default "all lstm,output": trainer --train-only) and
+#                    short DP ε = 8 probes (e5-lr1-b1024) for each
+#                    PROBE_TRAIN_ONLY set (default "all lstm,output lstm")
 #   SEED             seed of every run (default 1)
 set -euo pipefail
 build=${1:?usage: lm-experiments.sh BUILD_DIR OUT_DIR}
@@ -41,6 +42,7 @@ seed=${SEED:-1}
 pre_epochs_list=${PRETRAIN_EPOCHS:-2}
 grid_kind=${GRID:-full}
 train_only_list=${TRAIN_ONLY:-all lstm,output}
+probe_train_only_list=${PROBE_TRAIN_ONLY:-all lstm,output lstm}
 
 json_field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval("d"+sys.argv[2]))' "$@"; }
 
@@ -107,13 +109,18 @@ if [ "$grid_kind" = quality ]; then
   # The ε = 8 goal's pair at the configurations the full grids chose (on
   # the 2-epoch public model): the non-private reference and DP ε = 8,
   # training all groups or fewer (--train-only: less noise in all).
-  grid nonprivate_finetuned --epsilon inf --init-from "$public_model" -- "20" "1" "128"
-  for groups in $train_only_list; do
-    suffix=""
-    [ "$groups" = all ] || suffix="-only-${groups//,/+}"
-    run dp8_finetuned "e20-lr2-b2048$suffix" --epsilon 8 --init-from "$public_model" \
-      --train-only "$groups" --epochs 20 --learning-rate 2 --batch 2048 --lr-schedule cosine
+  only_suffix() { if [ "$1" = all ]; then echo ""; else echo "-only-${1//,/+}"; fi; }
+  for groups in $probe_train_only_list; do
+    run dp8_subset_probe "e5-lr1-b1024$(only_suffix "$groups")" --epsilon 8 \
+      --init-from "$public_model" --train-only "$groups" --epochs 5 --learning-rate 1 --batch 1024 \
+      --lr-schedule cosine
   done
+  for groups in $train_only_list; do
+    run dp8_finetuned "e20-lr2-b2048$(only_suffix "$groups")" --epsilon 8 \
+      --init-from "$public_model" --train-only "$groups" --epochs 20 --learning-rate 2 --batch 2048 \
+      --lr-schedule cosine
+  done
+  grid nonprivate_finetuned --epsilon inf --init-from "$public_model" -- "20" "1" "128"
 else
   # Each row's grid: a first product of epochs x learning rate x batch, then
   # longer runs (or larger batches) at the best configuration while the
