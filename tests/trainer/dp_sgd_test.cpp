@@ -304,12 +304,8 @@ TEST(DpSgd, TrainedGroupsOnlyAreClippedNoisedAndUpdated) {
     }
     return false;
   };
-  DpSgdConfig config;
-  config.sampling_rate = 0.5;
-  config.dataset_size = corpus.size();
-  config.clip_norm = 0.05;
-  config.learning_rate = 0.5;
-  config.momentum = 0;
+  // q 0.5, plain SGD (no momentum), every example clipped at C = 0.05.
+  DpSgdConfig config{0.5, corpus.size(), 0, 0.05, 0.5};
   config.expected_batch = 4;
 
   // Noisy, empty batch: the noise alone, on the trained coordinates only.
