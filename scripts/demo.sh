@@ -4,13 +4,13 @@
 # Does its own set-up (Debian packages, sources, host build).
 #
 #   scripts/demo.sh [--devices N] [--true-rate R] [--epsilon E] [--seed S] [--https]
-#                   [--skip-model]
+#                   [--skip-model]   (WORD_DEVICES=N: the new-word fleet's size)
 #
 # Then the keyboard loop, as a keyboard team would run it:
 # 1. the public model: a next-word model pretrained without privacy on
 #    Debian's public text (scripts/lib/public_model.sh: once, then cached
 #    under .deps), the model every keyboard ships with, and its dictionary;
-# 2. new words: 200,000 more devices, each a user who typed 64 entries of
+# 2. new words: 120,000 more devices, each a user who typed 128 entries of
 #    Debian's fortunes (the private text), report the word they typed most
 #    that their keyboard's dictionary lacks (pem, epsilon 6, once each;
 #    "no new word" is a report too); the collector discovers the heavy ones
@@ -51,7 +51,7 @@ rm -f build-host-configure.log
 cmake --build --preset host --target blur-collector blur-device-sim blur-trainer | tail -n 1
 export BLUR_DEMO_BUILT=1  # train-demo.sh: set-up and build done
 trainer=build/host/collector/trainer/blur-trainer
-word_epsilon=6 word_devices=${WORD_DEVICES:-200000} typed=64 finetune_epsilon=8
+word_epsilon=6 word_devices=${WORD_DEVICES:-120000} typed=128 finetune_epsilon=8
 
 work=$(mktemp -d)
 trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
