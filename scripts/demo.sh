@@ -92,8 +92,7 @@ fleet_started=$(date +%s)
 build/host/collector/tools/device-sim/blur-device-sim discover --collector "$scheme://$host:$port" \
   "${client_tls[@]}" --metric 2 --epsilon "$word_epsilon" --max-length 12 \
   --values "$work/words.txt" --top-k 64 ${seed:+--seed "$((seed + 1))"} --threads 32 \
-  > "$work/discovered.json" 2> "$work/discover.log" ||
-  { cat "$work/discover.log"; exit 1; }
+  > "$work/discovered.json" 2> >(tee "$work/discover.log" >&2) || exit 1
 fleet_seconds=$(( $(date +%s) - fleet_started ))
 python3 - "$work/discovered.json" "$work/word-truth.tsv" "$public_dictionary" "$fleet_seconds" <<'PY'
 import json, sys

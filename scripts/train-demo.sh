@@ -84,9 +84,9 @@ print(f"  {'unigram baseline (word counts)':<34}{100 * u['top1']:>6.1f}%{100 * u
 floats = {s["prompt"]: s["suggestions"] for s in load("suggest")}
 public = {s["prompt"]: s["suggestions"] for s in load("suggest-public")}
 device = {s["prompt"]: s["suggestions"] for s in load("device")}
-print(f"\n  {'next word after ...':<26}{'DP model (float)':<26}{'on the device (int8)':<26}public model alone")
+print(f"\n  {'next word after ...':<28}{'DP model (float)':<24}{'on the device (int8)':<24}public model alone")
 for prompt, words in floats.items():
-    print(f"  {prompt + ' ...':<26}{', '.join(words):<26}{', '.join(device[prompt]):<26}"
+    print(f"  {prompt + ' ...':<28}{', '.join(words):<24}{', '.join(device[prompt]):<24}"
           f"{', '.join(public[prompt])}")
 distinct = len({tuple(s) for s in floats.values()})
 print(f"  {distinct} different suggestion lists for {len(floats)} prompts;"
