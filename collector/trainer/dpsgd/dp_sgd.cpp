@@ -123,11 +123,11 @@ inline void momentum_update(const double* __restrict units, float* __restrict v,
 DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
   const size_t P = model_.parameter_count();
   float* g = gradient_.data();
-  std::fill(gradient_.begin(), gradient_.end(), 0.0f);
 
   const bool noisy = config_.noise_multiplier > 0;
   GradientOptions options;
   options.clip_norm = noisy ? grid_.clip_for_sum : config_.clip_norm;
+  options.overwrite = true;
   const BatchGradientStats stats = model_.accumulate_gradient(batch, options, g);
 
   // Noisy: units = round(S / s) + Z (integers), then u = units s / B.

@@ -481,14 +481,19 @@ BatchGradientStats LanguageModelT<Scalar>::accumulate_gradient(const ExampleBatc
   if (want_norms) stats.norms = std::move(norms);
   if (options.before_write) options.before_write();
   if (shares == 1) {
-    add_gradient(workspaces_[0], gradient, false);
+    add_gradient(workspaces_[0], gradient, options.overwrite);
   } else if (shares > 1) {
     // The shares' sums in share order (each parameter on one thread, so the
-    // order of additions is fixed).
+    // order of additions is fixed; overwriting starts from the first share's
+    // sum, which is 0 + it exactly).
     parallel_items(P, [&](size_t first, size_t last) {
       for (size_t t = 0; t < shares; ++t) {
         const Scalar* part = workspaces_[t].gradient.data();
-        for (size_t k = first; k < last; ++k) gradient[k] += part[k];
+        if (t == 0 && options.overwrite) {
+          std::copy(part + first, part + last, gradient + first);
+        } else {
+          for (size_t k = first; k < last; ++k) gradient[k] += part[k];
+        }
       }
     });
   }

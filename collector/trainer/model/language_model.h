@@ -99,6 +99,9 @@ struct GradientOptions {
   // disables clipping (and, unless compute_norms, the norm computation).
   double clip_norm = std::numeric_limits<double>::infinity();
   bool compute_norms = false;
+  // Write the sum to `gradient` instead of adding it (the buffer need not
+  // be zeroed first: one pass over the parameters fewer).
+  bool overwrite = false;
   // If set, called once right before `gradient` is first written (after
   // the forward and backward passes and the norms), or at the end if it is
   // never written.
@@ -149,10 +152,11 @@ class LanguageModelT {
   // a token outside [0, V).
   std::vector<double> losses(const ExampleBatch& batch);
 
-  // ADDS sum_j c_j grad(loss_j) to gradient[0 .. parameter_count()), with
+  // ADDS sum_j c_j grad(loss_j) to gradient[0 .. parameter_count()) (or
+  // writes it there, options.overwrite), with
   // c_j = min(1, C/||grad(loss_j)||) (exact per-example norms over all
   // parameters, see above) or c_j = 1 without clipping. The caller zeroes
-  // the buffer (or pre-fills it with noise). Uses one thread per core and
+  // the buffer (or pre-fills it), unless overwrite. Uses one thread per core and
   // scratch buffers owned by the model: not thread-safe.
   BatchGradientStats accumulate_gradient(const ExampleBatch& batch, const GradientOptions& options,
                                          Scalar* gradient);
