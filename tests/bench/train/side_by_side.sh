@@ -14,8 +14,12 @@
 #    the pytorch/opacus repository). opacus_peer.py times plain SGD and
 #    DP-SGD (DPLSTM + PrivacyEngine, Poisson sampling, RDP) on the same
 #    configuration. Opacus imports opt_einsum, which Debian lacks; shim/
-#    forwards it to torch.einsum.
-# Then the ratios the goals are stated in (BENCHMARKS.md).
+#    forwards it to torch.einsum. It also imports SciPy: install Debian's
+#    python3-torch and python3-scipy (not in toolchains/setup.sh: no test
+#    needs them).
+# Then the ratios the goals are stated in (BENCHMARKS.md), and the DP/plain
+# ratio of the steps' process CPU time (all workers), which a loaded
+# machine disturbs far less than the wall time.
 set -euo pipefail
 build=${1:?usage: side_by_side.sh BUILD_DIR [OPACUS_SOURCE_DIR]}
 opacus=${2:-}
