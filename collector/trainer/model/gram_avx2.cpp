@@ -29,34 +29,24 @@ extern "C" void blur_gram_lower_avx2(const float* x, int64_t rows, int64_t cols,
                                      double* out) {
   const int64_t whole = rows - rows % 8;
   for (int64_t s0 = 0; s0 < cols; s0 += 4) {
-    const float* a0 = x + clamp_column(s0, cols) * ld;
-    const float* a1 = x + clamp_column(s0 + 1, cols) * ld;
-    const float* a2 = x + clamp_column(s0 + 2, cols) * ld;
-    const float* a3 = x + clamp_column(s0 + 3, cols) * ld;
+    const float* a[4];
+    for (int64_t i = 0; i < 4; ++i) a[i] = x + clamp_column(s0 + i, cols) * ld;
     const int64_t last_t = clamp_column(s0 + 3, cols);
     for (int64_t t0 = 0; t0 <= last_t; t0 += 2) {
       const float* b0 = x + t0 * ld;
       const float* b1 = x + clamp_column(t0 + 1, cols) * ld;
-      __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps();
-      __m256 c10 = _mm256_setzero_ps(), c11 = _mm256_setzero_ps();
-      __m256 c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps();
-      __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
+      __m256 tile[4][2];
+#pragma GCC unroll 4
+      for (int64_t i = 0; i < 4; ++i) tile[i][0] = tile[i][1] = _mm256_setzero_ps();
       for (int64_t r = 0; r < whole; r += 8) {
         const __m256 u0 = _mm256_loadu_ps(b0 + r), u1 = _mm256_loadu_ps(b1 + r);
-        const __m256 v0 = _mm256_loadu_ps(a0 + r);
-        c00 = _mm256_fmadd_ps(v0, u0, c00);
-        c01 = _mm256_fmadd_ps(v0, u1, c01);
-        const __m256 v1 = _mm256_loadu_ps(a1 + r);
-        c10 = _mm256_fmadd_ps(v1, u0, c10);
-        c11 = _mm256_fmadd_ps(v1, u1, c11);
-        const __m256 v2 = _mm256_loadu_ps(a2 + r);
-        c20 = _mm256_fmadd_ps(v2, u0, c20);
-        c21 = _mm256_fmadd_ps(v2, u1, c21);
-        const __m256 v3 = _mm256_loadu_ps(a3 + r);
-        c30 = _mm256_fmadd_ps(v3, u0, c30);
-        c31 = _mm256_fmadd_ps(v3, u1, c31);
+#pragma GCC unroll 4
+        for (int64_t i = 0; i < 4; ++i) {  // unrolled: the tile stays in 8 registers
+          const __m256 v = _mm256_loadu_ps(a[i] + r);
+          tile[i][0] = _mm256_fmadd_ps(v, u0, tile[i][0]);
+          tile[i][1] = _mm256_fmadd_ps(v, u1, tile[i][1]);
+        }
       }
-      const __m256 tile[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
       for (int64_t i = 0; i < 4; ++i) {
         for (int64_t j = 0; j < 2; ++j) {
           const int64_t s = s0 + i, t = t0 + j;
