@@ -30,15 +30,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-if [ -z "${BLUR_DEMO_BUILT:-}" ]; then
-  toolchains/setup.sh --demo
-  echo "train-demo: building (host preset)"
-  cmake --preset host > build-host-configure.log 2>&1 || { cat build-host-configure.log; exit 1; }
-  rm -f build-host-configure.log
-  cmake --build --preset host --target blur-trainer blur-device-sim | tail -n 1
-fi
-trainer=build/host/collector/trainer/blur-trainer
-device_sim=build/host/collector/tools/device-sim/blur-device-sim
+. scripts/lib/demo_build.sh
+build_demo_programs blur-trainer blur-device-sim
+trainer=build/demo/collector/trainer/blur-trainer
+device_sim=build/demo/collector/tools/device-sim/blur-device-sim
 . scripts/lib/public_model.sh
 ensure_public_model "$trainer"
 
