@@ -4,13 +4,13 @@
 # Does its own set-up (Debian packages, sources, host build).
 #
 #   scripts/demo.sh [--devices N] [--true-rate R] [--epsilon E] [--seed S] [--https]
-#                   [--skip-model]
+#                   [--skip-model]   (WORD_DEVICES=N: the new-word fleet's size)
 #
 # Then the keyboard loop, as a keyboard team would run it:
 # 1. the public model: a next-word model pretrained without privacy on
 #    Debian's public text (scripts/lib/public_model.sh: once, then cached
 #    under .deps), the model every keyboard ships with, and its dictionary;
-# 2. new words: 200,000 more devices, each a user who typed 64 entries of
+# 2. new words: 120,000 more devices, each a user who typed 128 entries of
 #    Debian's fortunes (the private text), report the word they typed most
 #    that their keyboard's dictionary lacks (pem, epsilon 6, once each;
 #    "no new word" is a report too); the collector discovers the heavy ones
@@ -44,14 +44,11 @@ while [ $# -gt 0 ]; do
 done
 
 started=$(date +%s)
-toolchains/setup.sh --demo
-echo "demo: building (host preset)"
-cmake --preset host > build-host-configure.log 2>&1 || { cat build-host-configure.log; exit 1; }
-rm -f build-host-configure.log
-cmake --build --preset host --target blur-collector blur-device-sim blur-trainer | tail -n 1
-export BLUR_DEMO_BUILT=1  # train-demo.sh: set-up and build done
-trainer=build/host/collector/trainer/blur-trainer
-word_epsilon=6 word_devices=${WORD_DEVICES:-200000} typed=64 finetune_epsilon=8
+. scripts/lib/demo_build.sh
+build_demo_programs blur-collector blur-device-sim blur-trainer
+trainer=build/demo/collector/trainer/blur-trainer
+device_sim=build/demo/collector/tools/device-sim/blur-device-sim
+word_epsilon=6 word_devices=${WORD_DEVICES:-120000} typed=128 finetune_epsilon=8
 
 work=$(mktemp -d)
 trap 'kill $collector_pid 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -64,7 +61,7 @@ if [ "$https" = 1 ]; then
   client_tls=(--ca "$work/ca.pem")
   scheme=https host=localhost
 fi
-start_collector build/host/collector/blur-collector "$work/server.log" \
+start_collector build/demo/collector/blur-collector "$work/server.log" \
   --db "$work/blur.db" --metric "1:rr:$epsilon" --metric "2:pem:$word_epsilon:12" "${tls[@]}"
 port=$collector_port
 echo "demo: collector on $scheme://$host:$port, temporary database $work/blur.db"
@@ -72,7 +69,7 @@ echo "demo: authentication on: credentials in $collector_auth_dir; each device e
 echo "      app's enrollment secret for a token bound to its nonce; the estimate is read with the"
 echo "      reader token (both passed to the simulator in the environment, never on the command line)"
 
-build/host/collector/tools/device-sim/blur-device-sim fleet --collector "$scheme://$host:$port" \
+"$device_sim" fleet --collector "$scheme://$host:$port" \
   "${client_tls[@]}" \
   --devices "$devices" --true-rate "$rate" --epsilon "$epsilon" --metric 1 \
   ${seed:+--seed "$seed"} --threads 16 --table
@@ -89,11 +86,10 @@ python3 tests/bench/discovery/new_words.py --dictionary "$public_dictionary" \
   --devices "$word_devices" --typed "$typed" --max-length 12 ${seed:+--seed "$seed"} \
   --out "$work/words.txt" --truth "$work/word-truth.tsv"
 fleet_started=$(date +%s)
-build/host/collector/tools/device-sim/blur-device-sim discover --collector "$scheme://$host:$port" \
+"$device_sim" discover --collector "$scheme://$host:$port" \
   "${client_tls[@]}" --metric 2 --epsilon "$word_epsilon" --max-length 12 \
   --values "$work/words.txt" --top-k 64 ${seed:+--seed "$((seed + 1))"} --threads 32 \
-  > "$work/discovered.json" 2> "$work/discover.log" ||
-  { cat "$work/discover.log"; exit 1; }
+  > "$work/discovered.json" 2> >(tee "$work/discover.log" >&2) || exit 1
 fleet_seconds=$(( $(date +%s) - fleet_started ))
 python3 - "$work/discovered.json" "$work/word-truth.tsv" "$public_dictionary" "$fleet_seconds" <<'PY'
 import json, sys
@@ -122,7 +118,7 @@ PY
 if [ "$model" = 1 ]; then
   kill "$collector_pid" 2>/dev/null || true
   echo
-  build/host/collector/blur-collector discovered-words --db "$work/blur.db" --metric 2 --top-k 64 \
+  build/demo/collector/blur-collector discovered-words --db "$work/blur.db" --metric 2 --top-k 64 \
     --out "$work/words-2.txt"
   scripts/train-demo.sh --discovered-words "$work/words-2.txt" --epsilon "$finetune_epsilon" \
     --out "$work/model"

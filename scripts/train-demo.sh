@@ -9,38 +9,45 @@
 # spent. Does its own set-up (Debian packages, sources, host build).
 #
 #   scripts/train-demo.sh [--epsilon E] [--epochs N] [--discovered-words FILE] [--out DIR]
+#                         [--public-model FILE] [--seed S]
 #
 # --discovered-words: a word-discovery metric's words (`blur-collector
 # discovered-words --out FILE`; scripts/demo.sh passes its fleet's): those
 # the public model lacks join its vocabulary before the fine-tuning.
 # --out: keep the outputs (JSON) there; scripts/demo.sh reads them.
+# --public-model: start from this public model instead of the cached one;
+# --seed: a reproducible fine-tuning (its noise is then not secret). The
+# test trainer.keyboard_model runs this script so, with BLUR_DEMO_BUILT=1
+# and the programs in BLUR_TRAINER and BLUR_DEVICE_SIM.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-epsilon=8 epochs=2 words=() out=""
+epsilon=8 epochs=2 words=() out="" public="" seed=()
 while [ $# -gt 0 ]; do
   case $1 in
     --epsilon) epsilon=$2; shift 2 ;;
     --epochs) epochs=$2; shift 2 ;;
     --discovered-words) words=(--discovered-words "$2"); shift 2 ;;
     --out) out=$2; shift 2 ;;
-    *) echo "usage: $0 [--epsilon E] [--epochs N] [--discovered-words FILE] [--out DIR]" >&2
+    --public-model) public=$2; shift 2 ;;
+    --seed) seed=(--seed "$2"); shift 2 ;;
+    *) echo "usage: $0 [--epsilon E] [--epochs N] [--discovered-words FILE] [--out DIR]" \
+            "[--public-model FILE] [--seed S]" >&2
        exit 2 ;;
   esac
 done
 
-if [ -z "${BLUR_DEMO_BUILT:-}" ]; then
-  toolchains/setup.sh --demo
-  echo "train-demo: building (host preset)"
-  cmake --preset host > build-host-configure.log 2>&1 || { cat build-host-configure.log; exit 1; }
-  rm -f build-host-configure.log
-  cmake --build --preset host --target blur-trainer blur-device-sim | tail -n 1
+. scripts/lib/demo_build.sh
+build_demo_programs blur-trainer blur-device-sim
+trainer=${BLUR_TRAINER:-build/demo/collector/trainer/blur-trainer}
+device_sim=${BLUR_DEVICE_SIM:-build/demo/collector/tools/device-sim/blur-device-sim}
+if [ -n "$public" ]; then
+  public_model=$public
+else
+  . scripts/lib/public_model.sh
+  ensure_public_model "$trainer"
 fi
-trainer=build/host/collector/trainer/blur-trainer
-device_sim=build/host/collector/tools/device-sim/blur-device-sim
-. scripts/lib/public_model.sh
-ensure_public_model "$trainer"
 
 if [ -n "$out" ]; then
   work=$out && mkdir -p "$work"
@@ -51,7 +58,7 @@ echo "train-demo: DP-SGD fine-tuning of the public model on the fortunes' traini
      "(epsilon $epsilon, delta 1e-5, $epochs epochs)"
 "$trainer" train --corpus fortunes --init-from "$public_model" "${words[@]}" \
   --epsilon "$epsilon" --delta 1e-5 --epochs "$epochs" --batch 512 --learning-rate 2 \
-  --lr-schedule cosine --validation-noise 0 --progress-every 10 \
+  --lr-schedule cosine --validation-noise 0 --progress-every 10 "${seed[@]}" \
   --out "$work/model.blm" > "$work/train.json" 2> >(sed -u 's/^/  /' >&2)
 "$trainer" eval --model "$work/model.blm" > "$work/eval.json"
 "$trainer" eval --model "$public_model" --corpus fortunes > "$work/eval-public.json"
@@ -84,9 +91,9 @@ print(f"  {'unigram baseline (word counts)':<34}{100 * u['top1']:>6.1f}%{100 * u
 floats = {s["prompt"]: s["suggestions"] for s in load("suggest")}
 public = {s["prompt"]: s["suggestions"] for s in load("suggest-public")}
 device = {s["prompt"]: s["suggestions"] for s in load("device")}
-print(f"\n  {'next word after ...':<26}{'DP model (float)':<26}{'on the device (int8)':<26}public model alone")
+print(f"\n  {'next word after ...':<28}{'DP model (float)':<24}{'on the device (int8)':<24}public model alone")
 for prompt, words in floats.items():
-    print(f"  {prompt + ' ...':<26}{', '.join(words):<26}{', '.join(device[prompt]):<26}"
+    print(f"  {prompt + ' ...':<28}{', '.join(words):<24}{', '.join(device[prompt]):<24}"
           f"{', '.join(public[prompt])}")
 distinct = len({tuple(s) for s in floats.values()})
 print(f"  {distinct} different suggestion lists for {len(floats)} prompts;"

@@ -4,7 +4,7 @@
 # Idempotent: with everything present it only checks and returns.
 #
 #   toolchains/setup.sh            # everything: every target and every test
-#   toolchains/setup.sh --demo     # only the host build the demo runs (scripts/demo.sh)
+#   toolchains/setup.sh --demo     # only what scripts/demo.sh builds and runs
 #   BLUR_DEPS_DIR=/path toolchains/setup.sh
 set -euo pipefail
 
@@ -18,13 +18,12 @@ case ${1:-} in
   *) echo "usage: $0 [--demo]" >&2; exit 2 ;;
 esac
 
-# The host build: the SDK, the collector, the trainer, the device simulator
-# and the tests' own libraries (what `cmake --preset host` configures).
+# The programs the demo runs: the SDK, the collector, the trainer and the
+# device simulator (`cmake --preset demo`).
 demo_packages=(
   cmake ninja-build g++ pkg-config
   # a compiler cache: scripts/test-all.sh recompiles only what changed
   ccache
-  libgtest-dev libgmock-dev libbenchmark-dev
   # wire format: nanopb generator (python) and its protobuf module
   nanopb python3 python3-protobuf
   # collector
@@ -43,6 +42,8 @@ demo_packages=(
 # servers, browser, JVM and deployment tools they drive.
 packages=(
   "${demo_packages[@]}"
+  # the tests and benchmarks (`cmake --preset host`)
+  libgtest-dev libgmock-dev libbenchmark-dev
   # fuzzers and the host-asan preset's runtime
   clang libclang-rt-14-dev
   # the sqlite3 shell: tests/collector/rollup_kill_test.sh probes a frozen

@@ -11,7 +11,7 @@
 #      export, .blnw) and $public_dictionary (the export's vocabulary: the
 #      words a keyboard shipping the public model knows)
 #
-# PUBLIC_EPOCHS (default 0.3) sets the pretraining's length: 0.3 epochs of
+# PUBLIC_EPOCHS (default 0.2) sets the pretraining's length: 0.2 epochs of
 # the 5.4 M-word text take about 2 minutes on 2 cores (docs/language-model.md
 # gives the quality of each length).
 public_model_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -29,8 +29,8 @@ ensure_public_model() {
     mv "$text.partial" "$text"
   fi
   local config=(--format lines --epsilon inf --vocab-size 5000 --embedding 64 --hidden 128
-                --epochs "${PUBLIC_EPOCHS:-0.3}" --batch 64 --learning-rate 1 --lr-schedule cosine
-                --seed 1)
+                --epochs "${PUBLIC_EPOCHS:-0.2}" --batch 16 --learning-rate 1 --lr-schedule cosine
+                --seed 1 --validation-noise 0)
   local key
   key=$( { printf '%s\n' "${config[@]}"; sha256sum < "$text"; } | sha256sum | cut -c1-16)
   local dir=$cache/$key
@@ -44,9 +44,9 @@ ensure_public_model() {
   fi
   rm -rf "$dir" && mkdir -p "$dir"
   echo "public model: pretraining on $(wc -w < "$text") words of public text, once" \
-       "(${PUBLIC_EPOCHS:-0.3} epochs, not private: no user's text); cached in $dir"
-  # Progress every 200 steps, on the terminal.
-  "$trainer" train --corpus "$text" "${config[@]}" --progress-every 200 \
+       "(${PUBLIC_EPOCHS:-0.2} epochs, not private: no user's text); cached in $dir"
+  # Progress every 500 steps, on the terminal.
+  "$trainer" train --corpus "$text" "${config[@]}" --progress-every 500 \
     --out "$dir/public.blm.partial" > "$dir/public.json" 2> >(sed -u 's/^/  /' >&2) ||
     { rm -rf "$dir"; return 1; }
   mv "$dir/public.blm.partial" "$public_model"

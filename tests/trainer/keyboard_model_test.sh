@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The keyboard demo's model, small: a public model pretrained on public text
-# (WordNet's glosses, scripts/public-corpus.sh), grown by a fleet's
-# discovered words and fine-tuned with DP-SGD (epsilon 8) on the fortunes'
-# training split. On the held-out test split its top-1 must beat the
+# (WordNet's glosses, scripts/public-corpus.sh), then the demo's own
+# scripts/train-demo.sh: grown by a fleet's discovered words and fine-tuned
+# with DP-SGD (epsilon 8) on the fortunes' training split. On the held-out test split its top-1 must beat the
 # unigram baseline by at least 1.5 points and the public model alone by at
-# least 0.5 (measured: 10.2% against 7.2% and 8.2%; a top-1 over the split's
+# least 0.5 (measured: 10.0% against 7.2% and 8.2%; a top-1 over the split's
 # 26,971 word targets has a standard error of about 0.2 points, and the
 # seeds are fixed); its suggestions must differ by context, and the int8
 # device model must agree with it.
@@ -37,20 +37,14 @@ you're
 of
 linux
 WORDS
-"$trainer" train --corpus fortunes --init-from "$work/public.blm" \
-  --discovered-words "$work/words.txt" --epsilon 8 --delta 1e-5 --epochs 2 --batch 512 \
-  --learning-rate 2 --lr-schedule cosine --validation-noise 0 --seed 2 --progress-every 100000 \
-  --out "$work/model.blm" > "$work/train.json" 2> "$work/train.log" ||
-  { cat "$work/train.log"; fail "DP fine-tuning"; }
-"$trainer" eval --model "$work/model.blm" > "$work/eval.json"
-"$trainer" eval --model "$work/public.blm" --corpus fortunes > "$work/eval-public.json"
-prompts=(--prompt "the meaning of life is" --prompt "you will be" --prompt "i don't know"
-         --prompt "a computer is" --prompt "in the beginning" --prompt "what is the")
-"$trainer" suggest --model "$work/model.blm" "${prompts[@]}" > "$work/suggest.json"
-"$trainer" export-model --model "$work/model.blm" --out "$work/model.blnw" > "$work/export.json"
-"$device_sim" suggest --model "$work/model.blnw" "${prompts[@]}" > "$work/device.json"
+# The demo's own fine-tuning, evaluation and suggestions (scripts/train-demo.sh).
+BLUR_DEMO_BUILT=1 BLUR_TRAINER=$trainer BLUR_DEVICE_SIM=$device_sim \
+  "$here/../../scripts/train-demo.sh" --public-model "$work/public.blm" \
+  --discovered-words "$work/words.txt" --epsilon 8 --seed 2 --out "$work/out" \
+  > "$work/demo.log" 2>&1 || { cat "$work/demo.log"; fail "scripts/train-demo.sh"; }
+cat "$work/demo.log"
 
-python3 - "$work" <<'PY'
+python3 - "$work/out" <<'PY'
 import json, sys
 w = sys.argv[1]
 load = lambda name: json.load(open(f"{w}/{name}.json"))

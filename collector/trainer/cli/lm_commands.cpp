@@ -484,7 +484,8 @@ LanguageModelCommands::LanguageModelCommands(CLI::App& app) : state_(std::make_u
                 "validation on the private split (--validation-noise)")
       ->check(CLI::ExistingPath);
   t->add_option("--validation-noise", o.validation_noise_multiplier,
-                "Noise multiplier of the DP validation (per-unit top-1/top-3 sums); 0: none")
+                "Noise multiplier of the DP validation (per-unit top-1/top-3 sums); 0: none "
+                "(with --epsilon inf: 0 skips the exact validation)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   t->add_option("--tuning-runs", o.tuning_runs,

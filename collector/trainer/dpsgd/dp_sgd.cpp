@@ -133,15 +133,53 @@ DpSgdStepStats DpSgdTrainer::step(const std::vector<Example>& dataset) {
   return step(batch);
 }
 
+namespace {
+
+// units[i] = round(S_i / s) + Z_i, integers held exactly in doubles. S / s
+// is clamped to +-2^51 (a coordinatewise contraction: the sensitivity does
+// not grow; NaN counts as 0) and rounded to nearest by adding and
+// subtracting 1.5 * 2^52 (exact for |x| <= 2^51; no libm call). Z converts
+// exactly by the same constant (its bits plus those of 1.5 * 2^52, minus
+// 1.5 * 2^52: |Z| < 2^40, discrete_gaussian.h's largest blocks), and the
+// sum stays below 2^52. Branch-free and inlined with a constant n, so the
+// compiler vectorizes it.
+inline void round_and_add_noise(const float* __restrict sum, const int64_t* __restrict z,
+                                double* __restrict units, size_t n, double inverse_step) {
+  constexpr double kLimit = 2251799813685248.0;       // 2^51
+  constexpr double kRound = 6755399441055744.0;       // 1.5 * 2^52
+  constexpr int64_t kRoundBits = 0x4338000000000000;  // its bits
+  for (size_t i = 0; i < n; ++i) {
+    double x = static_cast<double>(sum[i]) * inverse_step;
+    x = x == x ? x : 0.0;
+    x = x < -kLimit ? -kLimit : x > kLimit ? kLimit : x;
+    double noise;
+    const int64_t bits = z[i] + kRoundBits;
+    std::memcpy(&noise, &bits, sizeof noise);
+    units[i] = ((x + kRound) - kRound) + (noise - kRound);
+  }
+}
+
+// v = mu v + units s / B; theta -= lr v.
+inline void momentum_update(const double* __restrict units, float* __restrict v,
+                            float* __restrict theta, size_t n, double unit_scale, float mu,
+                            float lr) {
+  for (size_t i = 0; i < n; ++i) {
+    v[i] = mu * v[i] + static_cast<float>(units[i] * unit_scale);
+    theta[i] -= lr * v[i];
+  }
+}
+
+}  // namespace
+
 DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
   const size_t P = model_.parameter_count();
   float* g = gradient_.data();
-  std::fill(gradient_.begin(), gradient_.end(), 0.0f);
 
   const bool noisy = config_.noise_multiplier > 0;
   GradientOptions options;
   options.clip_norm = noisy ? grid_.clip_for_sum : config_.clip_norm;
   options.norm_groups = config_.trained_groups;
+  options.overwrite = true;
   const BatchGradientStats stats = model_.accumulate_gradient(batch, options, g);
 
   // Noisy: units = round(S / s) + Z (integers), then u = units s / B.
@@ -170,19 +208,16 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
   };
   if (noisy) {
     // Per chunk of the noise (DiscreteGaussianNoise::kChunk coordinates):
-    // draw Z, then units = round(S / s) + Z. S / s is clamped to +-2^51 (a
-    // coordinatewise contraction: the sensitivity does not grow; NaN counts
-    // as 0) and rounded to nearest by adding and subtracting 1.5 * 2^52
-    // (exact for |x| <= 2^51; no libm call).
+    // draw Z, then units = round(S / s) + Z (round_and_add_noise), then the
+    // update.
     const DiscreteGaussianNoise noise(seed_, "noise", step_);
     const double inverse_step = 1.0 / grid_.step;
     const double unit_scale = grid_.step / divisor;
-    constexpr double kLimit = 2251799813685248.0;  // 2^51
-    constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
     constexpr size_t kChunk = DiscreteGaussianNoise::kChunk;
     if (keep_released_) units_.resize(P);
     run((P + kChunk - 1) / kChunk, [&](size_t first, size_t last) {
       std::vector<int64_t> z(kChunk);
+      std::vector<double> units(kChunk);
       for (size_t c = first; c < last; ++c) {
         const size_t begin = c * kChunk, count = std::min(kChunk, P - begin);
         const bool one_group = (begin >= lstm_begin_ || begin + count <= lstm_begin_) &&
@@ -192,19 +227,27 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
           continue;
         }
         noise.sample_range(z.data(), begin, count, grid_.log2_sigma);
-        for (size_t i = 0; i < count; ++i) {
-          const size_t k = begin + i;
-          if (!trained(k)) {
-            if (keep_released_) units_[k] = 0;
-            continue;
+        if (count == kChunk) {  // a constant trip count: the compiler vectorizes these
+          round_and_add_noise(g + begin, z.data(), units.data(), kChunk, inverse_step);
+        } else {
+          round_and_add_noise(g + begin, z.data(), units.data(), count, inverse_step);
+        }
+        if (keep_released_) {
+          for (size_t i = 0; i < count; ++i) {
+            units_[begin + i] = trained(begin + i) ? static_cast<int64_t>(units[i]) : 0;
           }
-          double x = static_cast<double>(g[k]) * inverse_step;
-          x = x == x ? x : 0.0;
-          x = x < -kLimit ? -kLimit : x > kLimit ? kLimit : x;
-          const int64_t units = static_cast<int64_t>((x + kRound) - kRound) + z[i];
-          if (keep_released_) units_[k] = units;
-          v[k] = mu * v[k] + static_cast<float>(static_cast<double>(units) * unit_scale);
-          theta[k] -= lr * v[k];
+        }
+        if (!one_group) {  // a chunk across a group boundary: its trained coordinates only
+          for (size_t i = 0; i < count; ++i) {
+            if (trained(begin + i)) {
+              momentum_update(units.data() + i, v + begin + i, theta + begin + i, 1, unit_scale,
+                              mu, lr);
+            }
+          }
+        } else if (count == kChunk) {
+          momentum_update(units.data(), v + begin, theta + begin, kChunk, unit_scale, mu, lr);
+        } else {
+          momentum_update(units.data(), v + begin, theta + begin, count, unit_scale, mu, lr);
         }
       }
     });

@@ -419,7 +419,7 @@ TrainReport train_language_model(const TrainOptions& given,
                   {"top1", std::clamp(sums.sums[0] / units, 0.0, 1.0)},
                   {"top3", std::clamp(sums.sums[1] / units, 0.0, 1.0)},
                   {"units", sums.sums[2]}};
-  } else if (!is_private) {
+  } else if (!is_private && o.validation_noise_multiplier > 0) {
     const EvaluationResult r =
         evaluate_model(validation, vocabulary->size(), Vocabulary::kSpecialCount, forward);
     valid_json = {{"source", "the validation split (not private)"},

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "trainer/model/gram_matrix.h"
 #include "trainer/model/parallel.h"
 #include "trainer/model/softmax_cross_entropy.h"
 
@@ -106,7 +107,8 @@ size_t LanguageModelT<Scalar>::split(const ExampleBatch& batch) {
 }
 
 template <typename Scalar>
-void LanguageModelT<Scalar>::forward(Workspace& w, bool keep_for_backward, double* losses) {
+void LanguageModelT<Scalar>::forward(Workspace& w, bool keep_for_backward, bool output_norms,
+                                     double* losses) {
   const Index V = config_.vocab_size, E = config_.embedding_dim, H = config_.hidden_dim;
   const ExampleBatch& batch = w.examples;
   const size_t B = batch.size();
@@ -154,6 +156,7 @@ void LanguageModelT<Scalar>::forward(Workspace& w, bool keep_for_backward, doubl
   }
 
   std::fill(losses, losses + B, 0.0);
+  w.output_norm2.assign(B, 0.0);
   if (N == 0) return;
 
   // --- LSTM ------------------------------------------------------------------
@@ -216,6 +219,9 @@ void LanguageModelT<Scalar>::forward(Workspace& w, bool keep_for_backward, doubl
                                      static_cast<Scalar>(T), keep_for_backward);
     }
     if (T > 0) losses[w.order[j]] = total / static_cast<double>(T);
+    // The output layer's part of the example's squared gradient norm, while
+    // its T columns of dloss/dz (V floats each) are still in cache.
+    if (output_norms && T > 0) w.output_norm2[j] = output_layer_norm2(w, j);
   }
 }
 
@@ -225,9 +231,46 @@ std::vector<double> LanguageModelT<Scalar>::losses(const ExampleBatch& batch) {
   std::vector<double> out(batch.size(), 0.0);
   const size_t size = shares == 0 ? 0 : (batch.size() + shares - 1) / shares;
   parallel_items(shares, [&](size_t first, size_t last) {
-    for (size_t t = first; t < last; ++t) forward(workspaces_[t], false, out.data() + size * t);
+    for (size_t t = first; t < last; ++t) forward(workspaces_[t], false, false, out.data() + size * t);
   });
   return out;
+}
+
+namespace {
+
+// The lower triangle of the T x T Gram matrix of a rows x T block
+// (gram_matrix.h: in the model's precision, lanes added in double).
+template <typename Scalar>
+void gram(std::vector<double>& g, const Scalar* x, Index rows, Index T, Index ld) {
+  g.resize(static_cast<size_t>(T * T));
+  gram_lower(x, rows, T, ld, g.data());
+}
+
+// sum_{s,t} d(s,t) (u(s,t) + 1) over the lower triangles, in double
+// (off-diagonal terms twice): a layer's weight and bias together.
+double gram_sum(const std::vector<double>& d, const std::vector<double>& u, Index T) {
+  double sum = 0;
+  for (Index s = 0; s < T; ++s) {
+    const auto diagonal = static_cast<size_t>(s + s * T);
+    sum += d[diagonal] * (u[diagonal] + 1.0);
+    for (Index t = s + 1; t < T; ++t) {
+      const auto k = static_cast<size_t>(t + s * T);
+      sum += 2.0 * d[k] * (u[k] + 1.0);
+    }
+  }
+  return sum;
+}
+
+}  // namespace
+
+// Output layer: d_t = dz_t, u_t = [h_t; 1] (example-major: contiguous).
+template <typename Scalar>
+double LanguageModelT<Scalar>::output_layer_norm2(Workspace& w, size_t j) const {
+  const Index V = config_.vocab_size, H = config_.hidden_dim;
+  const Index T = w.steps[j], start = w.example_start[j];
+  gram(w.gram_d, w.logits.data.data() + start * V, V, T, V);
+  gram(w.gram_u, w.hidden.data.data() + start * H, H, T, H);
+  return gram_sum(w.gram_d, w.gram_u, T);
 }
 
 template <typename Scalar>
@@ -303,38 +346,14 @@ void LanguageModelT<Scalar>::backward(Workspace& w, const GradientOptions& optio
   w_em.setOnes();
   w_tm.setOnes();
   if (!want_norms) return;
-  // The Gram matrices are symmetric rank-k updates (SYRK: the lower
-  // triangle, half a GEMM's work) in the model's precision (float: relative
-  // error ~1e-6 in a norm, far below what clipping can notice); their
-  // products are summed in double over the lower triangle, off-diagonal
-  // terms twice.
-  auto gram = [](Matrix& g, const auto& x) {
-    g.setZero(x.cols(), x.cols());
-    g.template selfadjointView<Eigen::Lower>().rankUpdate(x.transpose());
-  };
-  auto gram_sum = [](const Matrix& d, const Matrix& u) {
-    double sum = 0;
-    for (Index s = 0; s < d.cols(); ++s) {
-      sum += static_cast<double>(d(s, s)) * (static_cast<double>(u(s, s)) + 1.0);
-      for (Index t = s + 1; t < d.rows(); ++t) {
-        sum += 2.0 * static_cast<double>(d(t, s)) * (static_cast<double>(u(t, s)) + 1.0);
-      }
-    }
-    return sum;
-  };
-  Matrix& gd = w.gram_d;
-  Matrix& gu = w.gram_u;
+  std::vector<double>& gd = w.gram_d;
+  std::vector<double>& gu = w.gram_u;
   for (size_t j = 0; j < B; ++j) {
     const Index T = w.steps[j];
     if (T == 0) continue;
     const Index start = w.example_start[j];
-    double total = 0;
-    // Output layer: d_t = dz_t, u_t = [h_t; 1] (example-major: contiguous).
-    if (options.norm_groups & kOutputGroup) {
-      gram(gd, Z.middleCols(start, T));
-      gram(gu, Hx.middleCols(start, T));
-      total += gram_sum(gd, gu);
-    }
+    // forward()'s output-layer term (output weight and bias).
+    double total = (options.norm_groups & kOutputGroup) ? w.output_norm2[j] : 0.0;
     // LSTM layer: d_t = da_t, u_t = [x_t; h_{t-1}; 1] (time-major: gathered).
     w.gather_d.resize(4 * H, T);
     w.gather_u.resize(E + H, T);
@@ -346,19 +365,19 @@ void LanguageModelT<Scalar>::backward(Workspace& w, const GradientOptions& optio
       w.gather_x.col(t) = dX.col(col);
     }
     if (options.norm_groups & kLstmGroup) {
-      gram(gd, w.gather_d);
-      gram(gu, w.gather_u);
-      total += gram_sum(gd, gu);
+      gram(gd, w.gather_d.data(), 4 * H, T, 4 * H);
+      gram(gu, w.gather_u.data(), E + H, T, E + H);
+      total += gram_sum(gd, gu, T);
     }
     // Embedding: one-hot inputs, u_t . u_s = [w_t == w_s].
     if (options.norm_groups & kEmbeddingGroup) {
-      gram(gd, w.gather_x);
+      gram(gd, w.gather_x.data(), E, T, E);
       const Example& ex = *batch[w.order[j]];
       for (Index s = 0; s < T; ++s) {
-        total += static_cast<double>(gd(s, s));
+        total += gd[static_cast<size_t>(s + s * T)];
         for (Index t = s + 1; t < T; ++t) {
           if (ex[static_cast<size_t>(t)] == ex[static_cast<size_t>(s)]) {
-            total += 2.0 * static_cast<double>(gd(t, s));
+            total += 2.0 * gd[static_cast<size_t>(t + s * T)];
           }
         }
       }
@@ -453,7 +472,7 @@ BatchGradientStats LanguageModelT<Scalar>::accumulate_gradient(const ExampleBatc
   parallel_items(shares, [&](size_t first, size_t last) {
     for (size_t t = first; t < last; ++t) {
       Workspace& w = workspaces_[t];
-      forward(w, true, stats.losses.data() + size * t);
+      forward(w, true, want_norms, stats.losses.data() + size * t);
       backward(w, options, norms.data() + size * t, stats.clip_factors.data() + size * t);
       if (shares > 1) {
         w.gradient.resize(P);
@@ -467,14 +486,19 @@ BatchGradientStats LanguageModelT<Scalar>::accumulate_gradient(const ExampleBatc
   if (want_norms) stats.norms = std::move(norms);
   if (options.before_write) options.before_write();
   if (shares == 1) {
-    add_gradient(workspaces_[0], gradient, false);
+    add_gradient(workspaces_[0], gradient, options.overwrite);
   } else if (shares > 1) {
     // The shares' sums in share order (each parameter on one thread, so the
-    // order of additions is fixed).
+    // order of additions is fixed; overwriting starts from the first share's
+    // sum, which is 0 + it exactly).
     parallel_items(P, [&](size_t first, size_t last) {
       for (size_t t = 0; t < shares; ++t) {
         const Scalar* part = workspaces_[t].gradient.data();
-        for (size_t k = first; k < last; ++k) gradient[k] += part[k];
+        if (t == 0 && options.overwrite) {
+          std::copy(part + first, part + last, gradient + first);
+        } else {
+          for (size_t k = first; k < last; ++k) gradient[k] += part[k];
+        }
       }
     });
   }

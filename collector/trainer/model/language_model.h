@@ -44,8 +44,11 @@
 // [w_t == w_s]: its per-example gradient touches only the example's rows,
 // and a token repeated in the example has its contributions summed before
 // the norm is taken. All blocks add up to the norm over ALL parameters
-// jointly. The Gram matrices are GEMMs in the model's precision; their
-// elementwise products are summed in double.
+// jointly. The Gram matrices are products in the model's precision
+// (gram_matrix.h); their elementwise products are summed in double. The
+// output layer's (T columns of V rows, most of the norms' work) is taken in
+// the forward pass, right after the softmax has written the example's
+// dloss/dz, while those columns are still in cache.
 //
 // The clipped sum sum_j c_j g_j then costs nothing extra: every backward
 // quantity of example j is linear in its loss, so scaling example j's
@@ -105,6 +108,9 @@ struct GradientOptions {
   // disables clipping (and, unless compute_norms, the norm computation).
   double clip_norm = std::numeric_limits<double>::infinity();
   bool compute_norms = false;
+  // Write the sum to `gradient` instead of adding it (the buffer need not
+  // be zeroed first: one pass over the parameters fewer).
+  bool overwrite = false;
   // The groups the norms (and so the clipping) cover: with fewer than all,
   // the clipped sum is bounded by C over those groups' coordinates only,
   // and the other groups' entries of `gradient` must not be released.
@@ -163,10 +169,11 @@ class LanguageModelT {
   // a token outside [0, V).
   std::vector<double> losses(const ExampleBatch& batch);
 
-  // ADDS sum_j c_j grad(loss_j) to gradient[0 .. parameter_count()), with
+  // ADDS sum_j c_j grad(loss_j) to gradient[0 .. parameter_count()) (or
+  // writes it there, options.overwrite), with
   // c_j = min(1, C/||grad(loss_j)||) (exact per-example norms over all
   // parameters, see above) or c_j = 1 without clipping. The caller zeroes
-  // the buffer (or pre-fills it with noise). Uses one thread per core and
+  // the buffer (or pre-fills it), unless overwrite. Uses one thread per core and
   // scratch buffers owned by the model: not thread-safe.
   BatchGradientStats accumulate_gradient(const ExampleBatch& batch, const GradientOptions& options,
                                          Scalar* gradient);
@@ -213,7 +220,9 @@ class LanguageModelT {
     Buffer input_grad;   // d_e x N, time-major: dloss/dx_t
     Buffer carry_h, carry_c, step_a, step_b;              // per-step H x B scratch
     Buffer weight_em, weight_tm;                          // N: c_j per column, in each layout
-    Matrix gram_d, gram_u, gather_d, gather_u, gather_x;  // one example's norm
+    Matrix gather_d, gather_u, gather_x;                  // one example's norm
+    std::vector<double> gram_d, gram_u;                   // its Gram matrices
+    std::vector<double> output_norm2;  // per sorted example: the output layer's part of ||g_j||^2
     std::vector<Scalar> gradient;  // the share's clipped sum (shares after the first)
     bool any_clipped = false;
   };
@@ -221,8 +230,12 @@ class LanguageModelT {
   void build_blocks();
   // Splits the batch into shares (at most one per core, none empty).
   size_t split(const ExampleBatch& batch);
-  // Per-example mean losses into losses[k] for share example k.
-  void forward(Workspace& w, bool keep_for_backward, double* losses);
+  // Per-example mean losses into losses[k] for share example k; with
+  // output_norms (and keep_for_backward), also w.output_norm2.
+  void forward(Workspace& w, bool keep_for_backward, bool output_norms, double* losses);
+  // Example j's (sorted) output-layer part of its squared gradient norm,
+  // once its logits hold dloss/dz.
+  double output_layer_norm2(Workspace& w, size_t j) const;
   // Backward pass and, if wanted, norms and clip factors (share order).
   void backward(Workspace& w, const GradientOptions& options, double* norms, double* clip_factors);
   // ADDS the share's (clipped) gradient sum to out, or writes it there

@@ -4,7 +4,7 @@ a user who typed TYPED random entries of the fortunes corpus (Debian's
 fortunes and fortunes-min, all files), and its keyboard knows the words of
 a dictionary (the public model's vocabulary). The device reports the new
 word it typed most often (a word outside the dictionary, 1..MAX characters
-of [a-z'], ties broken at random), or "'" when it typed none: the SDK's
+of [a-z'], ties going to the first typed), or "'" when it typed none: the SDK's
 reserved word, which the collector reads as "no new word". Every device
 reports exactly once, so whether a report exists never depends on the text.
 
@@ -18,6 +18,8 @@ and the truth (word, devices) by decreasing count.
 """
 import argparse
 import collections
+import itertools
+import multiprocessing
 import os
 import random
 import re
@@ -36,6 +38,27 @@ def read_entries(directory):
         with open(path, encoding="utf-8", errors="replace") as f:
             entries += [e for e in f.read().split("\n%\n") if e.strip()]
     return entries
+
+
+CHUNK = 10000
+_new_words = None
+
+
+def _share(new_words):
+    global _new_words
+    _new_words = new_words
+
+
+def _devices(chunk):
+    seed, index, devices, typed_entries = chunk
+    rng = random.Random(f"{seed}/{index}")
+    reports = []
+    for _ in range(devices):
+        typed = collections.Counter(itertools.chain.from_iterable(
+            rng.choices(_new_words, k=typed_entries)))
+        # Ties: the first typed (the entries come in random order).
+        reports.append(typed.most_common(1)[0][0] if typed else NO_NEW_WORD)
+    return reports
 
 
 def main():
@@ -58,17 +81,12 @@ def main():
         new_words.append([w for w in WORD.findall(entry.lower())
                           if w not in known and len(w) <= args.max_length
                           and REPORTABLE.fullmatch(w)])
-    rng = random.Random(args.seed)
-    reports = []
-    for _ in range(args.devices):
-        typed = collections.Counter()
-        for entry in rng.choices(new_words, k=args.typed):
-            typed.update(entry)
-        if not typed:
-            reports.append(NO_NEW_WORD)
-            continue
-        most = max(typed.values())
-        reports.append(rng.choice(sorted(w for w, c in typed.items() if c == most)))
+    # Devices in chunks, each chunk its own seeded stream: the same devices
+    # whatever the number of processes drawing them.
+    chunks = [(args.seed, c, min(CHUNK, args.devices - c * CHUNK), args.typed)
+              for c in range((args.devices + CHUNK - 1) // CHUNK)]
+    with multiprocessing.Pool(initializer=_share, initargs=(new_words,)) as pool:
+        reports = [word for chunk in pool.map(_devices, chunks) for word in chunk]
     with open(args.out, "w") as f:
         f.write("\n".join(reports) + "\n")
     with open(args.truth, "w") as f:

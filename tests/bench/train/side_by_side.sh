@@ -14,8 +14,12 @@
 #    the pytorch/opacus repository). opacus_peer.py times plain SGD and
 #    DP-SGD (DPLSTM + PrivacyEngine, Poisson sampling, RDP) on the same
 #    configuration. Opacus imports opt_einsum, which Debian lacks; shim/
-#    forwards it to torch.einsum.
-# Then the ratios the goals are stated in (BENCHMARKS.md).
+#    forwards it to torch.einsum. It also imports SciPy: install Debian's
+#    python3-torch and python3-scipy (not in toolchains/setup.sh: no test
+#    needs them).
+# Then the ratios the goals are stated in (BENCHMARKS.md), and the DP/plain
+# ratio of the steps' process CPU time (all workers), which a loaded
+# machine disturbs far less than the wall time.
 set -euo pipefail
 build=${1:?usage: side_by_side.sh BUILD_DIR [OPACUS_SOURCE_DIR]}
 opacus=${2:-}
@@ -60,9 +64,13 @@ runs = json.load(open(os.path.join(out, "blur.json")))["benchmarks"]
 # The median of the repetitions (the single run when there is one).
 medians = {b["run_name"]: b for b in runs if b.get("aggregate_name") == "median"}
 blur = {b["run_name"]: medians.get(b["run_name"], b) for b in runs}
-plain = blur["NonPrivateStep/0/real_time"]
-dp = blur["DpSgdStep/0/real_time"]
-rounds = len([b for b in runs if b["run_name"] == dp["run_name"] and b.get("run_type") == "iteration"])
+def step(prefix):
+    return next(b for n, b in blur.items() if n.startswith(prefix))
+plain = step("NonPrivateStep/0/")
+dp = step("DpSgdStep/0/")
+def rounds_of(b):
+    return [r for r in runs if r["run_name"] == b["run_name"] and r.get("run_type") == "iteration"]
+rounds = len(rounds_of(dp))
 print(f"Blur: medians of {rounds} interleaved rounds")
 roof = max(b["GFLOP_per_s"] for n, b in blur.items() if n.startswith("GemmRate"))
 print(f"GEMM backend: {dp.get('label', '')}")
@@ -82,4 +90,12 @@ for blas, label in (("system", "libblas.so.3 alternative"), ("reference", "refer
     print(f"  Blur DP-SGD / this peer's DP-SGD examples/s: "
           f"{dp['items_per_second'] / o['dp_examples_per_s']:.1f}x")
 print(f"Blur DP step at {dp['GFLOP_per_s'] / roof:.2f} of the GEMM roofline")
+# The steps' process CPU time (all workers; train_bench measures it): on a
+# loaded machine it moves far less than the wall time. The minimum over the
+# rounds is the least disturbed.
+cpu = {name: [r["cpu_time"] for r in rounds_of(b)] for name, b in (("plain", plain), ("dp", dp))}
+print(f"Blur DP / plain step, process CPU time: median {dp['cpu_time'] / plain['cpu_time']:.3f}, "
+      f"minimum over rounds {min(cpu['dp']) / min(cpu['plain']):.3f} "
+      f"({min(cpu['plain']):.1f} / {min(cpu['dp']):.1f} ms)")
+print(f"Load average at the end: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 PY
