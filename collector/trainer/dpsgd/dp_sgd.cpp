@@ -194,10 +194,11 @@ DpSgdStepStats DpSgdTrainer::step(const ExampleBatch& batch) {
   // Coordinates of untrained groups are skipped: no noise, no update.
   const bool all_trained = config_.trained_groups == kAllGroups;
   auto trained = [&](size_t k) {
+    if (all_trained) return true;
     const uint32_t group = k < lstm_begin_     ? kEmbeddingGroup
                            : k < output_begin_ ? kLstmGroup
                                                : kOutputGroup;
-    return all_trained || (config_.trained_groups & group) != 0;
+    return (config_.trained_groups & group) != 0;
   };
   auto run = [&](size_t n, const std::function<void(size_t, size_t)>& body) {
     if (config_.noise_threads == 1) {
