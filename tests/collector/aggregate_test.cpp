@@ -196,6 +196,68 @@ TEST(Aggregate, SparseTallyMatchesTheDenseCount) {
   EXPECT_EQ(target.serialize(), before);
 }
 
+// What a commit writes back to a stored row: serialize_added_to(stored) is
+// serialize() of the merged aggregate, byte for byte, for every mechanism
+// and for pem's sparse tally (whose stored cells are read in one pass, not
+// built into a table); cells only in the row, only in the delta, in both,
+// and at the tally's ends. Refused stored bytes give an error.
+TEST(Aggregate, SerializeAddedToEqualsTheMergedAggregate) {
+  std::mt19937_64 rng(14);
+  std::vector<MetricConfig> metrics = blur_test::one_metric_per_mechanism();
+  MetricConfig sparse;
+  sparse.id = 3;
+  sparse.mechanism = MechanismId::kPrefixExtension;
+  sparse.epsilon_micros = 4000000;
+  sparse.domain_size = 10;
+  metrics.push_back(sparse);
+  for (const MetricConfig& metric : metrics) {
+    SCOPED_TRACE(describe(metric));
+    for (const auto& [stored_reports, delta_reports] :
+         std::vector<std::pair<int, int>>{{0, 0}, {0, 5}, {5, 0}, {300, 7}, {7, 300}, {400, 400}}) {
+      Aggregate stored(metric), delta(metric);
+      for (int i = 0; i < stored_reports; ++i) stored.add(blur_test::random_report(metric, rng));
+      for (int i = 0; i < delta_reports; ++i) delta.add(blur_test::random_report(metric, rng));
+      // Some cells in both: the delta repeats a few of the stored reports.
+      if (stored_reports > 0 && delta_reports > 0) delta.merge(stored);
+      Aggregate merged = stored;
+      merged.merge(delta);
+      auto sum = delta.serialize_added_to(stored.serialize());
+      ASSERT_TRUE(sum) << sum.error().message;
+      EXPECT_EQ(sum->bytes, merged.serialize());
+      EXPECT_EQ(sum->reports, merged.reports());
+    }
+    Aggregate stored(metric), delta(metric);
+    for (int i = 0; i < 40; ++i) stored.add(blur_test::random_report(metric, rng));
+    for (int i = 0; i < 3; ++i) delta.add(blur_test::random_report(metric, rng));
+    const std::string bytes = stored.serialize();
+    for (size_t cut = 0; cut < bytes.size(); ++cut) {
+      EXPECT_FALSE(delta.serialize_added_to(bytes.substr(0, cut))) << "cut at " << cut;
+    }
+    EXPECT_FALSE(delta.serialize_added_to(bytes + '\0'));
+    std::string other = bytes;
+    other[1] = static_cast<char>(other[1] ^ 0x40);
+    EXPECT_FALSE(delta.serialize_added_to(other));
+  }
+  // The sparse tally's cells at both ends: cell 0 and the last cell.
+  Aggregate first(sparse), last(sparse);
+  IncomingReport r = blur_test::random_report(sparse, rng);
+  r.hash_a = 0, r.hash_b = 0, r.value = 0;
+  first.add(r);
+  r.hash_a = 8, r.hash_b = 16383, r.value = 63;
+  last.add(r);
+  Aggregate both = first;
+  both.merge(last);
+  for (const auto& [delta, stored] : {std::pair(&first, &last), std::pair(&last, &first)}) {
+    auto sum = delta->serialize_added_to(stored->serialize());
+    ASSERT_TRUE(sum) << sum.error().message;
+    EXPECT_EQ(sum->bytes, both.serialize());
+  }
+  // A count that would overflow is refused, not wrapped.
+  Aggregate huge(sparse);
+  huge.add(r, ~uint64_t{0});
+  EXPECT_FALSE(last.serialize_added_to(huge.serialize()));
+}
+
 // The fingerprint (the discovery cache's key): equal for the same counts
 // however they were added (sparse pem, dense rr, numeric), different once
 // one more report is added, to any bucket.

@@ -32,6 +32,72 @@ uint64_t fingerprint_key() {
 uint64_t cell_term(uint64_t key, uint64_t cell, uint64_t count) {
   return mix(mix(cell ^ key) + count);
 }
+
+// Writes a sparse tally's nonzero cells, given in increasing order, as the
+// dense tally's bytes: counts, and 0 followed by the length of each run of
+// zeros.
+class SortedCellWriter {
+ public:
+  SortedCellWriter(std::string* out, uint64_t length) : out_(out), length_(length) {
+    put_varint(out_, length_);
+  }
+  void add(uint64_t cell, uint64_t count) {
+    if (cell > next_) {
+      put_varint(out_, 0);
+      put_varint(out_, cell - next_);
+    }
+    put_varint(out_, count);
+    next_ = cell + 1;
+  }
+  void finish() {
+    if (next_ < length_) {
+      put_varint(out_, 0);
+      put_varint(out_, length_ - next_);
+    }
+  }
+
+ private:
+  std::string* out_;
+  uint64_t length_;
+  uint64_t next_ = 0;
+};
+
+// Reads a tally's bytes (after its length) as its nonzero cells, in
+// increasing order; untrusted bytes, so every step is checked.
+class SortedCellReader {
+ public:
+  SortedCellReader(VarintReader* reader, uint64_t length) : reader_(reader), length_(length) {}
+  // The next nonzero cell; false at the end or on bad bytes (then
+  // problem() says what).
+  bool next(uint64_t* cell, uint64_t* count) {
+    while (at_ < length_) {
+      uint64_t value = 0;
+      if (!reader_->next(&value)) return fail("truncated tally");
+      if (value != 0) {
+        *cell = at_++;
+        *count = value;
+        return true;
+      }
+      uint64_t run = 0;
+      if (!reader_->next(&run) || run == 0 || run > length_ - at_) return fail("bad run of zeros");
+      at_ += run;
+    }
+    if (!reader_->done()) return fail("trailing bytes");
+    return false;
+  }
+  const char* problem() const { return problem_; }
+
+ private:
+  bool fail(const char* what) {
+    problem_ = what;
+    at_ = length_;
+    return false;
+  }
+  VarintReader* reader_;
+  uint64_t length_;
+  uint64_t at_ = 0;
+  const char* problem_ = nullptr;
+};
 }  // namespace
 
 Aggregate::Aggregate(const MetricConfig& metric)
@@ -145,20 +211,9 @@ std::string Aggregate::serialize() const {
       if (count != 0) cells.emplace_back(cell, count);
     });
     std::sort(cells.begin(), cells.end());
-    put_varint(&out, sparse_length_);
-    uint64_t next = 0;
-    for (const auto& [cell, count] : cells) {
-      if (cell > next) {
-        put_varint(&out, 0);
-        put_varint(&out, cell - next);
-      }
-      put_varint(&out, count);
-      next = cell + 1;
-    }
-    if (next < sparse_length_) {
-      put_varint(&out, 0);
-      put_varint(&out, sparse_length_ - next);
-    }
+    SortedCellWriter writer(&out, sparse_length_);
+    for (const auto& [cell, count] : cells) writer.add(cell, count);
+    writer.finish();
     return out;
   }
   put_varint(&out, tally_.size());
@@ -288,19 +343,10 @@ Fallible Aggregate::add_sparse(std::string_view bytes, uint64_t reports) {
     return invalid("tally length does not match the metric's shape");
   }
   std::vector<std::pair<uint64_t, uint64_t>> cells;
-  uint64_t i = 0;
-  while (i < length) {
-    uint64_t count = 0;
-    if (!reader.next(&count)) return invalid("truncated tally");
-    if (count != 0) {
-      cells.emplace_back(i++, count);
-      continue;
-    }
-    uint64_t run = 0;
-    if (!reader.next(&run) || run == 0 || run > length - i) return invalid("bad run of zeros");
-    i += run;
-  }
-  if (!reader.done()) return invalid("trailing bytes");
+  SortedCellReader stored(&reader, length);
+  uint64_t next_cell = 0, next_count = 0;
+  while (stored.next(&next_cell, &next_count)) cells.emplace_back(next_cell, next_count);
+  if (stored.problem() != nullptr) return invalid(stored.problem());
   for (const auto& [cell, count] : cells) {
     if (sparse_cells_.find(cell) + count < count) {
       return invalid("tally count overflows");
@@ -310,6 +356,61 @@ Fallible Aggregate::add_sparse(std::string_view bytes, uint64_t reports) {
   for (const auto& [cell, count] : cells) sparse_cells_[cell] += count;
   reports_ += reports;
   return done();
+}
+
+Outcome<Aggregate::SerializedSum> Aggregate::serialize_added_to(std::string_view stored) const {
+  if (sparse_length_ == 0) {
+    auto total = deserialize(metric_, stored);
+    if (!total) return total.error();
+    total.value().merge(*this);
+    return SerializedSum{total.value().serialize(), total.value().reports()};
+  }
+  // A sparse tally: one pass over the stored cells (in order) and this
+  // aggregate's (sorted), as serialize() of the sum writes them.
+  auto bad = [&](const char* what) {
+    return invalid("stored aggregate of " + describe(metric_) + " is corrupt: " + what);
+  };
+  if (stored.size() < 2) return bad("truncated header");
+  if (static_cast<uint8_t>(stored[0]) != kFormatVersion) return bad("unknown format version");
+  if (static_cast<uint8_t>(stored[1]) != static_cast<uint8_t>(metric_.mechanism)) {
+    return bad("another mechanism's aggregate");
+  }
+  VarintReader reader(stored.substr(2));
+  uint64_t stored_reports = 0, length = 0;
+  if (!reader.next(&stored_reports)) return bad("truncated report count");
+  if (reports_ + stored_reports < reports_) return bad("report count overflows");
+  if (!reader.next(&length) || length != sparse_length_) {
+    return bad("tally length does not match the metric's shape");
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> added;
+  added.reserve(sparse_cells_.size());
+  sparse_cells_.for_each([&](uint64_t cell, uint64_t count) {
+    if (count != 0) added.emplace_back(cell, count);
+  });
+  std::sort(added.begin(), added.end());
+  SerializedSum sum{std::string(), reports_ + stored_reports};
+  sum.bytes.reserve(stored.size() + 4 * added.size());
+  sum.bytes.push_back(static_cast<char>(kFormatVersion));
+  sum.bytes.push_back(static_cast<char>(metric_.mechanism));
+  put_varint(&sum.bytes, sum.reports);
+  SortedCellWriter writer(&sum.bytes, sparse_length_);
+  SortedCellReader cells(&reader, length);
+  uint64_t cell = 0, count = 0;
+  bool more = cells.next(&cell, &count);
+  for (const auto& [added_cell, added_count] : added) {
+    for (; more && cell < added_cell; more = cells.next(&cell, &count)) writer.add(cell, count);
+    if (more && cell == added_cell) {
+      if (count + added_count < count) return bad("tally count overflows");
+      writer.add(cell, count + added_count);
+      more = cells.next(&cell, &count);
+    } else {
+      writer.add(added_cell, added_count);
+    }
+  }
+  for (; more; more = cells.next(&cell, &count)) writer.add(cell, count);
+  if (cells.problem() != nullptr) return bad(cells.problem());
+  writer.finish();
+  return sum;
 }
 
 }  // namespace blur::collector

@@ -49,6 +49,17 @@ class Aggregate {
   // merge(deserialize(bytes)) without the intermediate aggregate (what an
   // estimate over many stored rows does); on kInvalid nothing is changed.
   Fallible add_serialized(std::string_view bytes);
+  // serialize() of this aggregate merged with deserialize(stored), and the
+  // sum's report count: what a commit writes back to a stored row. For a
+  // sparse tally one pass over the stored bytes, without building their
+  // cells (a commit of a few reports to a large row costs a copy of the
+  // row, not a hash table of it). kInvalid if `stored` is not exactly an
+  // aggregate of this metric's shape.
+  struct SerializedSum {
+    std::string bytes;
+    uint64_t reports = 0;
+  };
+  Outcome<SerializedSum> serialize_added_to(std::string_view stored) const;
   // Before adding serialized rows of `bytes` bytes in all: room for their
   // cells at once, instead of growing (and rehashing) row by row. A hint.
   void reserve_serialized(size_t bytes);

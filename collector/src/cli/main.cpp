@@ -28,6 +28,9 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <ctime>
 #include <iostream>
 #include <thread>
@@ -383,9 +386,23 @@ int verify(const std::string& db, const std::vector<uint32_t>& ids) {
   return all_equal ? 0 : 1;
 }
 
+// glibc returns a thread arena's freed top to the kernel (madvise, and a
+// TLB shoot-down on every core) once it passes 128 KiB, and maps larger
+// blocks afresh each time: the ingest threads' commits, which build and
+// free a stored row (up to 64 KiB) and its copies per request, paid about
+// a sixth of the collector's CPU in that on a pem fleet. Freed memory is
+// kept for reuse up to these sizes instead.
+void keep_freed_memory_for_reuse() {
+#if defined(__GLIBC__)
+  mallopt(M_TRIM_THRESHOLD, 32 << 20);
+  mallopt(M_MMAP_THRESHOLD, 8 << 20);
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_freed_memory_for_reuse();
   CLI::App app{"blur-collector: ingests Blur reports and debiases them into estimates"};
   app.require_subcommand(1);
   const char* kDbHelp = "Database: PATH or sqlite:PATH (embedded), or postgresql://...";

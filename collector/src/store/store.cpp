@@ -603,17 +603,15 @@ Fallible Store::add_to_own_rows(AggregateTable table,
   rows.reserve(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     const Aggregate& delta = *deltas[i];
-    Aggregate total(delta.metric());
+    Aggregate::SerializedSum total{delta.serialize(), delta.reports()};
     if (const auto& row = stored_rows.value()[i]) {
-      auto stored = Aggregate::deserialize(delta.metric(), row->stats);
-      if (!stored) return stored.error();
-      total = std::move(stored).value();
+      auto sum = delta.serialize_added_to(row->stats);
+      if (!sum) return sum.error();
+      total = std::move(sum).value();
     }
-    total.merge(delta);
-    std::string bytes = total.serialize();
-    rotate_node_after_commit_ |= bytes.size() > kAggregateRowBytes;
-    rows.push_back(
-        AggregateRow{keys[i].first, keys[i].second, *node_id_, total.reports(), std::move(bytes)});
+    rotate_node_after_commit_ |= total.bytes.size() > kAggregateRowBytes;
+    rows.push_back(AggregateRow{keys[i].first, keys[i].second, *node_id_, total.reports,
+                                std::move(total.bytes)});
   }
   return writer_->upsert_aggregates(table, rows);
 }
