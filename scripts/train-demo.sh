@@ -62,8 +62,9 @@ echo "train-demo: DP-SGD fine-tuning of the public model on the fortunes' traini
   --out "$work/model.blm" > "$work/train.json" 2> >(sed -u 's/^/  /' >&2)
 "$trainer" eval --model "$work/model.blm" > "$work/eval.json"
 "$trainer" eval --model "$public_model" --corpus fortunes > "$work/eval-public.json"
-prompts=("the meaning of life is" "you will be" "i don't know" "a computer is"
-         "in the beginning" "linux is")
+# What a user has typed so far, mid-phrase: the next word depends on it.
+prompts=("i don't" "the united" "the end of the" "you have a" "there is no"
+         "it is better to" "once upon a" "what do you")
 prompt_args=()
 for p in "${prompts[@]}"; do prompt_args+=(--prompt "$p"); done
 "$trainer" suggest --model "$work/model.blm" "${prompt_args[@]}" > "$work/suggest.json"

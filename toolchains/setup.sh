@@ -131,7 +131,13 @@ if [ ${#missing[@]} -gt 0 ] || [ $added_deb_src -eq 1 ]; then
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # dpkg syncs every file it unpacks; on a virtual machine's disk that is
+  # most of the install's time (demo packages: 166 s against 62 s measured
+  # on a loaded 2-core machine). Unpacked without those syncs (as Debian's
+  # container images do), then made durable by one sync of everything.
+  apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io \
+    "${missing[@]}" >/dev/null
+  sync
 fi
 
 mkdir -p "$deps_dir"
