@@ -9,9 +9,6 @@ namespace blur::collector::auth {
 
 namespace {
 
-Error unauthenticated(std::string message) {
-  return {Error::Kind::kUnauthenticated, std::move(message)};
-}
 Error forbidden(std::string message) { return {Error::Kind::kForbidden, std::move(message)}; }
 
 std::string hex_nonce(uint64_t nonce) {

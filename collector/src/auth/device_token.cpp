@@ -36,9 +36,6 @@ std::array<uint8_t, kMacBytes> mac(const DeviceTokenKey& key, const DeviceClaims
   return out;
 }
 
-Error unauthenticated(std::string message) {
-  return {Error::Kind::kUnauthenticated, std::move(message)};
-}
 
 }  // namespace
 

@@ -51,7 +51,7 @@ void DayRollUps::run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stopping_) {
     const int64_t now = static_cast<int64_t>(std::time(nullptr));
-    const int64_t next_midnight = now - now % store::kSecondsPerDay + store::kSecondsPerDay;
+    const int64_t next_midnight = now - now % kSecondsPerDay + kSecondsPerDay;
     const int64_t wait =
         succeeded ? next_midnight + kDelayAfterMidnightSeconds - now : kRetrySeconds;
     if (wake_.wait_for(lock, std::chrono::seconds(wait), [this] { return stopping_; })) break;

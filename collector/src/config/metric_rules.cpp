@@ -9,11 +9,6 @@
 namespace blur::collector {
 
 namespace {
-constexpr uint64_t kMaxEpsilonMicros = blur::kMaxReportEpsilonMicros;
-constexpr uint32_t kSecondsPerDay = 86400;
-}  // namespace
-
-namespace {
 
 // The configuration as (field, value text) pairs: one list for equality,
 // the first difference and the canonical text.
@@ -129,13 +124,13 @@ Outcome<MetricConfig> config_from_text(const std::string& text) {
 std::string check_metric(const MetricConfig& m) {
   const MechanismSpec& spec = mechanism_spec(m.mechanism);
   const char* name = blur::mechanism_name(m.mechanism);
-  if (m.epsilon_micros == 0 || m.epsilon_micros > kMaxEpsilonMicros) {
+  if (m.epsilon_micros == 0 || m.epsilon_micros > blur::kMaxReportEpsilonMicros) {
     return "epsilon must be in (0, 20]";
   }
   if (m.domain_size < 2 || m.domain_size > spec.max_domain) {
     return std::string(name) + " needs a domain size in 2.." + std::to_string(spec.max_domain);
   }
-  if (m.longitudinal_epsilon_micros > kMaxEpsilonMicros) {
+  if (m.longitudinal_epsilon_micros > blur::kMaxReportEpsilonMicros) {
     return "longitudinal epsilon must be in (0, 20]";
   }
   if (m.longitudinal_epsilon_micros != 0 && !spec.memoizable) {

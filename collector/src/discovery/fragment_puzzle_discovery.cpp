@@ -40,18 +40,18 @@ struct Fragment {
   double count;
 };
 
-struct Candidate {
+struct JoinedWord {
   blur::Word word;
   double score;  // the sum of the joined fragments' estimates
 };
 
-bool stronger(const Candidate& x, const Candidate& y) {
+bool stronger(const JoinedWord& x, const JoinedWord& y) {
   return x.score > y.score ||
          (x.score == y.score &&
           (x.word.low < y.word.low || (x.word.low == y.word.low && x.word.high < y.word.high)));
 }
 
-void keep_strongest(std::vector<Candidate>* candidates, size_t width) {
+void keep_strongest(std::vector<JoinedWord>* candidates, size_t width) {
   if (candidates->size() <= width) return;
   std::nth_element(candidates->begin(), candidates->begin() + static_cast<std::ptrdiff_t>(width),
                    candidates->end(), stronger);
@@ -316,21 +316,21 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
   // finished join is kept only if it hashes back to its piece (a join of
   // another word's fragments almost never does), and only the
   // kFinishedJoinsPerPiece strongest.
-  std::vector<std::vector<Candidate>> joined(kPieces);
+  std::vector<std::vector<JoinedWord>> joined(kPieces);
   for_each_item(kPieces, [&](size_t piece) {
     if (stopped || cancel.requested()) {
       stopped = true;
       return;
     }
-    std::vector<Candidate> partial{Candidate{blur::Word{0, 0, 0}, 0}};
-    std::vector<Candidate>& finished = joined[piece];
+    std::vector<JoinedWord> partial{JoinedWord{blur::Word{0, 0, 0}, 0}};
+    std::vector<JoinedWord>& finished = joined[piece];
     auto finish = [&](const blur::Word& word, double score) {
-      if (piece_of(*piece_table, word) == piece) finished.push_back(Candidate{word, score});
+      if (piece_of(*piece_table, word) == piece) finished.push_back(JoinedWord{word, score});
     };
     for (uint32_t position = 0; position < positions && !partial.empty(); ++position) {
       const uint32_t at = blur::kFragmentCharacters * position;
-      std::vector<Candidate> next;
-      for (const Candidate& c : partial) {
+      std::vector<JoinedWord> next;
+      for (const JoinedWord& c : partial) {
         for (const Fragment& f : fragments[position][piece]) {
           const double score = c.score + f.count;
           if (f.first == blur::kWordEnd) {
@@ -348,7 +348,7 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
           if (at + 2 == longest) {
             finish(word, score);
           } else {
-            next.push_back(Candidate{word, score});
+            next.push_back(JoinedWord{word, score});
           }
         }
       }
@@ -360,7 +360,7 @@ Discovery discover_words_by_fragments(const MetricConfig& metric,
   if (stopped) return cancelled();
   std::vector<blur::Word> candidates;  // at most 256 x kFinishedJoinsPerPiece
   for (const auto& list : joined) {
-    for (const Candidate& c : list) candidates.push_back(c.word);
+    for (const JoinedWord& c : list) candidates.push_back(c.word);
   }
 
   // 3. Rank by the word sketch.

@@ -7,17 +7,16 @@
 namespace blur::collector {
 
 namespace {
-constexpr uint32_t kSeeds = blur::kPrefixHashSeeds;
 }  // namespace
 
 uint32_t LevelTally::Level::columns() const {
-  return dense != nullptr ? kSeeds : static_cast<uint32_t>(seeds.size());
+  return dense != nullptr ? blur::kPrefixHashSeeds : static_cast<uint32_t>(seeds.size());
 }
 
 LevelTally::LevelTally(const MetricConfig& metric, const std::vector<uint64_t>& tally)
     : bits_(blur::PrefixExtension::bucket_bits(metric.epsilon_micros)),
       levels_(blur::PrefixExtension::levels(metric.domain_size)) {
-  const size_t per_level = size_t{kSeeds} << bits_;
+  const size_t per_level = size_t{blur::kPrefixHashSeeds} << bits_;
   for (uint32_t l = 0; l < levels(); ++l) {
     Level& level = levels_[l];
     level.dense = tally.data() + l * per_level;
@@ -29,7 +28,7 @@ LevelTally::LevelTally(const Aggregate& aggregate)
     : bits_(blur::PrefixExtension::bucket_bits(aggregate.metric().epsilon_micros)),
       levels_(blur::PrefixExtension::levels(aggregate.metric().domain_size)) {
   if (const std::vector<uint64_t>* dense = aggregate.dense_tally()) {
-    const size_t per_level = size_t{kSeeds} << bits_;
+    const size_t per_level = size_t{blur::kPrefixHashSeeds} << bits_;
     for (uint32_t l = 0; l < levels(); ++l) {
       Level& level = levels_[l];
       level.dense = dense->data() + l * per_level;
@@ -42,8 +41,8 @@ LevelTally::LevelTally(const Aggregate& aggregate)
   std::vector<std::pair<uint64_t, uint64_t>> cells;
   aggregate.for_each_tally_cell(
       [&](uint64_t cell, uint64_t count) { cells.emplace_back(cell, count); });
-  const size_t keys = size_t{levels()} * kSeeds;
-  if (cells.size() < kSeeds) {
+  const size_t keys = size_t{levels()} * blur::kPrefixHashSeeds;
+  if (cells.size() < blur::kPrefixHashSeeds) {
     std::sort(cells.begin(), cells.end());
   } else {
     std::vector<uint32_t> start(keys + 1, 0);
@@ -54,20 +53,20 @@ LevelTally::LevelTally(const Aggregate& aggregate)
     cells.swap(ordered);
   }
   std::vector<uint64_t> per_level(levels(), 0);
-  for (const auto& cell : cells) ++per_level[(cell.first >> bits_) / kSeeds];
+  for (const auto& cell : cells) ++per_level[(cell.first >> bits_) / blur::kPrefixHashSeeds];
   std::vector<uint64_t*> writable(levels(), nullptr);  // the densified levels
   dense_storage_.reserve(levels());
   for (uint32_t l = 0; l < levels(); ++l) {
-    if (per_level[l] < uint64_t{kDenseCellsPerSeed} * kSeeds) continue;
-    dense_storage_.emplace_back(size_t{kSeeds} << bits_, 0);
+    if (per_level[l] < uint64_t{kDenseCellsPerSeed} * blur::kPrefixHashSeeds) continue;
+    dense_storage_.emplace_back(size_t{blur::kPrefixHashSeeds} << bits_, 0);
     writable[l] = dense_storage_.back().data();
     levels_[l].dense = writable[l];
   }
   const uint32_t bucket_mask = (1u << bits_) - 1;
   for (const auto& [cell, count] : cells) {
     const uint64_t key = cell >> bits_;
-    const uint32_t l = static_cast<uint32_t>(key / kSeeds);
-    const uint32_t seed = static_cast<uint32_t>(key % kSeeds);
+    const uint32_t l = static_cast<uint32_t>(key / blur::kPrefixHashSeeds);
+    const uint32_t seed = static_cast<uint32_t>(key % blur::kPrefixHashSeeds);
     const uint32_t bucket = static_cast<uint32_t>(cell) & bucket_mask;
     Level& level = levels_[l];
     level.reports += count;

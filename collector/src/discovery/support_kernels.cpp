@@ -10,7 +10,6 @@ namespace blur::collector {
 
 namespace {
 
-constexpr uint32_t kCodes = blur::kWordAlphabet;  // the end code 0 and 27 characters
 constexpr uint32_t kBlock = 64;                   // columns (seeds) per block
 constexpr uint32_t kMaxBuckets = 64;              // 2^g, g <= PrefixExtension::kMaxBucketBits
 constexpr uint32_t kMoreCodes = 0x80;  // a first code's flag: other codes share its bucket
@@ -76,11 +75,11 @@ std::vector<size_t> strided(size_t items, unsigned t, unsigned threads) {
 bool child_supports(const LevelTally::Level& level, const WordHashTable& table, uint32_t at,
                     const std::vector<blur::Word>& parents, std::vector<uint64_t>* sums,
                     const Cancellation& cancel) {
-  sums->assign(parents.size() * kCodes, 0);
+  sums->assign(parents.size() * blur::kWordAlphabet, 0);
   const uint32_t columns = level.columns();
   if (parents.empty() || columns == 0) return !cancel.requested();
   const uint32_t bits = table.bucket_bits();
-  const unsigned threads = threads_for(parents.size(), steps(level, kCodes));
+  const unsigned threads = threads_for(parents.size(), steps(level, blur::kWordAlphabet));
   std::atomic<bool> cancelled{false};
   run_threads(threads, [&](unsigned t) {
     // This thread's parents and their buckets per column.
@@ -89,11 +88,11 @@ bool child_supports(const LevelTally::Level& level, const WordHashTable& table, 
     hash_columns(level, table, parents, mine, &hashes);
     // Per block: each column's code buckets (dense); or (sparse) the
     // block's cells flattened, each with its column and key = column << 6 |
-    // bucket, and per key the lowest code whose bucket it is (kCodes: none,
+    // bucket, and per key the lowest code whose bucket it is (blur::kWordAlphabet: none,
     // a slot the sums ignore; kMoreCodes set if there are others) and the
     // other such codes as a bit mask (two codes share a bucket at about 7%
     // of keys).
-    std::vector<std::array<uint8_t, kCodes>> code_buckets(kBlock);
+    std::vector<std::array<uint8_t, blur::kWordAlphabet>> code_buckets(kBlock);
     std::vector<uint8_t> cell_column, first_code(level.dense ? 0 : kBlock * kMaxBuckets);
     std::vector<uint16_t> cell_key;
     std::vector<uint64_t> cell_count;
@@ -108,19 +107,19 @@ bool child_supports(const LevelTally::Level& level, const WordHashTable& table, 
         const uint32_t seed = level.seed(i);
         auto& buckets = code_buckets[i - start];
         buckets[0] = 0;
-        for (uint32_t c = 1; c < kCodes; ++c) buckets[c] = table.row(at, c)[seed];
+        for (uint32_t c = 1; c < blur::kWordAlphabet; ++c) buckets[c] = table.row(at, c)[seed];
       }
       if (level.dense == nullptr) {
         cell_column.clear();
         cell_key.clear();
         cell_count.clear();
-        std::fill(first_code.begin(), first_code.end(), static_cast<uint8_t>(kCodes));
+        std::fill(first_code.begin(), first_code.end(), static_cast<uint8_t>(blur::kWordAlphabet));
         std::fill(other_codes.begin(), other_codes.end(), 0u);
         for (uint32_t i = start; i < end; ++i) {
           const uint32_t column = i - start;
-          for (uint32_t c = 0; c < kCodes; ++c) {
+          for (uint32_t c = 0; c < blur::kWordAlphabet; ++c) {
             const uint32_t key = column * kMaxBuckets + code_buckets[column][c];
-            if (first_code[key] == kCodes) {
+            if (first_code[key] == blur::kWordAlphabet) {
               first_code[key] = static_cast<uint8_t>(c);
             } else {
               first_code[key] |= kMoreCodes;
@@ -138,13 +137,13 @@ bool child_supports(const LevelTally::Level& level, const WordHashTable& table, 
         const uint8_t* parent = hashes.data() + k * columns;
         // Four banks of sums, by cell: consecutive cells adding to one
         // code (mostly to "none") would otherwise wait on each other.
-        std::array<std::array<uint64_t, kCodes + 1>, 4> acc{};  // [kCodes]: no code's
+        std::array<std::array<uint64_t, blur::kWordAlphabet + 1>, 4> acc{};  // [blur::kWordAlphabet]: no code's
         if (level.dense != nullptr) {
           for (uint32_t i = start; i < end; ++i) {
             const uint64_t* row = level.dense + (size_t{i} << bits);
             const uint8_t x = parent[i];
             const auto& buckets = code_buckets[i - start];
-            for (uint32_t c = 0; c < kCodes; ++c) acc[0][c] += row[x ^ buckets[c]];
+            for (uint32_t c = 0; c < blur::kWordAlphabet; ++c) acc[0][c] += row[x ^ buckets[c]];
           }
         } else {
           const uint8_t* block = parent + start;
@@ -159,8 +158,8 @@ bool child_supports(const LevelTally::Level& level, const WordHashTable& table, 
             }
           }
         }
-        uint64_t* out = sums->data() + mine[k] * kCodes;
-        for (uint32_t c = 0; c < kCodes; ++c)
+        uint64_t* out = sums->data() + mine[k] * blur::kWordAlphabet;
+        for (uint32_t c = 0; c < blur::kWordAlphabet; ++c)
           out[c] += acc[0][c] + acc[1][c] + acc[2][c] + acc[3][c];
       }
     }

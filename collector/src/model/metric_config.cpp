@@ -11,8 +11,6 @@ namespace blur::collector {
 
 namespace {
 constexpr uint64_t kMicrosPerNat = 1000000;
-constexpr uint64_t kMaxEpsilonMicros = blur::kMaxReportEpsilonMicros;
-constexpr uint32_t kSecondsPerDay = 86400;
 }  // namespace
 
 uint32_t reports_per_bucket_limit(const MetricConfig& metric) {
@@ -99,7 +97,7 @@ std::optional<uint64_t> parse_nats_micros(const std::string& text, uint64_t max_
 }
 
 std::optional<uint32_t> parse_epsilon_micros(const std::string& text) {
-  const auto micros = parse_nats_micros(text, kMaxEpsilonMicros);
+  const auto micros = parse_nats_micros(text, blur::kMaxReportEpsilonMicros);
   if (!micros) return std::nullopt;
   return static_cast<uint32_t>(*micros);
 }

@@ -12,6 +12,7 @@
 #include "blur/mechanisms/mechanism.h"
 #include "blur/mechanisms/rappor.h"
 #include "util/outcome.h"
+#include "util/time_text.h"
 
 namespace blur::collector {
 
@@ -22,7 +23,7 @@ inline constexpr uint32_t kDefaultBucketSeconds = 3600;
 inline constexpr uint32_t kDefaultRetentionDays = 30;
 inline constexpr uint32_t kMaxRetentionDays = 3650;
 // The longest quarantine of new devices: 30 days.
-inline constexpr uint32_t kMaxQuarantineSeconds = 30 * 86400;
+inline constexpr uint32_t kMaxQuarantineSeconds = 30 * kSecondsPerDay;
 // The contribution bound's default allowance: this many reports' epsilon per
 // device, metric and bucket (see reports_per_bucket_limit).
 inline constexpr uint32_t kDefaultReportsPerBucket = 4;

@@ -15,8 +15,8 @@ namespace {
 }
 
 const char* type_name(int type) {
-  static const char* const kNames[] = {"counter", "gauge", "histogram"};
-  return kNames[type];
+  static const char* const kTypeNames[] = {"counter", "gauge", "histogram"};
+  return kTypeNames[type];
 }
 
 // {a="x",b="y"} with `extra` (a rendered le="...") last; "" without labels.

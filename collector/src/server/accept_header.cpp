@@ -6,7 +6,6 @@ namespace blur::collector::http {
 
 namespace {
 
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 std::string_view trimmed(std::string_view text) {
   while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);

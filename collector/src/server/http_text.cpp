@@ -11,11 +11,11 @@ int hex_value(char c) {
   return -1;
 }
 
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
-
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 }  // namespace
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 bool percent_decode(std::string_view text, bool plus_is_space, std::string* out) {
   out->clear();

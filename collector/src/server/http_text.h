@@ -14,6 +14,9 @@
 
 namespace blur::collector::http {
 
+// HTTP's optional white space (RFC 9110, 5.6.3): a space or a tab.
+bool is_blank(char c);
+
 // Decodes %XX escapes (and '+' as a space when `plus_is_space`, as in a
 // query string) into `out`. The result may hold any bytes, NUL and invalid
 // UTF-8 included. False on a '%' not followed by two hex digits.

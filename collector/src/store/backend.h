@@ -20,6 +20,7 @@
 
 #include "store/device_counts.h"
 #include "util/outcome.h"
+#include "util/time_text.h"
 
 namespace blur::collector::store {
 
@@ -40,8 +41,6 @@ namespace blur::collector::store {
 // (a version-4 collector would still work, but refuses the newer number).
 inline constexpr int kSchemaVersion = 5;
 
-// A UTC day: roll-ups fold a metric's bucket rows of one day into day rows.
-inline constexpr int64_t kSecondsPerDay = 86400;
 // The start of the first day (a midnight) that overlaps [from, ...): any
 // start after from - 1 day, saturated at the bottom.
 inline constexpr int64_t first_day_overlapping(int64_t from) {

@@ -18,7 +18,6 @@ using store::AggregateRow;
 using store::AggregateTable;
 using store::Connection;
 using store::CountTable;
-using store::kSecondsPerDay;
 using store::MetricDay;
 using store::ReportKey;
 using store::ReportRow;

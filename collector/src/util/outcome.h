@@ -30,6 +30,9 @@ inline Error invalid(std::string message) { return {Error::Kind::kInvalid, std::
 inline Error unavailable(std::string message) {
   return {Error::Kind::kUnavailable, std::move(message)};
 }
+inline Error unauthenticated(std::string message) {
+  return {Error::Kind::kUnauthenticated, std::move(message)};
+}
 
 template <typename T>
 class [[nodiscard]] Outcome {

@@ -14,6 +14,9 @@
 
 namespace blur::collector {
 
+// A UTC day: buckets divide it; roll-ups fold a day's bucket rows into day rows.
+inline constexpr int64_t kSecondsPerDay = 86400;
+
 // The range parse_time accepts, Unix seconds.
 inline constexpr int64_t kEarliestTime = -62167219200;  // 0000-01-01T00:00:00Z
 inline constexpr int64_t kLatestTime = 253402300799;    // 9999-12-31T23:59:59Z

@@ -13,7 +13,7 @@ namespace blur::trainer {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 // Each step's losses are discretized between the losses at the noise's
 // +-kTailSigmas standard deviations (a Gaussian tail of 7.6e-24 beyond);
 // whatever lies past the top becomes infinite loss (pessimistic).
@@ -120,13 +120,13 @@ StepPmf discretize(Direction dir, double q, double sigma, double width) {
 
 // ln E[e^{t L}] over the finite part (a sub-probability).
 double log_mgf(const StepPmf& pmf, double width, double t) {
-  double high = -kInf;
+  double high = -kInfinity;
   for (size_t i = 0; i < pmf.mass.size(); ++i) {
     if (pmf.mass[i] > 0) {
       high = std::max(high, t * static_cast<double>(pmf.first + static_cast<int64_t>(i)) * width);
     }
   }
-  if (high == -kInf) return -kInf;
+  if (high == -kInfinity) return -kInfinity;
   double sum = 0;
   for (size_t i = 0; i < pmf.mass.size(); ++i) {
     if (pmf.mass[i] > 0) {
@@ -302,7 +302,7 @@ double PldAccountant::delta_of(const Composed& c, double width, double epsilon) 
 }
 
 double PldAccountant::epsilon_of(const Composed& c, double width, double delta) {
-  if (c.infinity_mass >= delta) return kInf;
+  if (c.infinity_mass >= delta) return kInfinity;
   // Scanning down: C = infinity mass + sum_{j >= k} mass_j and
   // D = sum_{j >= k} mass_j e^{l_k - l_j}; for eps in [l_{k-1}, l_k],
   // delta(eps) = C - e^{eps - l_k} D.
@@ -323,7 +323,7 @@ PldValue PldAccountant::epsilon(double delta) const {
   if (!(delta > 0 && delta < 1)) {
     return failure(PldErrorCode::kInvalidArgument, "pld: delta must be in (0, 1)");
   }
-  if (non_private_) return value_of(kInf);
+  if (non_private_) return value_of(kInfinity);
   if (PldStatus s = compose(); !s) return failure(s.code, s.error);
   const double width = options_.grid_width;
   return value_of(std::max(epsilon_of(add_, width, delta), epsilon_of(remove_, width, delta)));

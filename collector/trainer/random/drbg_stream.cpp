@@ -135,10 +135,6 @@ uint64_t DrbgStream::next_u64() {
   return value;
 }
 
-namespace {
-constexpr double kTwoToMinus53 = 1.0 / 9007199254740992.0;  // 2^-53, exact
-}  // namespace
-
 double DrbgStream::uniform53() { return static_cast<double>(next_u64() >> 11) * kTwoToMinus53; }
 
 bool DrbgStream::bernoulli(double p) {

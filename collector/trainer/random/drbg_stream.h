@@ -27,6 +27,9 @@
 
 namespace blur::trainer {
 
+// 2^-53, exact: a 53-bit integer times this is a uniform double in [0, 1).
+inline constexpr double kTwoToMinus53 = 1.0 / 9007199254740992.0;
+
 struct TrainSeed {
   std::array<uint8_t, 32> bytes{};
 

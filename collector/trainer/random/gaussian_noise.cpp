@@ -14,7 +14,6 @@ namespace blur::trainer {
 
 namespace {
 
-constexpr double kTwoToMinus53 = 1.0 / 9007199254740992.0;  // 2^-53, exact
 constexpr uint64_t kMaxNormals = uint64_t{1} << 47;
 // Blocks of side stream per normal: 2^17 words, where a normal needs about
 // 1.01 on average and more than 100 with probability below 10^-190.
