@@ -5,4 +5,6 @@
 set(CMAKE_SYSTEM_PROCESSOR s390x)
 set(BLUR_CROSS_TRIPLE s390x-linux-gnu)
 set(BLUR_CROSS_QEMU qemu-s390x)
+# What `readelf -h` must show for the JNI library (examples.jni_library).
+set(BLUR_JNI_ELF_HEADER "Class: +ELF64" "big endian" "Machine: +IBM S/390")
 include(${CMAKE_CURRENT_LIST_DIR}/linux-cross.cmake)
