@@ -21,6 +21,9 @@ using namespace blur::endian_images;
 struct Vector {
   Image first, second;
 };
+// Static: the images are 4 KiB each, too large for a Cortex-M test's stack.
+Vector vector_a, vector_b;
+Image image_a, image_b;
 
 uint8_t* section(Vector* v, const char* name, size_t** size) {
   static size_t flash_size;
@@ -51,12 +54,14 @@ bool parse(const char* text, Vector* v) {
       out = section(v, name, &size);
       if (out == nullptr) return false;
       declared = 0;
-      for (const char* c = space + 1; c < end; ++c) declared = declared * 10 + static_cast<size_t>(*c - '0');
+      for (const char* c = space + 1; c < end; ++c)
+        declared = declared * 10 + static_cast<size_t>(*c - '0');
       *size = 0;
     } else if (*line != '#' && line != end) {
       if (out == nullptr) return false;
       for (const char* c = line; c + 1 < end; c += 2) {
-        if (*size >= (out == v->first.flash || out == v->second.flash ? kFlashSize : kBatchCapacity)) {
+        if (*size >=
+            (out == v->first.flash || out == v->second.flash ? kFlashSize : kBatchCapacity)) {
           return false;
         }
         out[(*size)++] = static_cast<uint8_t>(nibble(c[0]) << 4 | nibble(c[1]));
@@ -102,9 +107,10 @@ Expected open_state(const uint8_t* flash, Image* batch) {
 }
 
 TEST(EndianImage, ThisTargetWritesItsByteOrdersVector) {
-  static Vector own;
+  Vector& own = vector_a;
   ASSERT_TRUE(parse(little_endian_cpu() ? kEndianLe : kEndianBe, &own));
-  static Image first, second;
+  Image& first = image_a;
+  Image& second = image_b;
   ASSERT_EQ(write_first(&first), Status::kOk);
   ASSERT_EQ(write_second(first.flash, &second), Status::kOk);
   expect_same_image(first, own.first);
@@ -112,23 +118,24 @@ TEST(EndianImage, ThisTargetWritesItsByteOrdersVector) {
 }
 
 TEST(EndianImage, ReadsAndContinuesTheOtherByteOrdersImages) {
-  static Vector other;
+  Vector& other = vector_a;
   ASSERT_TRUE(parse(little_endian_cpu() ? kEndianBe : kEndianLe, &other));
   // The first boot's storage: the same ledger and queue state, the same
   // pending batch, byte for byte.
-  static Image read;
+  Image& read = image_a;
   expect_state(open_state(other.first.flash, &read), kAfterFirst);
   ASSERT_EQ(read.batch_size, other.first.batch_size);
   EXPECT_EQ(memcmp(read.batch, other.first.batch, read.batch_size), 0);
   // A second boot here on the other's storage writes what the other wrote.
-  static Image second;
+  Image& second = image_b;
   ASSERT_EQ(write_second(other.first.flash, &second), Status::kOk);
   expect_same_image(second, other.second);
   expect_state(open_state(other.second.flash, &read), kAfterSecond);
 }
 
 TEST(EndianImage, BothByteOrdersWroteTheSameBytes) {
-  static Vector le, be;
+  Vector& le = vector_a;
+  Vector& be = vector_b;
   ASSERT_TRUE(parse(kEndianLe, &le));
   ASSERT_TRUE(parse(kEndianBe, &be));
   expect_same_image(le.first, be.first);

@@ -27,12 +27,13 @@ int main() {
   }
   const uint16_t probe = 1;
   const bool little = *reinterpret_cast<const uint8_t*>(&probe) == 1;
-  printf("# Written by tests/sdk/endian_image_writer.cpp on a %s-endian CPU (endian_images.h\n"
-         "# says how); read and continued by endian_image_test on the other byte order.\n"
-         "# @first_flash: ledger (blocks 0-1) and report queue (2-5) after the first boot,\n"
-         "# @first_batch: its pending blur.ReportBatch (%zu reports); @second_*: the same after\n"
-         "# the second boot, which continued @first_flash.\n",
-         little ? "little" : "big", first.batch_count);
+  printf(
+      "# Written by tests/sdk/endian_image_writer.cpp on a %s-endian CPU (endian_images.h\n"
+      "# says how); read and continued by endian_image_test on the other byte order.\n"
+      "# @first_flash: ledger (blocks 0-1) and report queue (2-5) after the first boot,\n"
+      "# @first_batch: its pending blur.ReportBatch (%zu reports); @second_*: the same after\n"
+      "# the second boot, which continued @first_flash.\n",
+      little ? "little" : "big", first.batch_count);
   print_section("first_flash", first.flash, kFlashSize);
   print_section("first_batch", first.batch, first.batch_size);
   print_section("second_flash", second.flash, kFlashSize);

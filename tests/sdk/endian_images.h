@@ -21,7 +21,7 @@ namespace blur {
 namespace endian_images {
 
 constexpr uint32_t kFlashSize = sim::SimPort::kBlockSize * sim::SimPort::kBlockCount;
-constexpr size_t kBatchCapacity = 4096;
+constexpr size_t kBatchCapacity = 1024;     // the batches are 248 and 166 B
 constexpr uint64_t kFirstSeed = 0xE1D1A4;   // the first boot's entropy
 constexpr uint64_t kSecondSeed = 0xB16E4D;  // the second boot's
 constexpr uint32_t kNat = kEpsilonMicrosPerNat;
@@ -110,8 +110,9 @@ inline Status write_first(Image* out) {
   }
   if (s == Status::kOk) s = client.record_word(6, "endian", 6);
   uint64_t token = 0;
-  if (s == Status::kOk) s = client.pending_batch(out->batch, sizeof out->batch, &out->batch_size,
-                                                 &out->batch_count, &token);
+  if (s == Status::kOk)
+    s = client.pending_batch(out->batch, sizeof out->batch, &out->batch_size, &out->batch_count,
+                             &token);
   if (s == Status::kOk) s = client.acknowledge(token);
   port.advance_time(3600);
   const uint32_t more[][2] = {{1, 0}, {2, 39}, {3, 0}, {4, 99}, {4, 7}};
@@ -134,8 +135,9 @@ inline Status write_second(const uint8_t* first_flash, Image* out) {
   Status s = client.open(port.port());
   if (s == Status::kOk) s = add_metrics(client);
   uint64_t token = 0;
-  if (s == Status::kOk) s = client.pending_batch(out->batch, sizeof out->batch, &out->batch_size,
-                                                 &out->batch_count, &token);
+  if (s == Status::kOk)
+    s = client.pending_batch(out->batch, sizeof out->batch, &out->batch_size, &out->batch_count,
+                             &token);
   if (s == Status::kOk) s = client.acknowledge(token);
   const uint32_t values[][2] = {{4, 7}, {5, 0}, {2, 3}};
   for (const auto& v : values) {
