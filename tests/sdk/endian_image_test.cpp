@@ -92,9 +92,7 @@ void expect_state(const Expected& got, const Expected& want) {
 // The storage `flash` opened by a new Client: its state, and its pending
 // batch in *batch.
 Expected open_state(const uint8_t* flash, Image* batch) {
-  static blur::sim::SimPort port(kSecondSeed);
-  port.~SimPort();
-  new (&port) blur::sim::SimPort(kSecondSeed);
+  blur::sim::SimPort& port = fresh_port(kSecondSeed);
   memcpy(port.flash(), flash, kFlashSize);
   blur::Client& client = fresh_client();
   EXPECT_EQ(client.open(port.port()), Status::kOk);

@@ -87,19 +87,23 @@ inline Status finish(const Client& client, sim::SimPort& port, Image* out) {
                               &token);
 }
 
-// The client lives in static storage (it is large for a Cortex-M stack).
+// The client and the port live in static storage (large for a Cortex-M
+// stack), made anew for each boot.
 inline Client& fresh_client() {
   static Client client;
   client.~Client();
   return *new (&client) Client();
 }
+inline sim::SimPort& fresh_port(uint64_t seed) {
+  static sim::SimPort port(seed);
+  port.~SimPort();
+  return *new (&port) sim::SimPort(seed);
+}
 
 // First boot on blank storage: provision, record on every metric, send and
 // acknowledge a batch, record again (left pending).
 inline Status write_first(Image* out) {
-  static sim::SimPort port(kFirstSeed);
-  port.~SimPort();
-  new (&port) sim::SimPort(kFirstSeed);
+  sim::SimPort& port = fresh_port(kFirstSeed);
   Client& client = fresh_client();
   if (client.open(port.port()) != Status::kNotProvisioned) return Status::kStorageCorrupt;
   Status s = client.provision(policy());
@@ -126,9 +130,7 @@ inline Status write_first(Image* out) {
 // Second boot on `first`'s storage (from any target): reopen, acknowledge
 // the pending batch, record more.
 inline Status write_second(const uint8_t* first_flash, Image* out) {
-  static sim::SimPort port(kSecondSeed);
-  port.~SimPort();
-  new (&port) sim::SimPort(kSecondSeed);
+  sim::SimPort& port = fresh_port(kSecondSeed);
   memcpy(port.flash(), first_flash, kFlashSize);
   port.advance_time(7200);
   Client& client = fresh_client();
