@@ -62,6 +62,8 @@ packages=(
   libstdc++-arm-none-eabi-picolibc qemu-system-arm
   # aarch64 Linux, run with qemu-user
   g++-aarch64-linux-gnu qemu-user
+  # s390x Linux (big-endian) and 32-bit Arm Linux (armhf), run with qemu-user
+  g++-s390x-linux-gnu g++-arm-linux-gnueabihf
   # the Java binding (examples/java): JNI headers, javac and jar, and the
   # JVM its test runs
   default-jdk
