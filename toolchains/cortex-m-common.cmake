@@ -45,7 +45,9 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT
 
 set(_qemu_options -nographic -monitor none -serial none
     -semihosting-config enable=on,target=native -kernel)
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-system-arm ${BLUR_CORTEX_M_QEMU} ${_qemu_options})
+if(BLUR_CORTEX_M_QEMU)  # (a board QEMU does not model: none)
+  set(CMAKE_CROSSCOMPILING_EMULATOR qemu-system-arm ${BLUR_CORTEX_M_QEMU} ${_qemu_options})
+endif()
 if(BLUR_CORTEX_M_FIRMWARE_QEMU)
   set(BLUR_FIRMWARE_EMULATOR qemu-system-arm ${BLUR_CORTEX_M_FIRMWARE_QEMU} ${_qemu_options}
       CACHE INTERNAL "QEMU command of the firmware images")

@@ -4,7 +4,7 @@
 // instructions at a fixed ratio. The image measures that ratio on a loop of
 // known length, then the instructions of each Client::record() (randomize,
 // durable ledger charge, durable queue append) of the minimal image's two
-// metrics, grr and laplace, averaged over many reports (the ledger's
+// metrics, grr and laplace, averaged over 256 reports each (the ledger's
 // compactions included: an erase and a snapshot every few dozen charges).
 // It prints the figures and exits 0; 1 if a step fails or the timer does
 // not count (run without -icount, the figures mean nothing).
@@ -47,7 +47,7 @@ blur::Client g_client;
 uint8_t g_batch[1024];
 
 constexpr uint32_t kSpin = 200000;
-constexpr uint32_t kReportsPerMetric = 64;
+constexpr uint32_t kReportsPerMetric = 256;
 constexpr uint32_t kBatchEvery = 8;  // take and acknowledge a batch every 8 reports (not counted)
 
 int fail(const char* step, blur::Status status) {
