@@ -9,7 +9,10 @@
 #   BLUR_CORTEX_M_FLASH, BLUR_CORTEX_M_FLASH_SIZE, BLUR_CORTEX_M_RAM,
 #   BLUR_CORTEX_M_RAM_SIZE, BLUR_CORTEX_M_STACK_SIZE
 #                          the memory map picolibc's linker script places
-#                          the image in (and the stack it reserves)
+#                          the image in (and the stack it reserves); each
+#                          one left unset is the MPS2 boards': 4 MiB of
+#                          flash at 0, 4 MiB of RAM at 0x20000000, 16 KiB
+#                          of stack
 #   BLUR_CORTEX_M_QEMU     the QEMU machine and CPU (-M ... -cpu ...)
 #   BLUR_CORTEX_M_FIRMWARE_QEMU, BLUR_CORTEX_M_FIRMWARE_MEMORY
 #                          optional: another QEMU board for the firmware
@@ -30,6 +33,13 @@ set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 set(BLUR_PLATFORM cortex-m CACHE STRING "Blur target platform" FORCE)
 set(BLUR_CORTEX_M_TARGET ${BLUR_CORTEX_M_TARGET} CACHE STRING "Cortex-M target (toolchain file)" FORCE)
 
+foreach(_default FLASH=0x0 FLASH_SIZE=0x400000 RAM=0x20000000 RAM_SIZE=0x400000 STACK_SIZE=0x4000)
+  string(REPLACE "=" ";" _default ${_default})
+  list(GET _default 0 _name)
+  if(NOT DEFINED BLUR_CORTEX_M_${_name})
+    list(GET _default 1 BLUR_CORTEX_M_${_name})
+  endif()
+endforeach()
 if(NOT BLUR_CORTEX_M_CRT0)
   set(BLUR_CORTEX_M_CRT0 semihost)
 endif()

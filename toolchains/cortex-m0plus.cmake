@@ -12,10 +12,6 @@
 # line (its 1.3 KiB of buffers would not fit an 8 KiB part).
 set(BLUR_CORTEX_M_TARGET m0plus)
 set(BLUR_CORTEX_M_CPU "-mcpu=cortex-m0plus -mthumb -mfloat-abi=soft")
-set(BLUR_CORTEX_M_FLASH 0x0)
-set(BLUR_CORTEX_M_FLASH_SIZE 0x400000)
-set(BLUR_CORTEX_M_RAM 0x20000000)
-set(BLUR_CORTEX_M_RAM_SIZE 0x400000)
 set(BLUR_CORTEX_M_STACK_SIZE 0x1000)
 set(BLUR_CORTEX_M_QEMU -M mps2-an385)
 set(BLUR_CORTEX_M_FIRMWARE_QEMU -M microbit)

@@ -65,6 +65,8 @@ def breakdown(path):
     sdk_ram = sum(ram.get(n, 0) for n in (GROUPS[0][0], "mbedTLS", "nanopb + schema"))
     print(f"    SDK-attributable (SDK + mbedTLS + nanopb): {sdk} B flash, {sdk_ram} B static RAM")
     total_flash, total_ram = image_totals(whole, ram.get(STORAGE, 0))
+    print(f"    whole image: flash {total_flash} B, static RAM {total_ram} B (without the emulated "
+          "storage and the reserved stack)")
     return image, flash.get(GROUPS[0][0], 0), total_flash, total_ram
 
 NOT_LOADED = (".debug", ".comment", ".ARM.attributes", ".stab", ".gnu.build.attributes")
@@ -128,7 +130,7 @@ if __name__ == "__main__":
             stack = peak_stack(emulator, map_file.removesuffix(".map") + ".elf")
             ram = total_ram + stack
             fits = total_flash <= flash_limit and ram <= ram_limit
-            print(f"    whole image: flash {total_flash} B of {flash_limit} B; RAM {ram} B of "
+            print(f"    budget: whole image flash {total_flash} B of {flash_limit} B; RAM {ram} B of "
                   f"{ram_limit} B ({total_ram} B static + {stack} B peak stack, measured): "
                   f"{'fits' if fits else 'DOES NOT FIT'} (examples/firmware-m4/size_budgets.cmake)")
             if not fits:
