@@ -30,8 +30,8 @@ set(BLUR_IMAGE_RAM_BUDGET_m0plus 8192)
 # Cortex-M33 and Cortex-M7: measured at issue 30 plus the margin.
 math(EXPR BLUR_SDK_FLASH_BUDGET_m33_MINIMAL "10552 + ${BLUR_SDK_FLASH_MARGIN}")
 math(EXPR BLUR_SDK_FLASH_BUDGET_m33_SIX "14466 + ${BLUR_SDK_FLASH_MARGIN}")
-math(EXPR BLUR_SDK_FLASH_BUDGET_m7_MINIMAL "0 + ${BLUR_SDK_FLASH_MARGIN}")
-math(EXPR BLUR_SDK_FLASH_BUDGET_m7_SIX "0 + ${BLUR_SDK_FLASH_MARGIN}")
+math(EXPR BLUR_SDK_FLASH_BUDGET_m7_MINIMAL "10558 + ${BLUR_SDK_FLASH_MARGIN}")
+math(EXPR BLUR_SDK_FLASH_BUDGET_m7_SIX "14482 + ${BLUR_SDK_FLASH_MARGIN}")
 
 # The size_breakdown.py command for this target's images (firmware-size and
 # firmware.size_budgets run it). A target without budgets fails the check.
