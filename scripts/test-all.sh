@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test, on every target: host, host with ASan+UBSan, Cortex-M4 on
-# QEMU (mps2-an386), aarch64 under qemu-user, and the libFuzzer fuzzers.
+# QEMU (mps2-an386), aarch64 under qemu-user, the libFuzzer fuzzers, and
+# RISC-V 32 on QEMU (virt: its known-answer, ledger and firmware subset).
 # Does its own set-up (Debian packages, nanopb/mbedTLS sources).
 #
 #   scripts/test-all.sh [preset ...]      (default: all presets)
@@ -10,7 +11,7 @@ cd "$root"
 toolchains/setup.sh
 
 presets=("$@")
-[ ${#presets[@]} -gt 0 ] || presets=(host host-asan cortex-m4 aarch64 fuzz)
+[ ${#presets[@]} -gt 0 ] || presets=(host host-asan cortex-m4 aarch64 fuzz riscv32)
 jobs=$(nproc)
 # Line tables only (-g1): ASan and gdb backtraces keep file:line, and the
 # template-heavy sources (Boost.Beast, Eigen) compile about 30% faster than -g.
