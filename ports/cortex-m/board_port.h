@@ -1,4 +1,6 @@
-// ports/cortex-m: the QEMU mps2-an386 board (Cortex-M4).
+// ports/cortex-m: the QEMU mps2-an386 board (Cortex-M4); the same port runs
+// on QEMU's RISC-V virt board (toolchains/riscv32.cmake), whose semihosting
+// differs only in its trap instruction (semihosting.h).
 //
 // - Entropy: the board has no TRNG, so the port reads the host's
 //   /dev/urandom through semihosting. On real silicon, replace
