@@ -2,8 +2,8 @@
 # Every test, on every target: host, host with ASan+UBSan, Cortex-M4 on
 # QEMU (mps2-an386), aarch64 under qemu-user, and the libFuzzer fuzzers;
 # the device subset (BLUR_TEST_SET=device, tests/CMakeLists.txt) on
-# Cortex-M0+ (QEMU mps2-an385 and microbit), Cortex-M33 (mps2-an505) and
-# Cortex-M7 (mps2-an500).
+# Cortex-M0+ (QEMU mps2-an385 and microbit), Cortex-M33 (mps2-an505),
+# Cortex-M7 (mps2-an500) and RISC-V 32 (virt).
 # Does its own set-up (Debian packages, nanopb/mbedTLS sources).
 #
 #   scripts/test-all.sh [preset ...]      (default: all presets)
@@ -13,7 +13,7 @@ cd "$root"
 toolchains/setup.sh
 
 presets=("$@")
-[ ${#presets[@]} -gt 0 ] || presets=(host host-asan cortex-m4 cortex-m0plus cortex-m33 cortex-m7 aarch64 fuzz)
+[ ${#presets[@]} -gt 0 ] || presets=(host host-asan cortex-m4 cortex-m0plus cortex-m33 cortex-m7 aarch64 fuzz riscv32)
 jobs=$(nproc)
 # Line tables only (-g1): ASan and gdb backtraces keep file:line, and the
 # template-heavy sources (Boost.Beast, Eigen) compile about 30% faster than -g.
@@ -51,7 +51,7 @@ for preset in "${presets[@]}"; do
   results[$preset]="$summary ($(( $(date +%s) - start )) s)"
   # The size report fails on an image over one of its target's budgets
   # (examples/firmware-m4/size_budgets.cmake), and so does this script.
-  if [[ "$preset" == cortex-m* ]] &&
+  if [[ "$preset" == cortex-m* || "$preset" == riscv32 ]] &&
      ! cmake --build --preset "$preset" --target firmware-size 2>&1 | grep -vE '^\['; then
     results[$preset]+="; FIRMWARE OVER ITS SIZE BUDGET"
     failed=1

@@ -1,8 +1,8 @@
 # The part every Cortex-M toolchain file shares: arm-none-eabi-gcc with
-# picolibc, no exceptions or RTTI, soft float (the SDK uses no floating
-# point), semihosting for output and exit status, and QEMU as the emulator.
-# A target file (cortex-m0plus.cmake, cortex-m4.cmake, ...) sets, then
-# includes this file:
+# picolibc, soft float (the SDK uses no floating point), the MPS2 boards'
+# memory map as the default, QEMU's qemu-system-arm; the rest is
+# bare-metal-common.cmake's. A target file (cortex-m0plus.cmake,
+# cortex-m4.cmake, ...) sets, then includes this file:
 #   BLUR_CORTEX_M_TARGET   short name: images are blur-firmware-<name>[-minimal],
 #                          size budgets are keyed by it (size_budgets.cmake)
 #   BLUR_CORTEX_M_CPU      the compiler's CPU flags
@@ -23,51 +23,30 @@
 #                          RAM) or hosted (main() without arguments)
 # For your own board: a file like the target files, with your CPU flags and
 # memory map (or your own linker script); drop the emulator if you have none.
-set(CMAKE_SYSTEM_NAME Generic)
 set(CMAKE_SYSTEM_PROCESSOR arm)
 set(CMAKE_C_COMPILER arm-none-eabi-gcc)
 set(CMAKE_CXX_COMPILER arm-none-eabi-g++)
 set(CMAKE_ASM_COMPILER arm-none-eabi-gcc)
-set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 
 set(BLUR_PLATFORM cortex-m CACHE STRING "Blur target platform" FORCE)
-set(BLUR_CORTEX_M_TARGET ${BLUR_CORTEX_M_TARGET} CACHE STRING "Cortex-M target (toolchain file)" FORCE)
 
-foreach(_default FLASH=0x0 FLASH_SIZE=0x400000 RAM=0x20000000 RAM_SIZE=0x400000 STACK_SIZE=0x4000)
+foreach(_default FLASH=0x0 FLASH_SIZE=0x400000 RAM=0x20000000 RAM_SIZE=0x400000 STACK_SIZE=0x4000
+                 CRT0=semihost)
   string(REPLACE "=" ";" _default ${_default})
   list(GET _default 0 _name)
   if(NOT DEFINED BLUR_CORTEX_M_${_name})
     list(GET _default 1 BLUR_CORTEX_M_${_name})
   endif()
 endforeach()
-if(NOT BLUR_CORTEX_M_CRT0)
-  set(BLUR_CORTEX_M_CRT0 semihost)
-endif()
-set(CMAKE_C_FLAGS_INIT
-  "${BLUR_CORTEX_M_CPU} --specs=picolibc.specs -ffunction-sections -fdata-sections")
-set(CMAKE_CXX_FLAGS_INIT "${BLUR_CORTEX_M_CPU} --specs=picolibcpp.specs -fno-exceptions -fno-rtti \
--fno-threadsafe-statics -ffunction-sections -fdata-sections")
-set(CMAKE_EXE_LINKER_FLAGS_INIT
-  "--oslib=semihost --crt0=${BLUR_CORTEX_M_CRT0} -Wl,--gc-sections \
--Wl,--defsym=__flash=${BLUR_CORTEX_M_FLASH} -Wl,--defsym=__flash_size=${BLUR_CORTEX_M_FLASH_SIZE} \
--Wl,--defsym=__ram=${BLUR_CORTEX_M_RAM} -Wl,--defsym=__ram_size=${BLUR_CORTEX_M_RAM_SIZE} \
--Wl,--defsym=__stack_size=${BLUR_CORTEX_M_STACK_SIZE}")
-
-set(_qemu_options -nographic -monitor none -serial none
-    -semihosting-config enable=on,target=native -kernel)
+foreach(_name TARGET CPU FLASH FLASH_SIZE RAM RAM_SIZE STACK_SIZE CRT0 FIRMWARE_MEMORY)
+  set(BLUR_BARE_METAL_${_name} ${BLUR_CORTEX_M_${_name}})
+endforeach()
+set(BLUR_FIRMWARE_TARGET ${BLUR_CORTEX_M_TARGET})
+set(BLUR_BARE_METAL_CXX_SPECS picolibcpp.specs)
 if(BLUR_CORTEX_M_QEMU)  # (a board QEMU does not model: none)
-  set(CMAKE_CROSSCOMPILING_EMULATOR qemu-system-arm ${BLUR_CORTEX_M_QEMU} ${_qemu_options})
+  set(BLUR_BARE_METAL_QEMU qemu-system-arm ${BLUR_CORTEX_M_QEMU})
 endif()
 if(BLUR_CORTEX_M_FIRMWARE_QEMU)
-  set(BLUR_FIRMWARE_EMULATOR qemu-system-arm ${BLUR_CORTEX_M_FIRMWARE_QEMU} ${_qemu_options}
-      CACHE INTERNAL "QEMU command of the firmware images")
-else()
-  set(BLUR_FIRMWARE_EMULATOR ${CMAKE_CROSSCOMPILING_EMULATOR}
-      CACHE INTERNAL "QEMU command of the firmware images")
+  set(BLUR_BARE_METAL_FIRMWARE_QEMU qemu-system-arm ${BLUR_CORTEX_M_FIRMWARE_QEMU})
 endif()
-set(BLUR_FIRMWARE_LINK_OPTIONS "${BLUR_CORTEX_M_FIRMWARE_MEMORY}"
-    CACHE INTERNAL "Linker flags of the firmware images' memory")
-
-set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
-set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
-set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
+include(${CMAKE_CURRENT_LIST_DIR}/bare-metal-common.cmake)

@@ -62,6 +62,9 @@ packages=(
   libstdc++-arm-none-eabi-picolibc qemu-system-arm
   # aarch64 Linux, run with qemu-user
   g++-aarch64-linux-gnu qemu-user
+  # RISC-V 32 (rv32imac): bare-metal gcc + picolibc (no libstdc++: the SDK's
+  # blur/compat/std_facilities.h), run on QEMU's virt board
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
   # the Java binding (examples/java): JNI headers, javac and jar, and the
   # JVM its test runs
   default-jdk

@@ -13,7 +13,9 @@
 
 #include "blur/client.h"
 #include "board_port.h"
+#if defined(__arm__)
 #include "cache.h"
+#endif
 #include "firmware_flash.h"
 
 namespace {

@@ -1,5 +1,5 @@
 # The firmware size budgets of every microcontroller target, in one place.
-# The target is the toolchain file's BLUR_CORTEX_M_TARGET; per target:
+# The target is the toolchain file's BLUR_FIRMWARE_TARGET; per target:
 #   BLUR_SDK_FLASH_BUDGET_<target>_MINIMAL, _SIX: flash of the SDK's own
 #     code (libblur_sdk + libblur_client, summed from the linker map by
 #     size_breakdown.py) in the minimal and the six-mechanism image;
@@ -33,11 +33,16 @@ math(EXPR BLUR_SDK_FLASH_BUDGET_m33_SIX "14466 + ${BLUR_SDK_FLASH_MARGIN}")
 math(EXPR BLUR_SDK_FLASH_BUDGET_m7_MINIMAL "10558 + ${BLUR_SDK_FLASH_MARGIN}")
 math(EXPR BLUR_SDK_FLASH_BUDGET_m7_SIX "14482 + ${BLUR_SDK_FLASH_MARGIN}")
 
+# RISC-V 32 (rv32imac; RV32C code is larger than Thumb-2's): measured at
+# issue 30 plus the margin.
+math(EXPR BLUR_SDK_FLASH_BUDGET_riscv_MINIMAL "12378 + ${BLUR_SDK_FLASH_MARGIN}")
+math(EXPR BLUR_SDK_FLASH_BUDGET_riscv_SIX "16960 + ${BLUR_SDK_FLASH_MARGIN}")
+
 # The size_breakdown.py command for this target's images (firmware-size and
 # firmware.size_budgets run it). A target without budgets fails the check.
-set(_t ${BLUR_CORTEX_M_TARGET})
+set(_t ${BLUR_FIRMWARE_TARGET})
 if(NOT DEFINED BLUR_SDK_FLASH_BUDGET_${_t}_MINIMAL)
-  message(WARNING "No size budgets for Cortex-M target '${_t}' (size_budgets.cmake)")
+  message(WARNING "No size budgets for firmware target '${_t}' (size_budgets.cmake)")
 endif()
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 set(_dir ${PROJECT_BINARY_DIR}/examples/firmware-m4)

@@ -1,7 +1,6 @@
 #include "blur/client.h"
 
-#include <new>
-#include <type_traits>
+#include "blur/compat/std_facilities.h"
 
 #include "mbedtls/platform_util.h"
 

@@ -5,8 +5,7 @@
 
 #include <stdint.h>
 
-#include <type_traits>
-#include <utility>
+#include "blur/compat/std_facilities.h"
 
 #include "blur/config.h"
 #include "blur/mechanisms/mechanism_table.h"
