@@ -25,18 +25,6 @@ constexpr uint32_t kMaxStoredSlots = BLUR_LEDGER_SLOT_LIMIT;
 constexpr uint32_t kMinBlocks = 2;
 constexpr uint8_t kEntryTag = 0xE1;
 
-bool valid_policy(const LedgerPolicy& p) {
-  if (p.lifetime_cap_micros == 0 || p.metric_cap_count > kMaxLedgerMetrics) return false;
-  if ((p.window_seconds == 0) != (p.window_allowance_micros == 0)) return false;
-  for (uint32_t i = 0; i < p.metric_cap_count; ++i) {
-    if (p.metric_caps[i].cap_micros == 0) return false;
-    for (uint32_t j = 0; j < i; ++j) {
-      if (p.metric_caps[j].metric_id == p.metric_caps[i].metric_id) return false;
-    }
-  }
-  return true;
-}
-
 bool is_zero(const uint8_t* bytes, size_t length) {
   uint8_t any = 0;
   for (size_t i = 0; i < length; ++i) any |= bytes[i];
@@ -61,57 +49,6 @@ bool geometry_ok(const Port& port, Partition partition) {
          record_span(port, Ledger::kSnapshotSize) <= port.block_size;
 }
 
-// Moves a record's fields between a Record and flash in their byte order:
-// one walk for both directions. Writing goes through a RecordWriter; reading
-// comes straight from flash, so neither needs a record-sized buffer.
-class FieldIo {
- public:
-  explicit FieldIo(RecordWriter* writer) : writer_(writer) {}
-  FieldIo(const Port& port, uint32_t block, uint32_t offset)
-      : port_(&port), block_(block), offset_(offset) {}
-
-  void u32(uint32_t& v) { word(v, store_le32, load_le32); }
-  void u64(uint64_t& v) { word(v, store_le64, load_le64); }
-  void bytes(uint8_t* p, uint32_t n) { writer_ != nullptr ? put(p, n) : static_cast<void>(get(p, n)); }
-  // A reserved word: written 0, read back as 0 or the record is refused.
-  void zero() {
-    uint32_t v = 0;
-    u32(v);
-    if (v != 0) status_ = Status::kStorageCorrupt;
-  }
-  // Reading only: bytes of a slot this build has no room for.
-  void skip(uint32_t n) { offset_ += n; }
-  Status status() const { return status_; }
-
- private:
-  template <typename Word>
-  void word(Word& v, void (*store)(uint8_t*, Word), Word (*load)(const uint8_t*)) {
-    uint8_t b[sizeof(Word)];
-    if (writer_ != nullptr) {
-      store(b, v);
-      put(b, sizeof b);
-    } else if (get(b, sizeof b)) {
-      v = load(b);
-    }
-  }
-  void put(const uint8_t* p, uint32_t n) {
-    if (status_ == Status::kOk) status_ = writer_->append(p, n);
-  }
-  bool get(uint8_t* p, uint32_t n) {
-    if (status_ == Status::kOk && port_->read(port_->context, block_, offset_, p, n) != Status::kOk) {
-      status_ = Status::kStorageFailure;
-    }
-    offset_ += n;
-    return status_ == Status::kOk;
-  }
-
-  RecordWriter* writer_ = nullptr;
-  const Port* port_ = nullptr;
-  uint32_t block_ = 0;
-  uint32_t offset_ = 0;
-  Status status_ = Status::kOk;
-};
-
 }  // namespace
 
 // The snapshot and entry layouts (ledger.h), each written once for both
@@ -119,40 +56,30 @@ class FieldIo {
 class LedgerRecordCodec {
  public:
   using Record = Ledger::Record;
+  using MetricSlot = Ledger::MetricSlot;
   static constexpr uint32_t kEntrySize = 40;
+  static constexpr uint32_t kFixedSize = offsetof(Record, metrics);  // sequence .. counter
+  static constexpr uint32_t kTailSize = kLedgerSecretSize + 4;       // secret, memo_count
 
-  static void walk_snapshot(FieldIo& io, Record& r, uint32_t metric_slots, uint32_t memo_slots) {
-    LedgerPolicy& p = r.policy;
-    io.u32(r.sequence);
-    io.u32(p.metric_cap_count);
-    io.u64(r.device_nonce);
-    io.u64(p.lifetime_cap_micros);
-    io.u64(r.spent);
-    io.u64(r.next_report_id);
-    io.u64(p.window_seconds);
-    io.u64(p.window_allowance_micros);
-    io.u64(r.window_start);
-    io.u64(r.window_spent);
-    io.u64(r.counter);
-    for (uint32_t i = 0; i < metric_slots; ++i) {
-      if (i >= kMaxLedgerMetrics) {
-        io.skip(24);  // must be unused: checked against metric_cap_count
-        continue;
+  // A Record is the snapshot body in this build's capacities, member by
+  // member: no padding, so its bytes are the body's on a little-endian CPU.
+  static_assert(kFixedSize == 80 && sizeof(MetricSlot) == 24 &&
+                    offsetof(Record, secret) == kFixedSize + 24 * kMaxLedgerMetrics &&
+                    offsetof(Record, memo) == offsetof(Record, secret) + kTailSize &&
+                    offsetof(Record, memo) + 8 * kMaxMemoValues + 12 == Ledger::kSnapshotSize,
+                "the snapshot layout of ledger.h");
+
+  // Between the CPU's byte order and the snapshot's little-endian words, in
+  // place (its own inverse): nothing to do on a little-endian CPU.
+  static void swap_words(Record& r) {
+    if constexpr (!kLittleEndianCpu) {
+      reverse_words(&r.sequence, 4, 2);
+      reverse_words(&r.device_nonce, 8, 9);
+      for (MetricSlot& slot : r.metrics) {
+        reverse_words(&slot.metric_id, 4, 2);
+        reverse_words(&slot.cap, 8, 2);
       }
-      io.u32(p.metric_caps[i].metric_id);
-      io.zero();
-      io.u64(p.metric_caps[i].cap_micros);
-      io.u64(r.metric_spent[i]);
-    }
-    io.bytes(r.secret, kLedgerSecretSize);
-    io.u32(r.memo_count);
-    for (uint32_t i = 0; i < memo_slots; ++i) {
-      if (i >= kMaxMemoValues) {
-        io.skip(8);
-        continue;
-      }
-      io.u32(r.memo[i].metric_id);
-      io.u32(r.memo[i].config_digest);
+      reverse_words(&r.memo_count, 4, 1 + 2 * kMaxMemoValues);
     }
   }
 
@@ -163,11 +90,13 @@ class LedgerRecordCodec {
     store_le32(header, kMagic);
     store_le32(header + 4, kFormat | (~kFormat & 0xFFFF) << 16);
     store_le32(header + 8, kMaxLedgerMetrics | kMaxMemoValues << 16);
-    BLUR_TRY(writer.append(header, sizeof header));
-    FieldIo io(&writer);
-    walk_snapshot(io, r, kMaxLedgerMetrics, kMaxMemoValues);
-    BLUR_TRY(io.status());
-    return writer.commit();
+    Status status = writer.append(header, sizeof header);
+    swap_words(r);
+    if (status == Status::kOk) {
+      status = writer.append(reinterpret_cast<const uint8_t*>(&r), Ledger::kSnapshotSize - 12);
+    }
+    swap_words(r);
+    return status == Status::kOk ? writer.commit() : status;
   }
 
   enum class Snapshot : uint8_t { kBlank, kInvalid, kValid, kIncompatible };
@@ -215,16 +144,32 @@ class LedgerRecordCodec {
       return Status::kStorageFailure;
     }
     if (load_le32(stored) != crc) return Status::kOk;
+    // The body in four pieces: the fixed fields, the metric slots this
+    // build has room for (the others must be unused: checked against
+    // metric_cap_count below), the secret and memo count, the memo slots.
     *r = Record{};
-    FieldIo io(port, block, format == kLegacyFormat ? 8 : 12);
-    walk_snapshot(io, *r, metric_slots, memo_slots);
-    if (io.status() == Status::kStorageFailure) return io.status();
+    const uint32_t metrics = metric_slots < kMaxLedgerMetrics ? metric_slots : kMaxLedgerMetrics;
+    const uint32_t memos = memo_slots < kMaxMemoValues ? memo_slots : kMaxMemoValues;
+    const uint32_t tail = size - 8 * memo_slots - kTailSize;
+    uint8_t* const bytes = reinterpret_cast<uint8_t*>(r);
+    if (port.read(port.context, block, format == kLegacyFormat ? 8 : 12, bytes, kFixedSize) !=
+            Status::kOk ||
+        port.read(port.context, block, tail - 24 * metric_slots, bytes + kFixedSize,
+                  24 * metrics) != Status::kOk ||
+        port.read(port.context, block, tail, r->secret, kTailSize) != Status::kOk ||
+        port.read(port.context, block, tail + kTailSize, bytes + offsetof(Record, memo),
+                  8 * memos) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    swap_words(*r);
     *entries = unit_align(port, mark + 4);
-    if (io.status() != Status::kOk || r->policy.metric_cap_count > metric_slots ||
-        r->memo_count > memo_slots) {
+    for (uint32_t i = 0; i < metrics; ++i) {
+      if (r->metrics[i].reserved != 0) return Status::kOk;  // a reserved word: 0
+    }
+    if (r->metric_cap_count > metric_slots || r->memo_count > memo_slots) {
       return Status::kOk;  // inconsistent: invalid
     }
-    if (r->policy.metric_cap_count > kMaxLedgerMetrics || r->memo_count > kMaxMemoValues) {
+    if (r->metric_cap_count > kMaxLedgerMetrics || r->memo_count > kMaxMemoValues) {
       *state = Snapshot::kIncompatible;
       return Status::kOk;
     }
@@ -232,13 +177,21 @@ class LedgerRecordCodec {
     return Status::kOk;
   }
 
+  // A valid policy (a lifetime cap, a window with its allowance or
+  // neither, distinct metric caps > 0) and totals within their caps.
   static bool consistent(const Record& r) {
-    if (!valid_policy(r.policy)) return false;
-    for (uint32_t i = 0; i < r.policy.metric_cap_count; ++i) {
-      if (r.metric_spent[i] > r.policy.metric_caps[i].cap_micros) return false;
+    if (r.lifetime_cap == 0 || r.metric_cap_count > kMaxLedgerMetrics ||
+        (r.window_seconds == 0) != (r.window_allowance == 0)) {
+      return false;
     }
-    return r.spent <= r.policy.lifetime_cap_micros &&
-           r.window_spent <= r.policy.window_allowance_micros;
+    for (uint32_t i = 0; i < r.metric_cap_count; ++i) {
+      const MetricSlot& slot = r.metrics[i];
+      if (slot.cap == 0 || slot.spent > slot.cap) return false;
+      for (uint32_t j = 0; j < i; ++j) {
+        if (r.metrics[j].metric_id == slot.metric_id) return false;
+      }
+    }
+    return r.spent <= r.lifetime_cap && r.window_spent <= r.window_allowance;
   }
 
   // An entry: the charge, as Ledger::apply takes it.
@@ -381,6 +334,34 @@ Status Ledger::open(const Port& port, Partition partition) {
   return status;
 }
 
+// The record of a new device under `policy` (zero spent, no secret yet);
+// false for an invalid policy (ledger.h: provision).
+bool Ledger::first_record(const LedgerPolicy& policy, Record* r) {
+  *r = Record{};
+  if (policy.metric_cap_count > kMaxLedgerMetrics) return false;
+  r->metric_cap_count = policy.metric_cap_count;
+  r->lifetime_cap = policy.lifetime_cap_micros;
+  r->window_seconds = policy.window_seconds;
+  r->window_allowance = policy.window_allowance_micros;
+  for (uint32_t i = 0; i < policy.metric_cap_count; ++i) {
+    r->metrics[i].metric_id = policy.metric_caps[i].metric_id;
+    r->metrics[i].cap = policy.metric_caps[i].cap_micros;
+  }
+  return LedgerRecordCodec::consistent(*r);
+}
+
+LedgerPolicy Ledger::policy() const {
+  LedgerPolicy policy;
+  policy.lifetime_cap_micros = record_.lifetime_cap;
+  policy.window_seconds = record_.window_seconds;
+  policy.window_allowance_micros = record_.window_allowance;
+  policy.metric_cap_count = record_.metric_cap_count;
+  for (uint32_t i = 0; i < record_.metric_cap_count; ++i) {
+    policy.metric_caps[i] = MetricCap{record_.metrics[i].metric_id, record_.metrics[i].cap};
+  }
+  return policy;
+}
+
 Status Ledger::provision(const Port& port, Partition partition, const LedgerPolicy& policy,
                          uint64_t device_nonce) {
   static constexpr uint8_t kNoSecret[kLedgerSecretSize] = {};
@@ -391,20 +372,21 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
                          uint64_t device_nonce, const uint8_t secret[kLedgerSecretSize]) {
   // Every refusal below leaves the ledger as it was (open or not); only a
   // provisioning that goes ahead replaces its state.
-  if (secret == nullptr) return Status::kInvalidArgument;
-  if (!geometry_ok(port, partition) || !valid_policy(policy)) return Status::kInvalidArgument;
-  if (policy.window_seconds != 0 && port.now == nullptr) return Status::kInvalidArgument;
-  Record first{};
+  Record first;
+  if (secret == nullptr || !geometry_ok(port, partition) || !first_record(policy, &first) ||
+      (policy.window_seconds != 0 && port.now == nullptr)) {
+    return Status::kInvalidArgument;
+  }
   uint32_t active = 0, append = 0;
   bool holds_record = false;
   const Status existing =
       LedgerRecordCodec::load_newest(port, partition, &first, &active, &append, &holds_record);
-  mbedtls_platform_zeroize(&first, sizeof first);
+  mbedtls_platform_zeroize(&first, sizeof first);  // a stack copy of a stored secret
   if (existing == Status::kStorageFailure) return existing;
   // Any valid record, even one this build cannot read or one followed by a
   // corrupt entry, is a budget that must not be reset.
   if (holds_record) return Status::kAlreadyProvisioned;
-  first = Record{};
+  static_cast<void>(first_record(policy, &first));  // valid: checked above
   if (policy.window_seconds != 0 && port.now(port.context, &first.window_start) != Status::kOk) {
     return Status::kClockFailure;
   }
@@ -414,10 +396,6 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
     return Status::kStorageFailure;
   }
   first.device_nonce = device_nonce;
-  first.policy = policy;
-  for (uint32_t i = policy.metric_cap_count; i < kMaxLedgerMetrics; ++i) {
-    first.policy.metric_caps[i] = MetricCap{0, 0};
-  }
   memcpy(first.secret, secret, sizeof first.secret);
   open_ = false;
   port_ = port;
@@ -479,8 +457,8 @@ Status Ledger::charge_memoized(EpsilonMicros epsilon, uint32_t metric_id, uint32
 }
 
 uint64_t Ledger::metric_spent_micros(uint32_t metric_id) const {
-  for (uint32_t i = 0; i < record_.policy.metric_cap_count; ++i) {
-    if (record_.policy.metric_caps[i].metric_id == metric_id) return record_.metric_spent[i];
+  for (uint32_t i = 0; i < record_.metric_cap_count; ++i) {
+    if (record_.metrics[i].metric_id == metric_id) return record_.metrics[i].spent;
   }
   return 0;
 }
@@ -488,18 +466,17 @@ uint64_t Ledger::metric_spent_micros(uint32_t metric_id) const {
 Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, uint32_t digest,
                               Record* next, Charge* charge) const {
   if (!open_) return Status::kLedgerClosed;
-  const LedgerPolicy& policy = record_.policy;
+  const uint64_t window = record_.window_seconds;
   *charge = Charge{epsilon, record_.window_start, metric_id, digest, memo};
-  if (policy.window_seconds != 0) {
+  if (window != 0) {
     uint64_t now = 0;
     if (port_.now == nullptr || port_.now(port_.context, &now) != Status::kOk) {
       return Status::kClockFailure;
     }
     // Roll forward by whole windows; a clock behind the window start (set
     // back, or a reset RTC) keeps the current window: it never refills.
-    if (now >= record_.window_start && now - record_.window_start >= policy.window_seconds) {
-      charge->window_start +=
-          (now - record_.window_start) / policy.window_seconds * policy.window_seconds;
+    if (now >= record_.window_start && now - record_.window_start >= window) {
+      charge->window_start += (now - record_.window_start) / window * window;
     }
   }
   *next = record_;
@@ -507,26 +484,22 @@ Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, u
 }
 
 Status Ledger::apply(const Charge& c, Record* r) {
-  const LedgerPolicy& policy = r->policy;
   if (c.memo && r->memo_count == kMaxMemoValues) return Status::kMemoTableFull;
-  if (c.amount > policy.lifetime_cap_micros - r->spent) return Status::kBudgetExhausted;
-  if (policy.window_seconds != 0) {
+  if (c.amount > r->lifetime_cap - r->spent) return Status::kBudgetExhausted;
+  if (r->window_seconds != 0) {
     if (c.window_start < r->window_start) return Status::kInvalidArgument;
     if (c.window_start != r->window_start) {
       r->window_start = c.window_start;
       r->window_spent = 0;
     }
-    if (c.amount > policy.window_allowance_micros - r->window_spent) {
-      return Status::kWindowBudgetExhausted;
-    }
+    if (c.amount > r->window_allowance - r->window_spent) return Status::kWindowBudgetExhausted;
     r->window_spent += c.amount;
   }
-  for (uint32_t i = 0; i < policy.metric_cap_count; ++i) {
-    if (policy.metric_caps[i].metric_id != c.metric_id) continue;
-    if (c.amount > policy.metric_caps[i].cap_micros - r->metric_spent[i]) {
-      return Status::kMetricBudgetExhausted;
-    }
-    r->metric_spent[i] += c.amount;
+  for (uint32_t i = 0; i < r->metric_cap_count; ++i) {
+    MetricSlot& slot = r->metrics[i];
+    if (slot.metric_id != c.metric_id) continue;
+    if (c.amount > slot.cap - slot.spent) return Status::kMetricBudgetExhausted;
+    slot.spent += c.amount;
   }
   if (c.memo) r->memo[r->memo_count++] = MemoMetric{c.metric_id, c.memo_digest};
   r->spent += c.amount;
