@@ -81,11 +81,16 @@ Status RecordWriter::commit() {
   return status_;
 }
 
-Status write_record(const Port& port, uint32_t block, uint32_t offset, const uint8_t* body,
-                    uint32_t size) {
-  RecordWriter writer(port, block, offset);
-  const Status status = writer.append(body, size);
-  return status == Status::kOk ? writer.commit() : status;
+Status append_record(const Port& port, uint32_t block, uint32_t* offset, const uint8_t* head,
+                     uint32_t head_size, const uint8_t* tail, uint32_t tail_size) {
+  const uint32_t at = *offset;
+  *offset = port.block_size;
+  RecordWriter writer(port, block, at);
+  Status status = writer.append(head, head_size);
+  if (status == Status::kOk) status = writer.append(tail, tail_size);
+  if (status == Status::kOk) status = writer.commit();
+  if (status == Status::kOk) *offset = at + record_span(port, head_size + tail_size);
+  return status;
 }
 
 Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
@@ -104,6 +109,45 @@ Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t 
     return Status::kStorageFailure;
   }
   *state = load_le32(mark) == crc ? RecordState::kValid : RecordState::kInvalid;
+  return Status::kOk;
+}
+
+Status scan_log(const Port& port, uint32_t block, uint32_t offset, uint32_t head_size,
+                const LogVisitor& visitor, uint32_t* end) {
+  const uint32_t block_size = port.block_size;
+  bool sealed = false;
+  while (offset + record_span(port, head_size) <= block_size) {
+    uint8_t head[kMaxLogHead];
+    if (port.read(port.context, block, offset, head, head_size) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    if (is_erased(head, head_size, port.erase_value)) break;  // the end of the log
+    uint32_t body = head_size;
+    const uint32_t span =
+        visitor.span != nullptr ? visitor.span(visitor.context, head, &body) : record_span(port, body);
+    RecordState state = RecordState::kInvalid;
+    if (span != 0 && span <= block_size - offset) {
+      BLUR_TRY(check_record(port, block, offset, body, &state));
+    }
+    if (state != RecordState::kValid) {
+      sealed = true;  // torn: nothing valid follows in this block
+      break;
+    }
+    const Status visited = visitor.visit(visitor.context, head, offset, body);
+    if (visited != Status::kOk) {
+      *end = block_size;
+      return visited;
+    }
+    offset += span;
+  }
+  // Appends continue here only if everything after the log is erased (a
+  // torn program may leave programmed units past an erased-looking start).
+  if (!sealed && offset < block_size) {
+    bool erased = false;
+    BLUR_TRY(flash_erased(port, block, offset, block_size - offset, &erased));
+    sealed = !erased;
+  }
+  *end = sealed ? block_size : offset;
   return Status::kOk;
 }
 

@@ -83,20 +83,20 @@ class LedgerRecordCodec {
     }
   }
 
-  // Programs `r` as the snapshot that starts a block.
-  static Status write_snapshot(const Port& port, uint32_t block, Record& r) {
-    RecordWriter writer(port, block, 0);
+  // Programs `r` as the snapshot that starts a block; *end: where its log
+  // starts (block_size if it failed).
+  static Status write_snapshot(const Port& port, uint32_t block, Record& r, uint32_t* end) {
     uint8_t header[12];
     store_le32(header, kMagic);
     store_le32(header + 4, kFormat | (~kFormat & 0xFFFF) << 16);
     store_le32(header + 8, kMaxLedgerMetrics | kMaxMemoValues << 16);
-    Status status = writer.append(header, sizeof header);
+    *end = 0;
     swap_words(r);
-    if (status == Status::kOk) {
-      status = writer.append(reinterpret_cast<const uint8_t*>(&r), Ledger::kSnapshotSize - 12);
-    }
+    const Status status = append_record(port, block, end, header, sizeof header,
+                                        reinterpret_cast<const uint8_t*>(&r),
+                                        Ledger::kSnapshotSize - sizeof header);
     swap_words(r);
-    return status == Status::kOk ? writer.commit() : status;
+    return status;
   }
 
   enum class Snapshot : uint8_t { kBlank, kInvalid, kValid, kIncompatible };
@@ -194,19 +194,34 @@ class LedgerRecordCodec {
     return r.spent <= r.lifetime_cap && r.window_spent <= r.window_allowance;
   }
 
-  // An entry: the charge, as Ledger::apply takes it.
+  // An entry: the charge, as Ledger::apply takes it, its members in the
+  // entry's order and widths (like Record for the snapshot).
   //   tag u8 | memo_added u8 | 0 u16 | sequence u32 | counter u64 |
   //   amount u64 | window_start u64 | metric_id u32 | memo_digest u32
-  static void encode_entry(const Record& next, const Ledger::Charge& c, uint8_t out[kEntrySize]) {
-    out[0] = kEntryTag;
-    out[1] = c.memo ? 1 : 0;
-    out[2] = out[3] = 0;
-    store_le32(out + 4, next.sequence);
-    store_le64(out + 8, next.counter);
-    store_le64(out + 16, c.amount);
-    store_le64(out + 24, c.window_start);
-    store_le32(out + 32, c.metric_id);
-    store_le32(out + 36, c.memo_digest);
+  struct Entry {
+    uint8_t tag, memo_added;
+    uint16_t reserved;
+    uint32_t sequence;
+    uint64_t counter, amount, window_start;
+    uint32_t metric_id, memo_digest;
+  };
+  static_assert(sizeof(Entry) == kEntrySize && offsetof(Entry, metric_id) == 32,
+                "the entry layout of ledger.h");
+
+  static void swap_words(Entry& e) {
+    if constexpr (!kLittleEndianCpu) {
+      reverse_words(&e.reserved, 2, 1);
+      reverse_words(&e.sequence, 4, 1);
+      reverse_words(&e.counter, 8, 3);
+      reverse_words(&e.metric_id, 4, 2);
+    }
+  }
+
+  static Entry encode_entry(const Record& next, const Ledger::Charge& c) {
+    Entry e{kEntryTag, c.memo, 0, next.sequence, next.counter, c.amount, c.window_start,
+            c.metric_id, c.memo_digest};
+    swap_words(e);
+    return e;
   }
 
   // Replays an entry onto `r` through the same arithmetic as charge(), so
@@ -216,19 +231,21 @@ class LedgerRecordCodec {
   // back to an older state); kStorageIncompatible if a memoized metric does
   // not fit this build.
   static Status apply_entry(const uint8_t in[kEntrySize], Record* r) {
-    const Ledger::Charge c{load_le64(in + 16), load_le64(in + 24), load_le32(in + 32),
-                           load_le32(in + 36), in[1] == 1};
-    if (in[0] != kEntryTag || in[1] > 1 || in[2] != 0 || in[3] != 0 ||
-        load_le32(in + 4) != r->sequence + 1 || load_le64(in + 8) < r->counter) {
+    Entry e;
+    memcpy(&e, in, sizeof e);
+    swap_words(e);
+    if (e.tag != kEntryTag || e.memo_added > 1 || e.reserved != 0 ||
+        e.sequence != r->sequence + 1 || e.counter < r->counter) {
       return Status::kStorageCorrupt;
     }
-    const Status applied = Ledger::apply(c, r);
+    const Status applied = Ledger::apply(
+        Ledger::Charge{e.amount, e.window_start, e.metric_id, e.memo_digest, e.memo_added == 1}, r);
     if (applied != Status::kOk) {
       return applied == Status::kMemoTableFull ? Status::kStorageIncompatible
                                                : Status::kStorageCorrupt;
     }
-    r->sequence += 1;
-    r->counter = load_le64(in + 8);
+    r->sequence = e.sequence;
+    r->counter = e.counter;
     return Status::kOk;
   }
 
@@ -267,34 +284,15 @@ class LedgerRecordCodec {
     return replay(port, partition.first_block + *active, newest_entries, newest, append);
   }
 
+  // The entries of the snapshot's block, each through apply_entry.
   static Status replay(const Port& port, uint32_t block, uint32_t offset, Record* r,
                        uint32_t* append) {
-    const uint32_t span = record_span(port, kEntrySize);
-    for (; offset + span <= port.block_size; offset += span) {
-      RecordState state;
-      BLUR_TRY(check_record(port, block, offset, kEntrySize, &state));
-      if (state == RecordState::kErased) {
-        // The end of the log. Appends continue here only if the rest of the
-        // block is erased too (found by ledger_storage_fuzz: bytes past an
-        // erased slot, from a torn or foreign write, would otherwise be
-        // replayed after the next entry).
-        bool erased = false;
-        BLUR_TRY(flash_erased(port, block, offset, port.block_size - offset, &erased));
-        if (!erased) offset = port.block_size;
-        break;
-      }
-      if (state == RecordState::kInvalid) {
-        offset = port.block_size;  // torn: the log moves on at the next write
-        break;
-      }
-      uint8_t entry[kEntrySize];
-      if (port.read(port.context, block, offset, entry, sizeof entry) != Status::kOk) {
-        return Status::kStorageFailure;
-      }
-      BLUR_TRY(apply_entry(entry, r));
-    }
-    *append = offset;
-    return Status::kOk;
+    const LogVisitor entries{nullptr,
+                             [](void* record, const uint8_t* entry, uint32_t, uint32_t) {
+                               return apply_entry(entry, static_cast<Record*>(record));
+                             },
+                             r};
+    return scan_log(port, block, offset, kEntrySize, entries, append);
   }
 };
 
@@ -551,24 +549,22 @@ Status Ledger::write(Record& next, const Charge* charge) {
   Status status;
   if (charge != nullptr && has_active_ && append_offset_ + entry_span <= port_.block_size) {
     // Append an entry to the active block's log: no erase.
-    uint8_t entry[LedgerRecordCodec::kEntrySize];
-    LedgerRecordCodec::encode_entry(next, *charge, entry);
-    const uint32_t offset = append_offset_;
-    append_offset_ = port_.block_size;  // sealed until this entry is known good
-    status = write_record(port_, partition_.first_block + active_, offset, entry, sizeof entry);
-    if (status == Status::kOk) append_offset_ = offset + entry_span;
+    const LedgerRecordCodec::Entry entry = LedgerRecordCodec::encode_entry(next, *charge);
+    status = append_record(port_, partition_.first_block + active_, &append_offset_,
+                           reinterpret_cast<const uint8_t*>(&entry), sizeof entry);
   } else {
     // The log moves on: erase the next block of the partition and start it
     // with a snapshot. Until that snapshot is valid, the active block still
     // holds the newest state (a torn move leaves the previous record).
     const uint32_t target = has_active_ ? (active_ + 1) % partition_.block_count : 0;
     const uint32_t block = partition_.first_block + target;
+    uint32_t end = 0;
     status = storage_status(port_.erase(port_.context, block));
-    if (status == Status::kOk) status = LedgerRecordCodec::write_snapshot(port_, block, next);
+    if (status == Status::kOk) status = LedgerRecordCodec::write_snapshot(port_, block, next, &end);
     if (status == Status::kOk) {
       has_active_ = true;
       active_ = target;
-      append_offset_ = record_span(port_, kSnapshotSize);
+      append_offset_ = end;
     }
   }
   // The record is durable; now the counter, so an older image is refused.

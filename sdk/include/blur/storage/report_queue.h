@@ -90,7 +90,12 @@ class ReportQueue {
 
  private:
   struct Scan;
+  struct AckScan;
   struct Batch;
+  // scan_log's callbacks (flash_write.h): segment entries, acknowledgements.
+  static uint32_t entry_record_span(void* scan, const uint8_t* entry, uint32_t* body);
+  static Status visit_entry(void* scan, const uint8_t* entry, uint32_t offset, uint32_t body);
+  static Status visit_ack(void* scan, const uint8_t* record, uint32_t offset, uint32_t body);
   // Reads segment `index`: its header and valid entries, counting the
   // pending ones; with a batch, also copies them into it while it has room.
   Status scan_block(uint32_t index, Scan* out, Batch* batch = nullptr) const;
