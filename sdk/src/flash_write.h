@@ -36,42 +36,14 @@ inline uint32_t record_span(const Port& port, uint32_t body_size) {
   return unit_align(port, body_size) + unit_align(port, 4);
 }
 
-// Programs one record at (block, offset): append() the body in any number
-// of pieces, then commit(). Bytes are staged so that every program covers
-// whole aligned units (and, for small units, several at once).
-class RecordWriter {
- public:
-  RecordWriter(const Port& port, uint32_t block, uint32_t offset);
-  ~RecordWriter();  // wipes the staging buffer (it may hold the device secret)
-  RecordWriter(const RecordWriter&) = delete;
-  RecordWriter& operator=(const RecordWriter&) = delete;
-
-  Status append(const uint8_t* data, uint32_t size);
-  // Pads and programs the body's last unit, programs the commit unit, syncs
-  // and reads the record back: kOk; kStorageFailure if the port failed;
-  // kStorageWornOut if the port said so or flash holds other bytes than
-  // were programmed (a worn block).
-  Status commit();
-
- private:
-  static constexpr uint32_t kStageSize = BLUR_MAX_PROG_SIZE < 32 ? 32 : BLUR_MAX_PROG_SIZE;
-  void flush(uint32_t size);  // stage_[0..size), whole units; a failure stays in status_
-
-  const Port& port_;
-  uint32_t block_;
-  uint32_t start_;   // the record's offset
-  uint32_t offset_;  // where stage_[0] goes
-  uint32_t staged_ = 0;
-  uint32_t body_size_ = 0;
-  uint32_t crc_;
-  Status status_ = Status::kOk;
-  uint8_t stage_[kStageSize];
-};
-
 // Appends a record to a block's log: its body is `head` then `tail` (tail
-// may be empty), programmed at *offset of `block` with RecordWriter. While
+// may be empty), programmed at *offset of `block`. While
 // it is written *offset is block_size (the log is sealed until the record
-// is known good); then it is the offset after the record.
+// is known good); then it is the offset after the record. Every program
+// covers whole aligned units; the commit unit is programmed last, on its
+// own; then sync and read-back: kOk; kStorageFailure if the port failed;
+// kStorageWornOut if the port said so or flash holds other bytes than
+// were programmed (a worn block).
 Status append_record(const Port& port, uint32_t block, uint32_t* offset, const uint8_t* head,
                      uint32_t head_size, const uint8_t* tail = nullptr, uint32_t tail_size = 0);
 
