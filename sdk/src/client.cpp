@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "mbedtls/platform_util.h"
+#include "report_wire.h"
 
 namespace blur {
 
@@ -149,7 +150,9 @@ Status Client::record_drawn(const ReportDraw& draw, size_t bound) {
   BLUR_TRY(make_drawn_report<kMemoized>(ledger_, rng_, draw, &report_));
   if constexpr (kObservedTimeBuilt) report_.observed_minute = observed_minute(port_);
   size_t size = 0;
-  BLUR_TRY(encode_report(report_, message_, sizeof message_, &size));
+  // Only the payload forms of this build's mechanisms are converted.
+  BLUR_TRY(encode_report_with(&report_to_wire<built_wire_forms()>, report_, message_,
+                              sizeof message_, &size));
   return queue_.append(report_.report_id, message_, size);
 }
 
