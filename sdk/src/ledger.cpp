@@ -150,16 +150,19 @@ class LedgerRecordCodec {
     *r = Record{};
     const uint32_t metrics = metric_slots < kMaxLedgerMetrics ? metric_slots : kMaxLedgerMetrics;
     const uint32_t memos = memo_slots < kMaxMemoValues ? memo_slots : kMaxMemoValues;
-    const uint32_t tail = size - 8 * memo_slots - kTailSize;
-    uint8_t* const bytes = reinterpret_cast<uint8_t*>(r);
-    if (port.read(port.context, block, format == kLegacyFormat ? 8 : 12, bytes, kFixedSize) !=
-            Status::kOk ||
-        port.read(port.context, block, tail - 24 * metric_slots, bytes + kFixedSize,
-                  24 * metrics) != Status::kOk ||
-        port.read(port.context, block, tail, r->secret, kTailSize) != Status::kOk ||
-        port.read(port.context, block, tail + kTailSize, bytes + offsetof(Record, memo),
-                  8 * memos) != Status::kOk) {
-      return Status::kStorageFailure;
+    // Each piece: where it goes in the Record, its bytes read, its bytes on
+    // flash (the metric slots this build has no room for are skipped).
+    const uint32_t pieces[4][3] = {{0, kFixedSize, kFixedSize},
+                                   {kFixedSize, 24 * metrics, 24 * metric_slots},
+                                   {offsetof(Record, secret), kTailSize, kTailSize},
+                                   {offsetof(Record, memo), 8 * memos, 8 * memo_slots}};
+    uint32_t at = format == kLegacyFormat ? 8 : 12;
+    for (const auto& piece : pieces) {
+      if (port.read(port.context, block, at, reinterpret_cast<uint8_t*>(r) + piece[0], piece[1]) !=
+          Status::kOk) {
+        return Status::kStorageFailure;
+      }
+      at += piece[2];
     }
     swap_words(*r);
     *entries = unit_align(port, mark + 4);
