@@ -266,11 +266,13 @@ uint32_t ReportQueue::max_report_size() const {
   return room > 0xFFFF ? 0xFFFF : room;
 }
 
-bool ReportQueue::segment_free(uint32_t index, bool* reusable) const {
+// The segment appends move to after the active one: kOk if it holds no
+// pending report (it may be erased), kQueueFull, or kStorageFailure.
+Status ReportQueue::next_segment(uint32_t* next) const {
+  *next = has_active_ ? (active_ + 1) % segment_count() : 0;
   Scan scan;
-  if (scan_block(index, &scan) != Status::kOk) return false;
-  *reusable = !scan.valid || scan.pending == 0;
-  return true;
+  BLUR_TRY(scan_block(*next, &scan));
+  return !scan.valid || scan.pending == 0 ? Status::kOk : Status::kQueueFull;
 }
 
 Status ReportQueue::has_room(size_t report_size) const {
@@ -280,19 +282,15 @@ Status ReportQueue::has_room(size_t report_size) const {
       write_offset_ + entry_span(static_cast<uint32_t>(report_size), kFormat) <= port_.block_size) {
     return Status::kOk;
   }
-  const uint32_t next = has_active_ ? (active_ + 1) % segment_count() : 0;
-  bool reusable = false;
-  if (!segment_free(next, &reusable)) return Status::kStorageFailure;
-  return reusable ? Status::kOk : Status::kQueueFull;
+  uint32_t next = 0;
+  return next_segment(&next);
 }
 
 // Starts the next segment: erase it (it holds no pending report) and write
 // its header.
 Status ReportQueue::rotate() {
-  const uint32_t next = has_active_ ? (active_ + 1) % segment_count() : 0;
-  bool reusable = false;
-  if (!segment_free(next, &reusable)) return Status::kStorageFailure;
-  if (!reusable) return Status::kQueueFull;
+  uint32_t next = 0;
+  BLUR_TRY(next_segment(&next));
   const uint32_t sequence = has_active_ ? active_sequence_ + 1 : 1;
   uint8_t header[kSegmentHeaderBody];
   store_le32(header, kMagic);

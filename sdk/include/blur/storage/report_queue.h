@@ -109,7 +109,7 @@ class ReportQueue {
   uint32_t segment_block(uint32_t index) const { return first_block_ + 2 + index; }
   // Flash taken by an entry with a `length`-byte report in a segment of `format`.
   uint32_t entry_span(uint32_t length, uint32_t format) const;
-  bool segment_free(uint32_t index, bool* reusable) const;
+  Status next_segment(uint32_t* next) const;
 
   Port port_{};
   bool open_ = false;
