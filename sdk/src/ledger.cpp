@@ -328,7 +328,6 @@ Status Ledger::open(const Port& port, Partition partition) {
     append_offset_ = append;
     has_active_ = true;
     record_ = newest;
-    has_secret_ = !is_zero(record_.secret, sizeof record_.secret);
     open_ = true;
   }
   mbedtls_platform_zeroize(&newest, sizeof newest);
@@ -406,9 +405,12 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
   const Status written = write(first, nullptr);
   mbedtls_platform_zeroize(first.secret, sizeof first.secret);
   if (written != Status::kOk) return written;
-  has_secret_ = !is_zero(record_.secret, sizeof record_.secret);
   open_ = true;
   return Status::kOk;
+}
+
+const uint8_t* Ledger::secret() const {
+  return is_zero(record_.secret, sizeof record_.secret) ? nullptr : record_.secret;
 }
 
 bool Ledger::memoized(uint32_t metric_id, uint32_t config_digest) const {
@@ -430,7 +432,7 @@ Status Ledger::check_memoized_config(uint32_t metric_id, uint32_t config_digest)
 Status Ledger::memoized_record(EpsilonMicros epsilon, uint32_t metric_id, uint32_t config_digest,
                                Record* next, Charge* charge) const {
   if (!open_) return Status::kLedgerClosed;
-  if (!has_secret_ || epsilon == 0) return Status::kInvalidArgument;
+  if (secret() == nullptr || epsilon == 0) return Status::kInvalidArgument;
   BLUR_TRY(check_memoized_config(metric_id, config_digest));
   // The same amount for every report; the first also records the digest.
   return charged_record(epsilon, metric_id, !memoized(metric_id, config_digest), config_digest,

@@ -123,7 +123,8 @@ Status make_drawn_report(Ledger& ledger, Rng& rng, const ReportDraw& draw, Repor
   } else {
     BLUR_TRY(ledger.charge(draw.epsilon, draw.metric_id, &report.report_id));
   }
-  BLUR_TRY(draw.randomize(draw.mechanism, rng, ledger.secret(), draw.value, &report.payload));
+  BLUR_TRY(draw.randomize(draw.mechanism, rng, kMemoized ? ledger.secret() : nullptr, draw.value,
+                          &report.payload));
   report.longitudinal_epsilon_micros = draw.longitudinal;
   report.metric_id = draw.metric_id;
   report.mechanism = draw.id;

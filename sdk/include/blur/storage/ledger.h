@@ -151,7 +151,7 @@ class Ledger {
   // else kConfigurationChanged (no write; Client::add_metric asks first).
   Status check_memoized_config(uint32_t metric_id, uint32_t config_digest) const;
   // The device secret (kLedgerSecretSize bytes), or nullptr without one.
-  const uint8_t* secret() const { return has_secret_ ? record_.secret : nullptr; }
+  const uint8_t* secret() const;
   // Whether the metric is recorded with this configuration digest.
   bool memoized(uint32_t metric_id, uint32_t config_digest) const;
 
@@ -230,7 +230,6 @@ class Ledger {
   uint32_t append_offset_ = 0;  // where its next entry goes; block_size: full or sealed
   bool has_active_ = false;
   bool open_ = false;
-  bool has_secret_ = false;
   Record record_{};  // the newest durable record
 };
 
