@@ -37,11 +37,11 @@ inline uint32_t record_span(const Port& port, uint32_t body_size) {
 }
 
 // Appends a record to a block's log: its body is `head` then `tail` (tail
-// may be empty), programmed at *offset of `block`. While
-// it is written *offset is block_size (the log is sealed until the record
-// is known good); then it is the offset after the record. Every program
-// covers whole aligned units; the commit unit is programmed last, on its
-// own; then sync and read-back: kOk; kStorageFailure if the port failed;
+// may be empty), programmed at *offset of `block`. While it is written
+// *offset is block_size (the log is sealed until the record is known
+// good); then it is the offset after the record. Every program covers
+// whole aligned units; the commit unit is programmed last, on its own;
+// then sync and read-back: kOk; kStorageFailure if the port failed;
 // kStorageWornOut if the port said so or flash holds other bytes than
 // were programmed (a worn block).
 Status append_record(const Port& port, uint32_t block, uint32_t* offset, const uint8_t* head,

@@ -208,7 +208,8 @@ class LedgerRecordCodec {
     uint64_t counter, amount, window_start;
     uint32_t metric_id, memo_digest;
   };
-  static_assert(sizeof(Entry) == kEntrySize && offsetof(Entry, metric_id) == 32,
+  static_assert(sizeof(Entry) == kEntrySize && offsetof(Entry, metric_id) == 32 &&
+                    kEntrySize <= kMaxLogHead,
                 "the entry layout of ledger.h");
 
   static void swap_words(Entry& e) {

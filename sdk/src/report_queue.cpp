@@ -21,6 +21,7 @@ constexpr uint8_t kReportEntry = 1;
 constexpr uint32_t kEntryHeaderSize = 16;
 constexpr uint32_t kSegmentHeaderBody = 12;  // magic | format | segment_sequence
 constexpr uint32_t kAckBody = 16;            // magic | sequence | ack_floor
+static_assert(kEntryHeaderSize <= kMaxLogHead && kAckBody <= kMaxLogHead, "scan_log's heads");
 
 }  // namespace
 
