@@ -41,7 +41,9 @@ Status sample_bernoulli_exp_at_most_one(Random& random, uint64_t n, uint64_t d, 
   if (d == 0 || n > d || d > (UINT64_MAX / kMaxBernoulliExpTerms)) {
     return Status::kInvalidArgument;
   }
-  for (uint64_t k = 1; k <= kMaxBernoulliExpTerms; ++k) {
+  // 32-bit counters where the range allows (no 64-bit increments on
+  // Cortex-M); the products stay 64-bit.
+  for (uint32_t k = 1; k <= kMaxBernoulliExpTerms; ++k) {
     bool next = false;
     BLUR_TRY(sample_bernoulli(random, n, d * k, &next));
     if (!next) {
@@ -100,7 +102,7 @@ Status sample_discrete_laplace(Random& random, uint64_t t, uint64_t s, int64_t* 
       BLUR_TRY(sample_bernoulli_exp_at_most_one(random, u, t, &accepted));
     }
     if (!accepted) return Status::kIterationCap;
-    uint64_t v = 0;
+    uint32_t v = 0;
     for (;;) {
       bool success = false;
       BLUR_TRY(sample_bernoulli_exp_at_most_one(random, 1, 1, &success));
