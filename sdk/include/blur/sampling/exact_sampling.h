@@ -135,19 +135,21 @@ template <typename Random>
 Status sample_randomized_response(Random& random, uint64_t n, uint64_t d, uint32_t domain,
                                   uint32_t truth, uint32_t* out) {
   if (domain < 2 || truth >= domain || d == 0) return Status::kInvalidArgument;
-  const uint64_t max_rounds = uint64_t{kRandomizedResponseRoundsPerValue} * domain;
-  for (uint64_t round = 0; round < max_rounds; ++round) {
-    uint64_t proposal = 0;
-    BLUR_TRY(random.uniform(domain, &proposal));
-    if (proposal == truth) {
-      *out = truth;
-      return Status::kOk;
-    }
-    bool accept = false;
-    BLUR_TRY(sample_bernoulli_exp(random, n, d, &accept));
-    if (accept) {
-      *out = static_cast<uint32_t>(proposal);
-      return Status::kOk;
+  // The 45 k rounds as 45 passes of k: 32-bit counters (45 k may not fit).
+  for (uint32_t pass = 0; pass < kRandomizedResponseRoundsPerValue; ++pass) {
+    for (uint32_t round = 0; round < domain; ++round) {
+      uint64_t proposal = 0;
+      BLUR_TRY(random.uniform(domain, &proposal));
+      if (proposal == truth) {
+        *out = truth;
+        return Status::kOk;
+      }
+      bool accept = false;
+      BLUR_TRY(sample_bernoulli_exp(random, n, d, &accept));
+      if (accept) {
+        *out = static_cast<uint32_t>(proposal);
+        return Status::kOk;
+      }
     }
   }
   return Status::kIterationCap;
