@@ -12,31 +12,36 @@
 # passes a budget of its target.
 set(BLUR_SDK_FLASH_MARGIN 256)
 
-# Cortex-M4. The minimal image's goal is 8,192 B; it measures 10,570 B since
-# the log-structured ledger (issue 14), and issue 30 brings it back under
-# the goal, tightening this budget to 8,192 B. Until then both budgets are
-# the size measured at 5e58c9d plus one margin, so growth fails at once:
-math(EXPR BLUR_SDK_FLASH_BUDGET_m4_MINIMAL "10570 + ${BLUR_SDK_FLASH_MARGIN}")  # goal: 8192
-math(EXPR BLUR_SDK_FLASH_BUDGET_m4_SIX "14508 + ${BLUR_SDK_FLASH_MARGIN}")  # goal: no larger
+# Cortex-M4. The minimal image's goal is 8,192 B; it measured 10,556 B
+# before issue 30 (10,570 B at 5e58c9d) and 9,340 B after issue 30's size
+# work (one log reader and appender for every store, the ledger's records
+# in their byte order, make_report once per kind of mechanism, only the
+# built payload forms converted to the wire): still 1,148 B over the goal.
+# The six-mechanism image's goal, no larger than before issue 30
+# (14,470 B), is met: 12,424 B. Every target's budgets below are the size
+# measured after that work (merged with issue 30's other targets) plus one
+# margin, so growth fails at once:
+math(EXPR BLUR_SDK_FLASH_BUDGET_m4_MINIMAL "9340 + ${BLUR_SDK_FLASH_MARGIN}")  # goal: 8192
+math(EXPR BLUR_SDK_FLASH_BUDGET_m4_SIX "12424 + ${BLUR_SDK_FLASH_MARGIN}")  # goal: at most 14470
 
 # Cortex-M0+ (Thumb-1 code is larger; 64-bit multiply and divide are calls).
-# Measured at issue 30 plus the margin; the minimal image on a 32 KiB-flash,
-# 8 KiB-RAM part:
-math(EXPR BLUR_SDK_FLASH_BUDGET_m0plus_MINIMAL "11012 + ${BLUR_SDK_FLASH_MARGIN}")
-math(EXPR BLUR_SDK_FLASH_BUDGET_m0plus_SIX "15100 + ${BLUR_SDK_FLASH_MARGIN}")
+# Measured as the Cortex-M4's, plus the margin; the minimal image on a
+# 32 KiB-flash, 8 KiB-RAM part:
+math(EXPR BLUR_SDK_FLASH_BUDGET_m0plus_MINIMAL "9698 + ${BLUR_SDK_FLASH_MARGIN}")
+math(EXPR BLUR_SDK_FLASH_BUDGET_m0plus_SIX "12906 + ${BLUR_SDK_FLASH_MARGIN}")
 set(BLUR_IMAGE_FLASH_BUDGET_m0plus 32768)
 set(BLUR_IMAGE_RAM_BUDGET_m0plus 8192)
 
-# Cortex-M33 and Cortex-M7: measured at issue 30 plus the margin.
-math(EXPR BLUR_SDK_FLASH_BUDGET_m33_MINIMAL "10552 + ${BLUR_SDK_FLASH_MARGIN}")
-math(EXPR BLUR_SDK_FLASH_BUDGET_m33_SIX "14466 + ${BLUR_SDK_FLASH_MARGIN}")
-math(EXPR BLUR_SDK_FLASH_BUDGET_m7_MINIMAL "10558 + ${BLUR_SDK_FLASH_MARGIN}")
-math(EXPR BLUR_SDK_FLASH_BUDGET_m7_SIX "14482 + ${BLUR_SDK_FLASH_MARGIN}")
+# Cortex-M33 and Cortex-M7: measured as the Cortex-M4's, plus the margin.
+math(EXPR BLUR_SDK_FLASH_BUDGET_m33_MINIMAL "9332 + ${BLUR_SDK_FLASH_MARGIN}")
+math(EXPR BLUR_SDK_FLASH_BUDGET_m33_SIX "12412 + ${BLUR_SDK_FLASH_MARGIN}")
+math(EXPR BLUR_SDK_FLASH_BUDGET_m7_MINIMAL "9350 + ${BLUR_SDK_FLASH_MARGIN}")
+math(EXPR BLUR_SDK_FLASH_BUDGET_m7_SIX "12440 + ${BLUR_SDK_FLASH_MARGIN}")
 
-# RISC-V 32 (rv32imac; RV32C code is larger than Thumb-2's): measured at
-# issue 30 plus the margin.
-math(EXPR BLUR_SDK_FLASH_BUDGET_riscv_MINIMAL "12378 + ${BLUR_SDK_FLASH_MARGIN}")
-math(EXPR BLUR_SDK_FLASH_BUDGET_riscv_SIX "16960 + ${BLUR_SDK_FLASH_MARGIN}")
+# RISC-V 32 (rv32imac; RV32C code is larger than Thumb-2's): measured as
+# the Cortex-M4's, plus the margin.
+math(EXPR BLUR_SDK_FLASH_BUDGET_riscv_MINIMAL "10922 + ${BLUR_SDK_FLASH_MARGIN}")
+math(EXPR BLUR_SDK_FLASH_BUDGET_riscv_SIX "14434 + ${BLUR_SDK_FLASH_MARGIN}")
 
 # The size_breakdown.py command for this target's images (firmware-size and
 # firmware.size_budgets run it). A target without budgets fails the check.
