@@ -15,13 +15,13 @@ foreach(_dep nanopb mbedtls)
 endforeach()
 
 # --- mbedTLS ------------------------------------------------------------------
-# Devices (Cortex-M): entropy + CTR_DRBG + AES + SHA-256, nothing else
+# Devices (bare metal): entropy + CTR_DRBG + AES + SHA-256, nothing else
 # (sdk/config/blur_mbedtls_config.h). Hosts and Linux devices: mbedTLS's
 # default configuration, TLS included for ports/posix's HTTPS transport,
 # with the device build's entropy rules (sdk/config/blur_mbedtls_host.h), so
 # the DRBG gives the same bytes for the same seed on every target.
 set(_mbed "${BLUR_DEPS_DIR}/mbedtls")
-if(BLUR_PLATFORM STREQUAL "cortex-m")
+if(BLUR_BARE_METAL)
   add_library(blur_mbedtls STATIC
     ${_mbed}/library/aes.c
     ${_mbed}/library/aesni.c
@@ -54,7 +54,7 @@ target_include_directories(blur_nanopb SYSTEM PUBLIC
 # Bare metal: the SDK reads only nanopb's true/false, never its error
 # strings, so they are left out of the flash (~200 B). Hosts keep them: the
 # collector's decoder quotes them.
-if(BLUR_PLATFORM STREQUAL "cortex-m")
+if(BLUR_BARE_METAL)
   target_compile_definitions(blur_nanopb PUBLIC PB_NO_ERRMSG)
 endif()
 

@@ -69,7 +69,7 @@ install(FILES ${PROJECT_BINARY_DIR}/package/blurConfig.cmake
               ${PROJECT_BINARY_DIR}/package/blurConfigVersion.cmake
         DESTINATION ${_cmake_dir})
 
-if(NOT BLUR_PLATFORM STREQUAL "cortex-m")
+if(NOT BLUR_BARE_METAL)
   # The mbedTLS configuration define is in its <> form so that it survives
   # `cc $(pkg-config --cflags blur)`.
   get_target_property(_mbedtls_defines blur_mbedtls INTERFACE_COMPILE_DEFINITIONS)

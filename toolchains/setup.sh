@@ -64,6 +64,9 @@ packages=(
   g++-aarch64-linux-gnu qemu-user
   # s390x Linux (big-endian) and 32-bit Arm Linux (armhf), run with qemu-user
   g++-s390x-linux-gnu g++-arm-linux-gnueabihf
+  # RISC-V 32 (rv32imac): bare-metal gcc + picolibc (no libstdc++: the SDK's
+  # blur/compat/std_facilities.h), run on QEMU's virt board
+  gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf qemu-system-misc
   # the Java binding (examples/java): JNI headers, javac and jar, and the
   # JVM its test runs
   default-jdk

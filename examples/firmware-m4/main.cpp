@@ -1,4 +1,5 @@
-// Blur on a Cortex-M4 (QEMU mps2-an386): a firmware image with the whole
+// Blur on a Cortex-M (QEMU: mps2-an386 for the M4, microbit for the M0+,
+// mps2-an505 for the M33, mps2-an500 for the M7): a firmware image with the whole
 // device SDK (blur::Client: CTR_DRBG, the persisted ledger with its caps,
 // the persisted report queue, nanopb) and one mechanism of each payload
 // kind (or, built with BLUR_FIRMWARE_MINIMAL, one frequency oracle and one
@@ -12,23 +13,16 @@
 
 #include "blur/client.h"
 #include "board_port.h"
+#if defined(__arm__)
+#include "cache.h"
+#endif
+#include "firmware_flash.h"
 
 namespace {
 
-// RAM-emulated flash shaped like an STM32L4's: 2 KiB pages, programmed in
-// 8-byte ECC words that refuse a second program. Ledger on blocks 0-1, the
-// report queue on 2-5 (Client::open's default partitions).
-constexpr uint32_t kBlockSize = 2048;
-constexpr uint32_t kBlockCount = 6;
-blur::flash::Config flash_config() {
-  blur::flash::Config config;
-  config.block_size = kBlockSize;
-  config.block_count = kBlockCount;
-  config.prog_size = 8;
-  config.erase_value = 0xFF;
-  config.refuse_second_program = true;
-  return config;
-}
+using blur::firmware::flash_config;
+using blur::firmware::kBlockCount;
+using blur::firmware::kBlockSize;
 
 struct MetricSetup {
   uint32_t id;
@@ -58,10 +52,16 @@ constexpr MetricSetup kMetrics[] = {
 constexpr uint32_t kValues[] = {1, 5, 17, 700, 42, 87};
 #endif
 
-uint8_t g_flash[kBlockSize * kBlockCount];
+// The stand-in for the board's flash: in RAM on QEMU, in its own section so
+// the size report leaves it out of the image's RAM (size_breakdown.py).
+__attribute__((section(".bss.blur_emulated_storage"))) uint8_t g_flash[kBlockSize * kBlockCount];
 blur::cortex_m::BoardContext g_board;
 blur::Client g_client;
+#if defined(BLUR_FIRMWARE_MINIMAL)
+uint8_t g_batch[256];  // two reports and the batch header
+#else
 uint8_t g_batch[1024];
+#endif
 
 // Stack high-water mark by painting (QEMU has no cycle counter; size and
 // stack are what can be measured here).
@@ -96,9 +96,9 @@ int run() {
 #else
   const blur::Port port = blur::cortex_m::board_port(&g_board, g_flash, flash_config());
 #endif
-  printf("blur firmware: flash of %u blocks of %u bytes, program unit %u bytes (ECC)\n",
+  printf("blur firmware: flash of %u blocks of %u bytes, program unit %u bytes (%s)\n",
          static_cast<unsigned>(port.block_count), static_cast<unsigned>(port.block_size),
-         static_cast<unsigned>(port.prog_size));
+         static_cast<unsigned>(port.prog_size), BLUR_FIRMWARE_ECC ? "ECC" : "NOR");
   blur::Status status = g_client.open(port);
   if (status == blur::Status::kNotProvisioned) {
     blur::LedgerPolicy policy;
@@ -143,6 +143,11 @@ int run() {
 
 int main() {
   paint_stack();
+#if defined(__ARM_ARCH_7EM__) && defined(BLUR_FIRMWARE_DATA_CACHE)
+  // Cortex-M7: data and instruction caches on, as firmware runs them.
+  printf("blur firmware: data cache %s\n",
+         blur::cortex_m::enable_caches() ? "on" : "enabled, but the board model has none (reads 0)");
+#endif
   const int result = run();
   printf("blur firmware: stack high-water mark %lu bytes; client object %lu bytes\n",
          static_cast<unsigned long>(stack_high_water()),

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <type_traits>
+#include "blur/compat/std_facilities.h"
 
 #include "blur/mechanisms/any_mechanism.h"
 #include "blur/report/report.h"

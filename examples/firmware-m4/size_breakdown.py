@@ -1,6 +1,7 @@
 """Flash and static RAM of firmware images by origin, from their linker maps.
 
-    python3 size_breakdown.py [--budget IMAGE=BYTES ...] IMAGE.map [IMAGE.map ...]
+    python3 size_breakdown.py [--budget IMAGE=BYTES ...]
+        [--image-budget IMAGE=FLASH,RAM ... --emulator "COMMAND"] IMAGE.map ...
 
 Sums the sizes of the input sections the linker kept (the "Linker script
 and memory map" part of a GNU ld map), by the archive or object they came
@@ -8,11 +9,22 @@ from: Blur's SDK, mbedTLS, nanopb with the generated schema, the board
 port, the example's own code, and the C runtime. Flash is .text, .rodata,
 .ARM.exidx and the load image of .data; static RAM is .data and .bss.
 
+The RAM array that stands in for the board's flash on QEMU (the section
+.bss.blur_emulated_storage) is listed apart and counted in neither.
+
 With --budget IMAGE=BYTES (size_budgets.cmake), the SDK's own flash in
-IMAGE must not pass BYTES: exit status 1 if it does.
+IMAGE must not pass BYTES: exit status 1 if it does. With --image-budget
+IMAGE=FLASH,RAM, the whole image must fit a part of FLASH bytes of flash
+and RAM bytes of RAM: its flash, and its static RAM plus the peak stack it
+prints ("stack high-water mark N bytes") when run under the emulator
+(IMAGE.elf beside IMAGE.map).
 """
 import re
+import shlex
+import subprocess
 import sys
+
+STORAGE = "emulated storage (QEMU's stand-in for flash)"
 
 GROUPS = (
     ("SDK (libblur_sdk, libblur_client)", ("libblur_sdk.a", "libblur_client")),
@@ -29,8 +41,8 @@ def group_of(path):
     return "C runtime (picolibc, libgcc, libstdc++)"
 
 def breakdown(path):
-    text = open(path).read()
-    text = text[text.index("Linker script and memory map"):]
+    whole = open(path).read()
+    text = whole[whole.index("Linker script and memory map"):]
     flash, ram = {}, {}
     # An input section: name, then (maybe on the next line) address, size, file.
     pattern = re.compile(r"^ (\.[\w.$]+)\s*\n?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)$", re.M)
@@ -38,7 +50,7 @@ def breakdown(path):
         size = int(size, 16)
         if size == 0 or int(address, 16) == 0:
             continue
-        group = group_of(origin)
+        group = STORAGE if name.startswith(".bss.blur_emulated_storage") else group_of(origin)
         if name.startswith((".text", ".rodata", ".ARM.exidx", ".data")):
             flash[group] = flash.get(group, 0) + size
         if name.startswith((".data", ".bss")):
@@ -47,28 +59,85 @@ def breakdown(path):
     print(f"  {name} by origin (flash / static RAM, from the linker map):")
     for name, _ in GROUPS + (("C runtime (picolibc, libgcc, libstdc++)", ()),):
         print(f"    {name:40} {flash.get(name, 0):6} B / {ram.get(name, 0):5} B")
+    if STORAGE in ram:
+        print(f"    ({STORAGE}, not counted: {ram[STORAGE]} B of RAM)")
     sdk = sum(flash.get(n, 0) for n in (GROUPS[0][0], "mbedTLS", "nanopb + schema"))
     sdk_ram = sum(ram.get(n, 0) for n in (GROUPS[0][0], "mbedTLS", "nanopb + schema"))
     print(f"    SDK-attributable (SDK + mbedTLS + nanopb): {sdk} B flash, {sdk_ram} B static RAM")
-    return image, flash.get(GROUPS[0][0], 0)
+    total_flash, total_ram = image_totals(whole, ram.get(STORAGE, 0))
+    print(f"    whole image: flash {total_flash} B, static RAM {total_ram} B (without the emulated "
+          "storage and the reserved stack)")
+    return image, flash.get(GROUPS[0][0], 0), total_flash, total_ram
+
+NOT_LOADED = (".debug", ".comment", ".ARM.attributes", ".stab", ".gnu.build.attributes")
+
+def image_totals(text, storage):
+    """Flash and static RAM of the whole image, from its output sections and
+    the memory regions: flash is what lies in the flash region or loads from
+    it (.data's image), RAM what lies in the RAM region, less the reserved
+    stack (the measured peak replaces it) and the emulated storage."""
+    memory = text[text.index("Memory Configuration"):text.index("Linker script and memory map")]
+    regions = {name: (int(origin, 16), int(origin, 16) + int(length, 16)) for name, origin, length
+               in re.findall(r"^(flash|ram)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)", memory, re.M)}
+    flash = ram = 0
+    pattern = re.compile(r"^(\.[\w.$]+)\s*\n?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)"
+                         r"(?: load address 0x([0-9a-f]+))?", re.M)
+    for name, address, size, load in pattern.findall(text):
+        address, size = int(address, 16), int(size, 16)
+        if size == 0 or name.startswith(NOT_LOADED) or name == ".stack":
+            continue
+        inside = lambda region, at: region in regions and regions[region][0] <= at < regions[region][1]
+        if inside("flash", address) or (load and inside("flash", int(load, 16))):
+            flash += size
+        if inside("ram", address):
+            ram += size
+    return flash, ram - storage
+
+def peak_stack(emulator, elf):
+    """Runs the image; returns the stack high-water mark it prints."""
+    run = subprocess.run(shlex.split(emulator) + [elf], capture_output=True, text=True, timeout=120)
+    found = re.search(r"stack high-water mark (\d+) bytes", run.stdout + run.stderr)
+    if run.returncode != 0 or not found:
+        sys.exit(f"{elf} under {emulator!r} exited {run.returncode} without its stack high-water "
+                 f"mark:\n{run.stdout}{run.stderr}")
+    return int(found.group(1))
 
 if __name__ == "__main__":
-    args, budgets = sys.argv[1:], {}
-    while args and args[0] == "--budget":
-        image, _, limit = args[1].partition("=")
-        budgets[image] = int(limit)
-        args = args[2:]
+    args, budgets, image_budgets, emulator = sys.argv[1:], {}, {}, None
+    while args and args[0] in ("--budget", "--image-budget", "--emulator"):
+        option, value, args = args[0], args[1], args[2:]
+        if option == "--emulator":
+            emulator = value
+            continue
+        image, _, limit = value.partition("=")
+        if option == "--budget":
+            budgets[image] = int(limit)
+        else:
+            image_budgets[image] = tuple(int(n) for n in limit.split(","))
+    if image_budgets and not emulator:
+        sys.exit("--image-budget needs --emulator (the peak stack is measured by running the image)")
     over = []
     for map_file in args:
-        image, sdk_flash = breakdown(map_file)
+        image, sdk_flash, total_flash, total_ram = breakdown(map_file)
         if image in budgets:
             verdict = "within" if sdk_flash <= budgets[image] else "OVER"
             print(f"    budget: SDK {sdk_flash} B, {verdict} its {budgets[image]} B "
                   "(examples/firmware-m4/size_budgets.cmake)")
             if sdk_flash > budgets[image]:
                 over.append(image)
-    missing = set(budgets) - {m.rsplit("/", 1)[-1].removesuffix(".map") for m in args}
+        if image in image_budgets:
+            flash_limit, ram_limit = image_budgets[image]
+            stack = peak_stack(emulator, map_file.removesuffix(".map") + ".elf")
+            ram = total_ram + stack
+            fits = total_flash <= flash_limit and ram <= ram_limit
+            print(f"    budget: whole image flash {total_flash} B of {flash_limit} B; RAM {ram} B of "
+                  f"{ram_limit} B ({total_ram} B static + {stack} B peak stack, measured): "
+                  f"{'fits' if fits else 'DOES NOT FIT'} (examples/firmware-m4/size_budgets.cmake)")
+            if not fits:
+                over.append(image)
+    named = {m.rsplit("/", 1)[-1].removesuffix(".map") for m in args}
+    missing = (set(budgets) | set(image_budgets)) - named
     if missing:
         sys.exit(f"no map for the budgeted images {sorted(missing)}")
     if over:
-        sys.exit(f"SDK flash over budget in {', '.join(over)}")
+        sys.exit(f"over budget: {', '.join(over)}")

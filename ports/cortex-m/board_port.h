@@ -1,4 +1,6 @@
-// ports/cortex-m: the QEMU mps2-an386 board (Cortex-M4).
+// ports/cortex-m: QEMU's Cortex-M boards (mps2-an386, -an385, -an500, -an505,
+// microbit) and its RISC-V virt board (toolchains/riscv32.cmake), whose
+// semihosting differs only in its trap instruction (semihosting.h).
 //
 // - Entropy: the board has no TRNG, so the port reads the host's
 //   /dev/urandom through semihosting. On real silicon, replace

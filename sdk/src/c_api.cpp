@@ -1,6 +1,6 @@
 // The C API (blur.h) over blur::Client: C callbacks adapted to the C++
 // port, statuses passed through by value (their numbers are the same).
-#include <new>
+#include "blur/compat/std_facilities.h"
 
 #include "blur/blur.h"
 #include "blur/client.h"

@@ -1,9 +1,9 @@
 #include "blur/client.h"
 
-#include <new>
-#include <type_traits>
+#include "blur/compat/std_facilities.h"
 
 #include "mbedtls/platform_util.h"
+#include "report_wire.h"
 
 namespace blur {
 
@@ -126,26 +126,33 @@ Status Client::record_value(uint32_t metric_id, const Value& input) {
         value = input;
       }
       if (!in_domain(mechanism, value)) return Status::kInvalidArgument;
-      // Room first (nothing is spent on a report that could not be queued),
-      // then the durable charge and the randomization, then the append.
       size_t bound = kMaxEncodedScalarReportSize;
       if constexpr (M::kPayload == PayloadKind::kBits || M::kPayload == PayloadKind::kBloom) {
         bound += 12 + mechanism.payload_bytes();
       }
-      BLUR_TRY(queue_.has_room(bound));
-      if constexpr (IsMemoized<M>::value) {
-        BLUR_TRY(ledger_.check_memoized(mechanism.epsilon_charged(), metric_id,
-                                        mechanism.key().config_digest));
-      } else {
-        BLUR_TRY(ledger_.check(mechanism.epsilon_charged(), metric_id));
-      }
-      BLUR_TRY(make_report(ledger_, rng_, mechanism, metric_id, value, &report_));
-      if constexpr (kObservedTimeBuilt) report_.observed_minute = observed_minute(port_);
-      size_t size = 0;
-      BLUR_TRY(encode_report(report_, message_, sizeof message_, &size));
-      return queue_.append(report_.report_id, message_, size);
+      return record_drawn<IsMemoized<M>::value>(report_draw(mechanism, metric_id, value), bound);
     }
   });
+}
+
+// Room first (nothing is spent on a report that could not be queued), then
+// the durable charge and the randomization, then the append: once per kind
+// of mechanism, not per mechanism.
+template <bool kMemoized>
+Status Client::record_drawn(const ReportDraw& draw, size_t bound) {
+  BLUR_TRY(queue_.has_room(bound));
+  if constexpr (kMemoized) {
+    BLUR_TRY(ledger_.check_memoized(draw.epsilon, draw.metric_id, draw.config_digest));
+  } else {
+    BLUR_TRY(ledger_.check(draw.epsilon, draw.metric_id));
+  }
+  BLUR_TRY(make_drawn_report<kMemoized>(ledger_, rng_, draw, &report_));
+  if constexpr (kObservedTimeBuilt) report_.observed_minute = observed_minute(port_);
+  size_t size = 0;
+  // Only the payload forms of this build's mechanisms are converted.
+  BLUR_TRY(encode_report_with(&report_to_wire<built_wire_forms()>, report_, message_,
+                              sizeof message_, &size));
+  return queue_.append(report_.report_id, message_, size);
 }
 
 Status Client::pending_batch(uint8_t* buffer, size_t capacity, size_t* written, size_t* count,

@@ -27,65 +27,70 @@ bool partition_fits(const Port& port, Partition partition, uint32_t min_blocks) 
          partition.block_count <= port.block_count - partition.first_block;
 }
 
-RecordWriter::RecordWriter(const Port& port, uint32_t block, uint32_t offset)
-    : port_(port), block_(block), start_(offset), offset_(offset), crc_(crc32_start()) {}
-
-RecordWriter::~RecordWriter() { mbedtls_platform_zeroize(stage_, sizeof stage_); }
-
-// Programs stage_[0..size) (whole units) at offset_.
-void RecordWriter::flush(uint32_t size) {
-  if (status_ == Status::kOk && size > 0) {
-    status_ = storage_status(port_.prog(port_.context, block_, offset_, stage_, size));
-    offset_ += size;
+namespace {
+// The CRC of the `body_size` bytes at (block, offset) and the one its
+// commit unit holds.
+Status stored_crcs(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
+                   uint32_t* body_crc, uint32_t* mark) {
+  uint8_t bytes[4];
+  BLUR_TRY(crc_of_flash(port, block, offset, body_size, body_crc));
+  if (port.read(port.context, block, offset + unit_align(port, body_size), bytes, sizeof bytes) !=
+      Status::kOk) {
+    return Status::kStorageFailure;
   }
-  staged_ = 0;
+  *mark = load_le32(bytes);
+  return Status::kOk;
 }
+}  // namespace
 
-Status RecordWriter::append(const uint8_t* data, uint32_t size) {
-  crc_ = crc32_update(crc_, data, size);
-  body_size_ += size;
-  while (size > 0 && status_ == Status::kOk) {
-    const uint32_t n = size < kStageSize - staged_ ? size : kStageSize - staged_;
-    memcpy(stage_ + staged_, data, n);
-    staged_ += n;
-    data += n;
-    size -= n;
-    if (staged_ == kStageSize) flush(kStageSize);
+Status append_record(const Port& port, uint32_t block, uint32_t* offset, const uint8_t* head,
+                     uint32_t head_size, const uint8_t* tail, uint32_t tail_size) {
+  // Bytes are staged so that every program covers whole aligned units
+  // (and, for small units, several at once); the stage is wiped after (it
+  // may hold the device secret).
+  constexpr uint32_t kStageSize = BLUR_MAX_PROG_SIZE < 32 ? 32 : BLUR_MAX_PROG_SIZE;
+  uint8_t stage[kStageSize];
+  const uint32_t at = *offset;
+  *offset = port.block_size;  // sealed until the record is known good
+  uint32_t to = at, staged = 0;
+  Status status = Status::kOk;
+  // Programs stage[0..size) (whole units) at `to`.
+  auto flush = [&](uint32_t size) {
+    if (status == Status::kOk) {
+      status = storage_status(port.prog(port.context, block, to, stage, size));
+    }
+    to += size;
+    staged = 0;
+  };
+  const uint32_t body_size = head_size + tail_size;
+  uint32_t crc = crc32_update(crc32_update(crc32_start(), head, head_size), tail, tail_size);
+  const uint8_t* data = head;
+  for (uint32_t done = 0; done < body_size && status == Status::kOk; ++done) {
+    if (done == head_size) data = tail;
+    stage[staged++] = *data++;
+    if (staged == kStageSize) flush(kStageSize);
   }
-  return status_;
-}
-
-Status RecordWriter::commit() {
-  // The body's last unit, padded with the erased value.
-  const uint32_t padded = unit_align(port_, staged_);
-  memset(stage_ + staged_, port_.erase_value, padded - staged_);
-  flush(padded);
-  // The commit unit, programmed on its own after the whole body.
-  const uint32_t crc = crc32_finish(crc_);
-  const uint32_t commit_size = unit_align(port_, 4);
-  memset(stage_, port_.erase_value, commit_size);
-  store_le32(stage_, crc);
-  const uint32_t commit_offset = offset_;
-  flush(commit_size);
-  if (status_ != Status::kOk) return status_;
-  if (port_.sync(port_.context) != Status::kOk) return status_ = Status::kStorageFailure;
+  // The body's last unit, padded with the erased value, then the commit
+  // unit on its own after the whole body.
+  const uint32_t padded = unit_align(port, staged);
+  memset(stage + staged, port.erase_value, padded - staged);
+  if (padded != 0) flush(padded);
+  crc = crc32_finish(crc);
+  memset(stage, port.erase_value, unit_align(port, 4));
+  store_le32(stage, crc);
+  flush(unit_align(port, 4));
+  mbedtls_platform_zeroize(stage, sizeof stage);
+  if (status != Status::kOk) return status;
+  if (port.sync(port.context) != Status::kOk) return Status::kStorageFailure;
   // Read back: the body's CRC and the commit unit. A mismatch with the power
   // on means the block does not hold what it was given: it is worn.
-  uint32_t stored_crc = 0;
-  uint8_t mark[4];
-  if (crc_of_flash(port_, block_, start_, body_size_, &stored_crc) != Status::kOk ||
-      port_.read(port_.context, block_, commit_offset, mark, sizeof mark) != Status::kOk) {
-    return status_ = Status::kStorageFailure;
+  uint32_t stored = 0, mark = 0;
+  if (stored_crcs(port, block, at, body_size, &stored, &mark) != Status::kOk) {
+    return Status::kStorageFailure;
   }
-  if (stored_crc != crc || load_le32(mark) != crc) status_ = Status::kStorageWornOut;
-  return status_;
-}
-
-Status write_record(const Port& port, uint32_t block, uint32_t offset, const uint8_t* body,
-                    uint32_t size) {
-  RecordWriter writer(port, block, offset);
-  const Status status = writer.append(body, size);
-  return status == Status::kOk ? writer.commit() : status;
+  if (stored != crc || mark != crc) return Status::kStorageWornOut;
+  *offset = to;
+  return Status::kOk;
 }
 
 Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
@@ -96,14 +101,48 @@ Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t 
     *state = RecordState::kErased;
     return Status::kOk;
   }
-  uint8_t mark[4];
-  uint32_t crc = 0;
-  BLUR_TRY(crc_of_flash(port, block, offset, body_size, &crc));
-  if (port.read(port.context, block, offset + unit_align(port, body_size), mark, sizeof mark) !=
-      Status::kOk) {
-    return Status::kStorageFailure;
+  uint32_t crc = 0, mark = 0;
+  BLUR_TRY(stored_crcs(port, block, offset, body_size, &crc, &mark));
+  *state = mark == crc ? RecordState::kValid : RecordState::kInvalid;
+  return Status::kOk;
+}
+
+Status scan_log(const Port& port, uint32_t block, uint32_t offset, uint32_t head_size,
+                const LogVisitor& visitor, uint32_t* end) {
+  const uint32_t block_size = port.block_size;
+  bool sealed = false;
+  while (offset + record_span(port, head_size) <= block_size) {
+    uint8_t head[kMaxLogHead];
+    if (port.read(port.context, block, offset, head, head_size) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    if (is_erased(head, head_size, port.erase_value)) break;  // the end of the log
+    uint32_t body = head_size;
+    const uint32_t span =
+        visitor.span != nullptr ? visitor.span(visitor.context, head, &body) : record_span(port, body);
+    RecordState state = RecordState::kInvalid;
+    if (span != 0 && span <= block_size - offset) {
+      BLUR_TRY(check_record(port, block, offset, body, &state));
+    }
+    if (state != RecordState::kValid) {
+      sealed = true;  // torn: nothing valid follows in this block
+      break;
+    }
+    const Status visited = visitor.visit(visitor.context, head, offset, body);
+    if (visited != Status::kOk) {
+      *end = block_size;
+      return visited;
+    }
+    offset += span;
   }
-  *state = load_le32(mark) == crc ? RecordState::kValid : RecordState::kInvalid;
+  // Appends continue here only if everything after the log is erased (a
+  // torn program may leave programmed units past an erased-looking start).
+  if (!sealed && offset < block_size) {
+    bool erased = false;
+    BLUR_TRY(flash_erased(port, block, offset, block_size - offset, &erased));
+    sealed = !erased;
+  }
+  *end = sealed ? block_size : offset;
   return Status::kOk;
 }
 

@@ -36,41 +36,16 @@ inline uint32_t record_span(const Port& port, uint32_t body_size) {
   return unit_align(port, body_size) + unit_align(port, 4);
 }
 
-// Programs one record at (block, offset): append() the body in any number
-// of pieces, then commit(). Bytes are staged so that every program covers
-// whole aligned units (and, for small units, several at once).
-class RecordWriter {
- public:
-  RecordWriter(const Port& port, uint32_t block, uint32_t offset);
-  ~RecordWriter();  // wipes the staging buffer (it may hold the device secret)
-  RecordWriter(const RecordWriter&) = delete;
-  RecordWriter& operator=(const RecordWriter&) = delete;
-
-  Status append(const uint8_t* data, uint32_t size);
-  // Pads and programs the body's last unit, programs the commit unit, syncs
-  // and reads the record back: kOk; kStorageFailure if the port failed;
-  // kStorageWornOut if the port said so or flash holds other bytes than
-  // were programmed (a worn block).
-  Status commit();
-
- private:
-  static constexpr uint32_t kStageSize = BLUR_MAX_PROG_SIZE < 32 ? 32 : BLUR_MAX_PROG_SIZE;
-  void flush(uint32_t size);  // stage_[0..size), whole units; a failure stays in status_
-
-  const Port& port_;
-  uint32_t block_;
-  uint32_t start_;   // the record's offset
-  uint32_t offset_;  // where stage_[0] goes
-  uint32_t staged_ = 0;
-  uint32_t body_size_ = 0;
-  uint32_t crc_;
-  Status status_ = Status::kOk;
-  uint8_t stage_[kStageSize];
-};
-
-// One record whose body is in one piece: RecordWriter's append and commit.
-Status write_record(const Port& port, uint32_t block, uint32_t offset, const uint8_t* body,
-                    uint32_t size);
+// Appends a record to a block's log: its body is `head` then `tail` (tail
+// may be empty), programmed at *offset of `block`. While it is written
+// *offset is block_size (the log is sealed until the record is known
+// good); then it is the offset after the record. Every program covers
+// whole aligned units; the commit unit is programmed last, on its own;
+// then sync and read-back: kOk; kStorageFailure if the port failed;
+// kStorageWornOut if the port said so or flash holds other bytes than
+// were programmed (a worn block).
+Status append_record(const Port& port, uint32_t block, uint32_t* offset, const uint8_t* head,
+                     uint32_t head_size, const uint8_t* tail = nullptr, uint32_t tail_size = 0);
 
 enum class RecordState : uint8_t { kValid, kErased, kInvalid };
 
@@ -79,6 +54,28 @@ enum class RecordState : uint8_t { kValid, kErased, kInvalid };
 // space), or kInvalid (anything else: torn or corrupt).
 Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
                     RecordState* state);
+
+// The one reader of the SDK's logs: records appended one after another in a
+// block from `offset` (the ledger's entries after its snapshot, the
+// acknowledgement log, a report segment's entries). For each record it
+// reads the first `head_size` bytes (at most kMaxLogHead): all erased is
+// the end of the log. Fixed-size records (span == nullptr) have a body of
+// `head_size` bytes; otherwise span(context, head, &body_size) gives the
+// record's body size and the flash it takes, 0 for a header that cannot
+// be a record's. A record whose CRC fails ends the log (torn). Each valid
+// record goes to visit(context, head, offset, body_size): a status other
+// than kOk stops the scan and is returned, with *end = block_size.
+// Otherwise *end is where the next record goes: the end of the log if
+// everything after it is erased, else block_size (sealed: appends must
+// not continue after torn or foreign bytes).
+inline constexpr uint32_t kMaxLogHead = 40;
+struct LogVisitor {
+  uint32_t (*span)(void* context, const uint8_t* head, uint32_t* body_size);
+  Status (*visit)(void* context, const uint8_t* head, uint32_t offset, uint32_t body_size);
+  void* context;
+};
+Status scan_log(const Port& port, uint32_t block, uint32_t offset, uint32_t head_size,
+                const LogVisitor& visitor, uint32_t* end);
 
 // CRC-32 of `size` bytes at `offset` of `block`, read in small chunks.
 Status crc_of_flash(const Port& port, uint32_t block, uint32_t offset, uint32_t size,

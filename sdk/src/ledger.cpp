@@ -25,18 +25,6 @@ constexpr uint32_t kMaxStoredSlots = BLUR_LEDGER_SLOT_LIMIT;
 constexpr uint32_t kMinBlocks = 2;
 constexpr uint8_t kEntryTag = 0xE1;
 
-bool valid_policy(const LedgerPolicy& p) {
-  if (p.lifetime_cap_micros == 0 || p.metric_cap_count > kMaxLedgerMetrics) return false;
-  if ((p.window_seconds == 0) != (p.window_allowance_micros == 0)) return false;
-  for (uint32_t i = 0; i < p.metric_cap_count; ++i) {
-    if (p.metric_caps[i].cap_micros == 0) return false;
-    for (uint32_t j = 0; j < i; ++j) {
-      if (p.metric_caps[j].metric_id == p.metric_caps[i].metric_id) return false;
-    }
-  }
-  return true;
-}
-
 bool is_zero(const uint8_t* bytes, size_t length) {
   uint8_t any = 0;
   for (size_t i = 0; i < length; ++i) any |= bytes[i];
@@ -61,57 +49,6 @@ bool geometry_ok(const Port& port, Partition partition) {
          record_span(port, Ledger::kSnapshotSize) <= port.block_size;
 }
 
-// Moves a record's fields between a Record and flash in their byte order:
-// one walk for both directions. Writing goes through a RecordWriter; reading
-// comes straight from flash, so neither needs a record-sized buffer.
-class FieldIo {
- public:
-  explicit FieldIo(RecordWriter* writer) : writer_(writer) {}
-  FieldIo(const Port& port, uint32_t block, uint32_t offset)
-      : port_(&port), block_(block), offset_(offset) {}
-
-  void u32(uint32_t& v) { word(v, store_le32, load_le32); }
-  void u64(uint64_t& v) { word(v, store_le64, load_le64); }
-  void bytes(uint8_t* p, uint32_t n) { writer_ != nullptr ? put(p, n) : static_cast<void>(get(p, n)); }
-  // A reserved word: written 0, read back as 0 or the record is refused.
-  void zero() {
-    uint32_t v = 0;
-    u32(v);
-    if (v != 0) status_ = Status::kStorageCorrupt;
-  }
-  // Reading only: bytes of a slot this build has no room for.
-  void skip(uint32_t n) { offset_ += n; }
-  Status status() const { return status_; }
-
- private:
-  template <typename Word>
-  void word(Word& v, void (*store)(uint8_t*, Word), Word (*load)(const uint8_t*)) {
-    uint8_t b[sizeof(Word)];
-    if (writer_ != nullptr) {
-      store(b, v);
-      put(b, sizeof b);
-    } else if (get(b, sizeof b)) {
-      v = load(b);
-    }
-  }
-  void put(const uint8_t* p, uint32_t n) {
-    if (status_ == Status::kOk) status_ = writer_->append(p, n);
-  }
-  bool get(uint8_t* p, uint32_t n) {
-    if (status_ == Status::kOk && port_->read(port_->context, block_, offset_, p, n) != Status::kOk) {
-      status_ = Status::kStorageFailure;
-    }
-    offset_ += n;
-    return status_ == Status::kOk;
-  }
-
-  RecordWriter* writer_ = nullptr;
-  const Port* port_ = nullptr;
-  uint32_t block_ = 0;
-  uint32_t offset_ = 0;
-  Status status_ = Status::kOk;
-};
-
 }  // namespace
 
 // The snapshot and entry layouts (ledger.h), each written once for both
@@ -119,55 +56,47 @@ class FieldIo {
 class LedgerRecordCodec {
  public:
   using Record = Ledger::Record;
+  using MetricSlot = Ledger::MetricSlot;
   static constexpr uint32_t kEntrySize = 40;
+  static constexpr uint32_t kFixedSize = offsetof(Record, metrics);  // sequence .. counter
+  static constexpr uint32_t kTailSize = kLedgerSecretSize + 4;       // secret, memo_count
 
-  static void walk_snapshot(FieldIo& io, Record& r, uint32_t metric_slots, uint32_t memo_slots) {
-    LedgerPolicy& p = r.policy;
-    io.u32(r.sequence);
-    io.u32(p.metric_cap_count);
-    io.u64(r.device_nonce);
-    io.u64(p.lifetime_cap_micros);
-    io.u64(r.spent);
-    io.u64(r.next_report_id);
-    io.u64(p.window_seconds);
-    io.u64(p.window_allowance_micros);
-    io.u64(r.window_start);
-    io.u64(r.window_spent);
-    io.u64(r.counter);
-    for (uint32_t i = 0; i < metric_slots; ++i) {
-      if (i >= kMaxLedgerMetrics) {
-        io.skip(24);  // must be unused: checked against metric_cap_count
-        continue;
+  // A Record is the snapshot body in this build's capacities, member by
+  // member: no padding, so its bytes are the body's on a little-endian CPU.
+  static_assert(kFixedSize == 80 && sizeof(MetricSlot) == 24 &&
+                    offsetof(Record, secret) == kFixedSize + 24 * kMaxLedgerMetrics &&
+                    offsetof(Record, memo) == offsetof(Record, secret) + kTailSize &&
+                    offsetof(Record, memo) + 8 * kMaxMemoValues + 12 == Ledger::kSnapshotSize,
+                "the snapshot layout of ledger.h");
+
+  // Between the CPU's byte order and the snapshot's little-endian words, in
+  // place (its own inverse): nothing to do on a little-endian CPU.
+  static void swap_words(Record& r) {
+    if constexpr (!kLittleEndianCpu) {
+      reverse_words(&r.sequence, 4, 2);
+      reverse_words(&r.device_nonce, 8, 9);
+      for (MetricSlot& slot : r.metrics) {
+        reverse_words(&slot.metric_id, 4, 2);
+        reverse_words(&slot.cap, 8, 2);
       }
-      io.u32(p.metric_caps[i].metric_id);
-      io.zero();
-      io.u64(p.metric_caps[i].cap_micros);
-      io.u64(r.metric_spent[i]);
-    }
-    io.bytes(r.secret, kLedgerSecretSize);
-    io.u32(r.memo_count);
-    for (uint32_t i = 0; i < memo_slots; ++i) {
-      if (i >= kMaxMemoValues) {
-        io.skip(8);
-        continue;
-      }
-      io.u32(r.memo[i].metric_id);
-      io.u32(r.memo[i].config_digest);
+      reverse_words(&r.memo_count, 4, 1 + 2 * kMaxMemoValues);
     }
   }
 
-  // Programs `r` as the snapshot that starts a block.
-  static Status write_snapshot(const Port& port, uint32_t block, Record& r) {
-    RecordWriter writer(port, block, 0);
+  // Programs `r` as the snapshot that starts a block; *end: where its log
+  // starts (block_size if it failed).
+  static Status write_snapshot(const Port& port, uint32_t block, Record& r, uint32_t* end) {
     uint8_t header[12];
     store_le32(header, kMagic);
     store_le32(header + 4, kFormat | (~kFormat & 0xFFFF) << 16);
     store_le32(header + 8, kMaxLedgerMetrics | kMaxMemoValues << 16);
-    BLUR_TRY(writer.append(header, sizeof header));
-    FieldIo io(&writer);
-    walk_snapshot(io, r, kMaxLedgerMetrics, kMaxMemoValues);
-    BLUR_TRY(io.status());
-    return writer.commit();
+    *end = 0;
+    swap_words(r);
+    const Status status = append_record(port, block, end, header, sizeof header,
+                                        reinterpret_cast<const uint8_t*>(&r),
+                                        Ledger::kSnapshotSize - sizeof header);
+    swap_words(r);
+    return status;
   }
 
   enum class Snapshot : uint8_t { kBlank, kInvalid, kValid, kIncompatible };
@@ -215,16 +144,35 @@ class LedgerRecordCodec {
       return Status::kStorageFailure;
     }
     if (load_le32(stored) != crc) return Status::kOk;
+    // The body in four pieces: the fixed fields, the metric slots this
+    // build has room for (the others must be unused: checked against
+    // metric_cap_count below), the secret and memo count, the memo slots.
     *r = Record{};
-    FieldIo io(port, block, format == kLegacyFormat ? 8 : 12);
-    walk_snapshot(io, *r, metric_slots, memo_slots);
-    if (io.status() == Status::kStorageFailure) return io.status();
+    const uint32_t metrics = metric_slots < kMaxLedgerMetrics ? metric_slots : kMaxLedgerMetrics;
+    const uint32_t memos = memo_slots < kMaxMemoValues ? memo_slots : kMaxMemoValues;
+    // Each piece: where it goes in the Record, its bytes read, its bytes on
+    // flash (the metric slots this build has no room for are skipped).
+    const uint32_t pieces[4][3] = {{0, kFixedSize, kFixedSize},
+                                   {kFixedSize, 24 * metrics, 24 * metric_slots},
+                                   {offsetof(Record, secret), kTailSize, kTailSize},
+                                   {offsetof(Record, memo), 8 * memos, 8 * memo_slots}};
+    uint32_t at = format == kLegacyFormat ? 8 : 12;
+    for (const auto& piece : pieces) {
+      if (port.read(port.context, block, at, reinterpret_cast<uint8_t*>(r) + piece[0], piece[1]) !=
+          Status::kOk) {
+        return Status::kStorageFailure;
+      }
+      at += piece[2];
+    }
+    swap_words(*r);
     *entries = unit_align(port, mark + 4);
-    if (io.status() != Status::kOk || r->policy.metric_cap_count > metric_slots ||
-        r->memo_count > memo_slots) {
+    for (uint32_t i = 0; i < metrics; ++i) {
+      if (r->metrics[i].reserved != 0) return Status::kOk;  // a reserved word: 0
+    }
+    if (r->metric_cap_count > metric_slots || r->memo_count > memo_slots) {
       return Status::kOk;  // inconsistent: invalid
     }
-    if (r->policy.metric_cap_count > kMaxLedgerMetrics || r->memo_count > kMaxMemoValues) {
+    if (r->metric_cap_count > kMaxLedgerMetrics || r->memo_count > kMaxMemoValues) {
       *state = Snapshot::kIncompatible;
       return Status::kOk;
     }
@@ -232,28 +180,52 @@ class LedgerRecordCodec {
     return Status::kOk;
   }
 
+  // A valid policy (a lifetime cap, a window with its allowance or
+  // neither, distinct metric caps > 0) and totals within their caps.
   static bool consistent(const Record& r) {
-    if (!valid_policy(r.policy)) return false;
-    for (uint32_t i = 0; i < r.policy.metric_cap_count; ++i) {
-      if (r.metric_spent[i] > r.policy.metric_caps[i].cap_micros) return false;
+    if (r.lifetime_cap == 0 || r.metric_cap_count > kMaxLedgerMetrics ||
+        (r.window_seconds == 0) != (r.window_allowance == 0)) {
+      return false;
     }
-    return r.spent <= r.policy.lifetime_cap_micros &&
-           r.window_spent <= r.policy.window_allowance_micros;
+    for (uint32_t i = 0; i < r.metric_cap_count; ++i) {
+      const MetricSlot& slot = r.metrics[i];
+      if (slot.cap == 0 || slot.spent > slot.cap) return false;
+      for (uint32_t j = 0; j < i; ++j) {
+        if (r.metrics[j].metric_id == slot.metric_id) return false;
+      }
+    }
+    return r.spent <= r.lifetime_cap && r.window_spent <= r.window_allowance;
   }
 
-  // An entry: the charge, as Ledger::apply takes it.
+  // An entry: the charge, as Ledger::apply takes it, its members in the
+  // entry's order and widths (like Record for the snapshot).
   //   tag u8 | memo_added u8 | 0 u16 | sequence u32 | counter u64 |
   //   amount u64 | window_start u64 | metric_id u32 | memo_digest u32
-  static void encode_entry(const Record& next, const Ledger::Charge& c, uint8_t out[kEntrySize]) {
-    out[0] = kEntryTag;
-    out[1] = c.memo ? 1 : 0;
-    out[2] = out[3] = 0;
-    store_le32(out + 4, next.sequence);
-    store_le64(out + 8, next.counter);
-    store_le64(out + 16, c.amount);
-    store_le64(out + 24, c.window_start);
-    store_le32(out + 32, c.metric_id);
-    store_le32(out + 36, c.memo_digest);
+  struct Entry {
+    uint8_t tag, memo_added;
+    uint16_t reserved;
+    uint32_t sequence;
+    uint64_t counter, amount, window_start;
+    uint32_t metric_id, memo_digest;
+  };
+  static_assert(sizeof(Entry) == kEntrySize && offsetof(Entry, metric_id) == 32 &&
+                    kEntrySize <= kMaxLogHead,
+                "the entry layout of ledger.h");
+
+  static void swap_words(Entry& e) {
+    if constexpr (!kLittleEndianCpu) {
+      reverse_words(&e.reserved, 2, 1);
+      reverse_words(&e.sequence, 4, 1);
+      reverse_words(&e.counter, 8, 3);
+      reverse_words(&e.metric_id, 4, 2);
+    }
+  }
+
+  static Entry encode_entry(const Record& next, const Ledger::Charge& c) {
+    Entry e{kEntryTag, c.memo, 0, next.sequence, next.counter, c.amount, c.window_start,
+            c.metric_id, c.memo_digest};
+    swap_words(e);
+    return e;
   }
 
   // Replays an entry onto `r` through the same arithmetic as charge(), so
@@ -263,19 +235,21 @@ class LedgerRecordCodec {
   // back to an older state); kStorageIncompatible if a memoized metric does
   // not fit this build.
   static Status apply_entry(const uint8_t in[kEntrySize], Record* r) {
-    const Ledger::Charge c{load_le64(in + 16), load_le64(in + 24), load_le32(in + 32),
-                           load_le32(in + 36), in[1] == 1};
-    if (in[0] != kEntryTag || in[1] > 1 || in[2] != 0 || in[3] != 0 ||
-        load_le32(in + 4) != r->sequence + 1 || load_le64(in + 8) < r->counter) {
+    Entry e;
+    memcpy(&e, in, sizeof e);
+    swap_words(e);
+    if (e.tag != kEntryTag || e.memo_added > 1 || e.reserved != 0 ||
+        e.sequence != r->sequence + 1 || e.counter < r->counter) {
       return Status::kStorageCorrupt;
     }
-    const Status applied = Ledger::apply(c, r);
+    const Status applied = Ledger::apply(
+        Ledger::Charge{e.amount, e.window_start, e.metric_id, e.memo_digest, e.memo_added == 1}, r);
     if (applied != Status::kOk) {
       return applied == Status::kMemoTableFull ? Status::kStorageIncompatible
                                                : Status::kStorageCorrupt;
     }
-    r->sequence += 1;
-    r->counter = load_le64(in + 8);
+    r->sequence = e.sequence;
+    r->counter = e.counter;
     return Status::kOk;
   }
 
@@ -314,34 +288,15 @@ class LedgerRecordCodec {
     return replay(port, partition.first_block + *active, newest_entries, newest, append);
   }
 
+  // The entries of the snapshot's block, each through apply_entry.
   static Status replay(const Port& port, uint32_t block, uint32_t offset, Record* r,
                        uint32_t* append) {
-    const uint32_t span = record_span(port, kEntrySize);
-    for (; offset + span <= port.block_size; offset += span) {
-      RecordState state;
-      BLUR_TRY(check_record(port, block, offset, kEntrySize, &state));
-      if (state == RecordState::kErased) {
-        // The end of the log. Appends continue here only if the rest of the
-        // block is erased too (found by ledger_storage_fuzz: bytes past an
-        // erased slot, from a torn or foreign write, would otherwise be
-        // replayed after the next entry).
-        bool erased = false;
-        BLUR_TRY(flash_erased(port, block, offset, port.block_size - offset, &erased));
-        if (!erased) offset = port.block_size;
-        break;
-      }
-      if (state == RecordState::kInvalid) {
-        offset = port.block_size;  // torn: the log moves on at the next write
-        break;
-      }
-      uint8_t entry[kEntrySize];
-      if (port.read(port.context, block, offset, entry, sizeof entry) != Status::kOk) {
-        return Status::kStorageFailure;
-      }
-      BLUR_TRY(apply_entry(entry, r));
-    }
-    *append = offset;
-    return Status::kOk;
+    const LogVisitor entries{nullptr,
+                             [](void* record, const uint8_t* entry, uint32_t, uint32_t) {
+                               return apply_entry(entry, static_cast<Record*>(record));
+                             },
+                             r};
+    return scan_log(port, block, offset, kEntrySize, entries, append);
   }
 };
 
@@ -374,11 +329,38 @@ Status Ledger::open(const Port& port, Partition partition) {
     append_offset_ = append;
     has_active_ = true;
     record_ = newest;
-    has_secret_ = !is_zero(record_.secret, sizeof record_.secret);
     open_ = true;
   }
   mbedtls_platform_zeroize(&newest, sizeof newest);
   return status;
+}
+
+// The record of a new device under `policy` (zero spent, no secret yet);
+// false for an invalid policy (ledger.h: provision).
+bool Ledger::first_record(const LedgerPolicy& policy, Record* r) {
+  *r = Record{};
+  if (policy.metric_cap_count > kMaxLedgerMetrics) return false;
+  r->metric_cap_count = policy.metric_cap_count;
+  r->lifetime_cap = policy.lifetime_cap_micros;
+  r->window_seconds = policy.window_seconds;
+  r->window_allowance = policy.window_allowance_micros;
+  for (uint32_t i = 0; i < policy.metric_cap_count; ++i) {
+    r->metrics[i].metric_id = policy.metric_caps[i].metric_id;
+    r->metrics[i].cap = policy.metric_caps[i].cap_micros;
+  }
+  return LedgerRecordCodec::consistent(*r);
+}
+
+LedgerPolicy Ledger::policy() const {
+  LedgerPolicy policy;
+  policy.lifetime_cap_micros = record_.lifetime_cap;
+  policy.window_seconds = record_.window_seconds;
+  policy.window_allowance_micros = record_.window_allowance;
+  policy.metric_cap_count = record_.metric_cap_count;
+  for (uint32_t i = 0; i < record_.metric_cap_count; ++i) {
+    policy.metric_caps[i] = MetricCap{record_.metrics[i].metric_id, record_.metrics[i].cap};
+  }
+  return policy;
 }
 
 Status Ledger::provision(const Port& port, Partition partition, const LedgerPolicy& policy,
@@ -391,20 +373,21 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
                          uint64_t device_nonce, const uint8_t secret[kLedgerSecretSize]) {
   // Every refusal below leaves the ledger as it was (open or not); only a
   // provisioning that goes ahead replaces its state.
-  if (secret == nullptr) return Status::kInvalidArgument;
-  if (!geometry_ok(port, partition) || !valid_policy(policy)) return Status::kInvalidArgument;
-  if (policy.window_seconds != 0 && port.now == nullptr) return Status::kInvalidArgument;
-  Record first{};
+  Record first;
+  if (secret == nullptr || !geometry_ok(port, partition) || !first_record(policy, &first) ||
+      (policy.window_seconds != 0 && port.now == nullptr)) {
+    return Status::kInvalidArgument;
+  }
   uint32_t active = 0, append = 0;
   bool holds_record = false;
   const Status existing =
       LedgerRecordCodec::load_newest(port, partition, &first, &active, &append, &holds_record);
-  mbedtls_platform_zeroize(&first, sizeof first);
+  mbedtls_platform_zeroize(&first, sizeof first);  // a stack copy of a stored secret
   if (existing == Status::kStorageFailure) return existing;
   // Any valid record, even one this build cannot read or one followed by a
   // corrupt entry, is a budget that must not be reset.
   if (holds_record) return Status::kAlreadyProvisioned;
-  first = Record{};
+  static_cast<void>(first_record(policy, &first));  // valid: checked above
   if (policy.window_seconds != 0 && port.now(port.context, &first.window_start) != Status::kOk) {
     return Status::kClockFailure;
   }
@@ -414,10 +397,6 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
     return Status::kStorageFailure;
   }
   first.device_nonce = device_nonce;
-  first.policy = policy;
-  for (uint32_t i = policy.metric_cap_count; i < kMaxLedgerMetrics; ++i) {
-    first.policy.metric_caps[i] = MetricCap{0, 0};
-  }
   memcpy(first.secret, secret, sizeof first.secret);
   open_ = false;
   port_ = port;
@@ -427,9 +406,12 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
   const Status written = write(first, nullptr);
   mbedtls_platform_zeroize(first.secret, sizeof first.secret);
   if (written != Status::kOk) return written;
-  has_secret_ = !is_zero(record_.secret, sizeof record_.secret);
   open_ = true;
   return Status::kOk;
+}
+
+const uint8_t* Ledger::secret() const {
+  return is_zero(record_.secret, sizeof record_.secret) ? nullptr : record_.secret;
 }
 
 bool Ledger::memoized(uint32_t metric_id, uint32_t config_digest) const {
@@ -451,7 +433,7 @@ Status Ledger::check_memoized_config(uint32_t metric_id, uint32_t config_digest)
 Status Ledger::memoized_record(EpsilonMicros epsilon, uint32_t metric_id, uint32_t config_digest,
                                Record* next, Charge* charge) const {
   if (!open_) return Status::kLedgerClosed;
-  if (!has_secret_ || epsilon == 0) return Status::kInvalidArgument;
+  if (secret() == nullptr || epsilon == 0) return Status::kInvalidArgument;
   BLUR_TRY(check_memoized_config(metric_id, config_digest));
   // The same amount for every report; the first also records the digest.
   return charged_record(epsilon, metric_id, !memoized(metric_id, config_digest), config_digest,
@@ -479,8 +461,8 @@ Status Ledger::charge_memoized(EpsilonMicros epsilon, uint32_t metric_id, uint32
 }
 
 uint64_t Ledger::metric_spent_micros(uint32_t metric_id) const {
-  for (uint32_t i = 0; i < record_.policy.metric_cap_count; ++i) {
-    if (record_.policy.metric_caps[i].metric_id == metric_id) return record_.metric_spent[i];
+  for (uint32_t i = 0; i < record_.metric_cap_count; ++i) {
+    if (record_.metrics[i].metric_id == metric_id) return record_.metrics[i].spent;
   }
   return 0;
 }
@@ -488,18 +470,17 @@ uint64_t Ledger::metric_spent_micros(uint32_t metric_id) const {
 Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, uint32_t digest,
                               Record* next, Charge* charge) const {
   if (!open_) return Status::kLedgerClosed;
-  const LedgerPolicy& policy = record_.policy;
+  const uint64_t window = record_.window_seconds;
   *charge = Charge{epsilon, record_.window_start, metric_id, digest, memo};
-  if (policy.window_seconds != 0) {
+  if (window != 0) {
     uint64_t now = 0;
     if (port_.now == nullptr || port_.now(port_.context, &now) != Status::kOk) {
       return Status::kClockFailure;
     }
     // Roll forward by whole windows; a clock behind the window start (set
     // back, or a reset RTC) keeps the current window: it never refills.
-    if (now >= record_.window_start && now - record_.window_start >= policy.window_seconds) {
-      charge->window_start +=
-          (now - record_.window_start) / policy.window_seconds * policy.window_seconds;
+    if (now >= record_.window_start && now - record_.window_start >= window) {
+      charge->window_start += (now - record_.window_start) / window * window;
     }
   }
   *next = record_;
@@ -507,26 +488,22 @@ Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, u
 }
 
 Status Ledger::apply(const Charge& c, Record* r) {
-  const LedgerPolicy& policy = r->policy;
   if (c.memo && r->memo_count == kMaxMemoValues) return Status::kMemoTableFull;
-  if (c.amount > policy.lifetime_cap_micros - r->spent) return Status::kBudgetExhausted;
-  if (policy.window_seconds != 0) {
+  if (c.amount > r->lifetime_cap - r->spent) return Status::kBudgetExhausted;
+  if (r->window_seconds != 0) {
     if (c.window_start < r->window_start) return Status::kInvalidArgument;
     if (c.window_start != r->window_start) {
       r->window_start = c.window_start;
       r->window_spent = 0;
     }
-    if (c.amount > policy.window_allowance_micros - r->window_spent) {
-      return Status::kWindowBudgetExhausted;
-    }
+    if (c.amount > r->window_allowance - r->window_spent) return Status::kWindowBudgetExhausted;
     r->window_spent += c.amount;
   }
-  for (uint32_t i = 0; i < policy.metric_cap_count; ++i) {
-    if (policy.metric_caps[i].metric_id != c.metric_id) continue;
-    if (c.amount > policy.metric_caps[i].cap_micros - r->metric_spent[i]) {
-      return Status::kMetricBudgetExhausted;
-    }
-    r->metric_spent[i] += c.amount;
+  for (uint32_t i = 0; i < r->metric_cap_count; ++i) {
+    MetricSlot& slot = r->metrics[i];
+    if (slot.metric_id != c.metric_id) continue;
+    if (c.amount > slot.cap - slot.spent) return Status::kMetricBudgetExhausted;
+    slot.spent += c.amount;
   }
   if (c.memo) r->memo[r->memo_count++] = MemoMetric{c.metric_id, c.memo_digest};
   r->spent += c.amount;
@@ -578,24 +555,22 @@ Status Ledger::write(Record& next, const Charge* charge) {
   Status status;
   if (charge != nullptr && has_active_ && append_offset_ + entry_span <= port_.block_size) {
     // Append an entry to the active block's log: no erase.
-    uint8_t entry[LedgerRecordCodec::kEntrySize];
-    LedgerRecordCodec::encode_entry(next, *charge, entry);
-    const uint32_t offset = append_offset_;
-    append_offset_ = port_.block_size;  // sealed until this entry is known good
-    status = write_record(port_, partition_.first_block + active_, offset, entry, sizeof entry);
-    if (status == Status::kOk) append_offset_ = offset + entry_span;
+    const LedgerRecordCodec::Entry entry = LedgerRecordCodec::encode_entry(next, *charge);
+    status = append_record(port_, partition_.first_block + active_, &append_offset_,
+                           reinterpret_cast<const uint8_t*>(&entry), sizeof entry);
   } else {
     // The log moves on: erase the next block of the partition and start it
     // with a snapshot. Until that snapshot is valid, the active block still
     // holds the newest state (a torn move leaves the previous record).
     const uint32_t target = has_active_ ? (active_ + 1) % partition_.block_count : 0;
     const uint32_t block = partition_.first_block + target;
+    uint32_t end = 0;
     status = storage_status(port_.erase(port_.context, block));
-    if (status == Status::kOk) status = LedgerRecordCodec::write_snapshot(port_, block, next);
+    if (status == Status::kOk) status = LedgerRecordCodec::write_snapshot(port_, block, next, &end);
     if (status == Status::kOk) {
       has_active_ = true;
       active_ = target;
-      append_offset_ = record_span(port_, kSnapshotSize);
+      append_offset_ = end;
     }
   }
   // The record is durable; now the counter, so an older image is refused.

@@ -9,6 +9,22 @@
 
 namespace blur {
 
+// Whether the CPU stores words least significant byte first.
+inline constexpr bool kLittleEndianCpu = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
+// Reverses the bytes of each of `count` words of `width` bytes at `words`:
+// between the CPU's order and little-endian on a big-endian CPU.
+inline void reverse_words(void* words, uint32_t width, uint32_t count) {
+  uint8_t* p = static_cast<uint8_t*>(words);
+  for (uint32_t w = 0; w < count; ++w, p += width) {
+    for (uint32_t i = 0, j = width - 1; i < j; ++i, --j) {
+      const uint8_t t = p[i];
+      p[i] = p[j];
+      p[j] = t;
+    }
+  }
+}
+
 inline void store_le32(uint8_t* out, uint32_t v) {
   out[0] = static_cast<uint8_t>(v);
   out[1] = static_cast<uint8_t>(v >> 8);

@@ -3,9 +3,10 @@
 #include <string.h>
 
 #include "blur.pb.h"
-#include "blur/discovery/fragment_puzzle.h"
 #include "blur/version.h"
 #include "pb_encode.h"
+#include "little_endian.h"
+#include "report_wire.h"
 
 namespace blur {
 
@@ -27,71 +28,7 @@ static_assert(kMaxReportsPerBatch == sizeof(blur_ReportBatch::reports) / sizeof(
               "kMaxReportsPerBatch must match blur.options");
 
 bool to_wire(const Report& report, blur_Report* wire) {
-  *wire = blur_Report_init_zero;
-  wire->report_id = report.report_id;
-  wire->metric_id = report.metric_id;
-  wire->params.mechanism = static_cast<uint32_t>(report.mechanism);
-  wire->params.epsilon_micros = report.epsilon_micros;
-  wire->params.domain_size = report.domain_size;
-  if (report.longitudinal_epsilon_micros != 0) {
-    wire->params.has_longitudinal_epsilon_micros = true;
-    wire->params.longitudinal_epsilon_micros = report.longitudinal_epsilon_micros;
-  }
-  if (report.observed_minute != 0) {
-    wire->has_observed_minute = true;
-    wire->observed_minute = report.observed_minute;
-  }
-  switch (mechanism_payload(report.mechanism)) {
-    case PayloadKind::kBit:
-      wire->which_payload = blur_Report_bit_tag;
-      wire->payload.bit = report.payload.value != 0;
-      return true;
-    case PayloadKind::kIndex:
-      wire->which_payload = blur_Report_index_tag;
-      wire->payload.index = report.payload.value;
-      return true;
-    case PayloadKind::kLocalHash:
-      if (report.mechanism == MechanismId::kSequenceFragmentPuzzle) {
-        // Its own message on the wire; packed as a local hash inside the
-        // device (FragmentPuzzleFields).
-        const auto fields = FragmentPuzzleFields::from_local_hash(
-            report.payload.seed >> 16, report.payload.seed & 0xFFFFu, report.payload.value);
-        wire->which_payload = blur_Report_fragment_puzzle_tag;
-        wire->payload.fragment_puzzle.word_seed = fields.word_seed;
-        wire->payload.fragment_puzzle.word_bucket = fields.word_bucket;
-        wire->payload.fragment_puzzle.position = fields.position;
-        wire->payload.fragment_puzzle.fragment_seed = fields.fragment_seed;
-        wire->payload.fragment_puzzle.fragment_bucket = fields.fragment_bucket;
-        return true;
-      }
-      wire->which_payload = blur_Report_local_hash_tag;
-      wire->payload.local_hash.a = report.payload.seed >> 16;
-      wire->payload.local_hash.b = report.payload.seed & 0xFFFFu;
-      wire->payload.local_hash.bucket = report.payload.value;
-      return true;
-    case PayloadKind::kNumber:
-      wire->which_payload = blur_Report_value_tag;
-      wire->payload.value = report.payload.number;
-      return true;
-    case PayloadKind::kBits: {
-      const size_t bytes = (report.payload.bit_count + 7u) / 8u;
-      if (bytes > kMaxBitVectorBytes) return false;
-      wire->which_payload = blur_Report_bits_tag;
-      wire->payload.bits.size = static_cast<pb_size_t>(bytes);
-      memcpy(wire->payload.bits.bytes, report.payload.bits, bytes);
-      return true;
-    }
-    case PayloadKind::kBloom: {
-      const size_t bytes = (report.payload.bit_count + 7u) / 8u;
-      if (bytes > kMaxBitVectorBytes) return false;
-      wire->which_payload = blur_Report_bloom_tag;
-      wire->payload.bloom.cohort = report.payload.seed;
-      wire->payload.bloom.bits.size = static_cast<pb_size_t>(bytes);
-      memcpy(wire->payload.bloom.bits.bytes, report.payload.bits, bytes);
-      return true;
-    }
-  }
-  return false;
+  return report_to_wire<kAllWireForms>(report, wire);
 }
 
 // Writes the batch field by field: header, then one submessage per report.
@@ -131,6 +68,11 @@ Status encode_batch(uint64_t device_nonce, const Report* reports, size_t count, 
 }
 
 Status encode_report(const Report& report, uint8_t* buffer, size_t capacity, size_t* written) {
+  return encode_report_with(&to_wire, report, buffer, capacity, written);
+}
+
+Status encode_report_with(ReportToWire to_wire, const Report& report, uint8_t* buffer,
+                          size_t capacity, size_t* written) {
   if (written == nullptr || (buffer == nullptr && capacity > 0)) return Status::kInvalidArgument;
   blur_Report wire;
   if (!to_wire(report, &wire)) return Status::kEncodingFailure;
@@ -158,15 +100,35 @@ Status append_fields(uint8_t* buffer, size_t capacity, size_t* length, Write wri
 }
 }  // namespace
 
+namespace {
+// A batch's first bytes before the nonce: sdk_version's tag and varint,
+// device_nonce's tag (both constant: no encoder needed at run time).
+struct BatchPrefix {
+  uint8_t bytes[7];
+  size_t size;
+};
+constexpr BatchPrefix batch_prefix() {
+  BatchPrefix p{};
+  p.bytes[p.size++] = blur_ReportBatch_sdk_version_tag << 3 | PB_WT_VARINT;
+  for (uint32_t v = kSdkVersion;; v >>= 7) {
+    p.bytes[p.size++] = static_cast<uint8_t>(v >= 0x80 ? (v & 0x7F) | 0x80 : v);
+    if (v < 0x80) break;
+  }
+  p.bytes[p.size++] = blur_ReportBatch_device_nonce_tag << 3 | PB_WT_64BIT;
+  return p;
+}
+}  // namespace
+
 Status begin_encoded_batch(uint64_t device_nonce, uint8_t* buffer, size_t capacity,
                            size_t* length) {
   if (length != nullptr) *length = 0;
-  return append_fields(buffer, capacity, length, [&](pb_ostream_t* stream) {
-    return pb_encode_tag(stream, PB_WT_VARINT, blur_ReportBatch_sdk_version_tag) &&
-           pb_encode_varint(stream, kSdkVersion) &&
-           pb_encode_tag(stream, PB_WT_64BIT, blur_ReportBatch_device_nonce_tag) &&
-           pb_encode_fixed64(stream, &device_nonce);
-  });
+  if (length == nullptr || buffer == nullptr) return Status::kInvalidArgument;
+  constexpr BatchPrefix kPrefix = batch_prefix();
+  if (capacity < kPrefix.size + 8) return Status::kBufferTooSmall;
+  memcpy(buffer, kPrefix.bytes, kPrefix.size);
+  store_le64(buffer + kPrefix.size, device_nonce);
+  *length = kPrefix.size + 8;
+  return Status::kOk;
 }
 
 Status append_encoded_report(const uint8_t* report, size_t report_size, uint8_t* buffer,

@@ -21,6 +21,7 @@ constexpr uint8_t kReportEntry = 1;
 constexpr uint32_t kEntryHeaderSize = 16;
 constexpr uint32_t kSegmentHeaderBody = 12;  // magic | format | segment_sequence
 constexpr uint32_t kAckBody = 16;            // magic | sequence | ack_floor
+static_assert(kEntryHeaderSize <= kMaxLogHead && kAckBody <= kMaxLogHead, "scan_log's heads");
 
 }  // namespace
 
@@ -28,11 +29,19 @@ struct ReportQueue::Scan {
   bool valid;            // the segment header is intact
   uint32_t format;
   uint32_t sequence;     // of the segment
-  uint32_t end;          // offset after the last valid entry
-  bool sealed;           // a torn entry follows the last valid one
+  uint32_t end;          // where appends continue; block_size: sealed (scan_log)
   uint32_t pending;      // report entries with id >= ack_floor_
   uint64_t last_report;  // largest report id in the segment
   bool has_report;
+  const ReportQueue* queue;
+  uint32_t block;
+  Batch* batch;  // pending reports are copied into it while it has room, if any
+};
+
+struct ReportQueue::AckScan {
+  ReportQueue* queue;
+  uint32_t block;    // 0 or 1
+  bool newest_here;  // the newest record so far is in this block
 };
 
 // The blur.ReportBatch pending_batch() is filling.
@@ -76,7 +85,7 @@ Status ReportQueue::copy_to_batch(uint32_t block, uint32_t offset, uint32_t leng
 
 Status ReportQueue::scan_block(uint32_t index, Scan* out, Batch* batch) const {
   const uint32_t block = segment_block(index);
-  *out = Scan{false, 0, 0, 0, false, 0, 0, false};
+  *out = Scan{false, 0, 0, 0, 0, 0, false, this, block, batch};
   RecordState state;
   BLUR_TRY(check_record(port_, block, 0, kSegmentHeaderBody, &state));
   uint8_t header[kSegmentHeaderBody];
@@ -90,46 +99,34 @@ Status ReportQueue::scan_block(uint32_t index, Scan* out, Batch* batch) const {
   }
   out->valid = true;
   out->sequence = load_le32(header + 8);
-  const uint32_t block_size = port_.block_size;
-  uint32_t offset = record_span(port_, kSegmentHeaderBody);
-  while (offset + record_span(port_, kEntryHeaderSize + 1) <= block_size) {
-    uint8_t entry[kEntryHeaderSize];
-    if (port_.read(port_.context, block, offset, entry, sizeof entry) != Status::kOk) {
-      return Status::kStorageFailure;
+  const LogVisitor entries{&ReportQueue::entry_record_span, &ReportQueue::visit_entry, out};
+  return scan_log(port_, block, record_span(port_, kSegmentHeaderBody), kEntryHeaderSize, entries,
+                  &out->end);
+}
+
+// An entry's body (its header and report) and span; 0: a torn header.
+uint32_t ReportQueue::entry_record_span(void* context, const uint8_t* entry, uint32_t* body) {
+  const Scan& scan = *static_cast<Scan*>(context);
+  const uint32_t length = static_cast<uint32_t>(entry[2]) | static_cast<uint32_t>(entry[3]) << 8;
+  if (entry[0] != kReportEntry || length == 0) return 0;
+  *body = kEntryHeaderSize + length;
+  return scan.queue->entry_span(length, scan.format);
+}
+
+Status ReportQueue::visit_entry(void* context, const uint8_t* entry, uint32_t offset,
+                                uint32_t body) {
+  Scan& scan = *static_cast<Scan*>(context);
+  const uint64_t id = load_le64(entry + 8);
+  // The largest id (ids increase, but flash may say otherwise: found by
+  // report_queue_storage_fuzz, a larger id earlier in a segment let an
+  // append reuse ids).
+  if (!scan.has_report || id > scan.last_report) scan.last_report = id;
+  scan.has_report = true;
+  if (id >= scan.queue->ack_floor_) {
+    ++scan.pending;
+    if (scan.batch != nullptr && !scan.batch->full) {
+      return scan.queue->copy_to_batch(scan.block, offset, body - kEntryHeaderSize, id, scan.batch);
     }
-    if (is_erased(entry, sizeof entry, port_.erase_value)) break;  // the end of the log
-    const uint32_t length = static_cast<uint32_t>(entry[2]) | static_cast<uint32_t>(entry[3]) << 8;
-    const uint32_t size = entry_span(length, out->format);
-    if (entry[0] != kReportEntry || length == 0 || size > block_size - offset) {
-      out->sealed = true;  // torn header: nothing valid follows in this segment
-      break;
-    }
-    BLUR_TRY(check_record(port_, block, offset, kEntryHeaderSize + length, &state));
-    if (state != RecordState::kValid) {
-      out->sealed = true;  // torn body or CRC
-      break;
-    }
-    const uint64_t id = load_le64(entry + 8);
-    // The largest id (ids increase, but flash may say otherwise: found by
-    // report_queue_storage_fuzz, a larger id earlier in a segment let an
-    // append reuse ids).
-    if (!out->has_report || id > out->last_report) out->last_report = id;
-    out->has_report = true;
-    if (id >= ack_floor_) {
-      ++out->pending;
-      if (batch != nullptr && !batch->full) {
-        BLUR_TRY(copy_to_batch(block, offset, length, id, batch));
-      }
-    }
-    offset += size;
-  }
-  out->end = offset;
-  // Appends continue here only if everything after the log is erased (a
-  // torn program may leave programmed units past an erased-looking start).
-  if (!out->sealed && offset < block_size) {
-    bool erased = false;
-    BLUR_TRY(flash_erased(port_, block, offset, block_size - offset, &erased));
-    out->sealed = !erased;
   }
   return Status::kOk;
 }
@@ -171,7 +168,7 @@ Status ReportQueue::open(const Port& port, Partition partition) {
       active_ = i;
       active_sequence_ = scan.sequence;
       active_format_ = scan.format;
-      write_offset_ = scan.sealed ? port_.block_size : scan.end;
+      write_offset_ = scan.end;
     }
   }
   // Pass 2: what is still pending under the floor.
@@ -196,40 +193,29 @@ Status ReportQueue::open_ack_log() {
   has_ack_ = false;
   ack_block_ = 0;
   ack_offset_ = 0;
-  const uint32_t span = record_span(port_, kAckBody);
   for (uint32_t b = 0; b < 2; ++b) {
-    const uint32_t block = first_block_ + b;
-    uint32_t offset = 0;
-    bool sealed = false;
-    bool newest_here = false;
-    for (; offset + span <= port_.block_size; offset += span) {
-      RecordState state;
-      BLUR_TRY(check_record(port_, block, offset, kAckBody, &state));
-      if (state == RecordState::kErased) break;
-      uint8_t record[kAckBody];
-      if (state == RecordState::kValid &&
-          port_.read(port_.context, block, offset, record, sizeof record) != Status::kOk) {
-        return Status::kStorageFailure;
-      }
-      if (state == RecordState::kInvalid || load_le32(record) != kAckMagic) {
-        sealed = true;  // torn: the rest of this block is not used
-        break;
-      }
-      const uint32_t sequence = load_le32(record + 4);
-      if (!has_ack_ || sequence_newer(sequence, ack_sequence_)) {
-        has_ack_ = true;
-        ack_sequence_ = sequence;
-        ack_floor_ = load_le64(record + 8);
-        ack_block_ = b;
-        newest_here = true;
-      }
-    }
-    if (!sealed && offset < port_.block_size) {
-      bool erased = false;
-      BLUR_TRY(flash_erased(port_, block, offset, port_.block_size - offset, &erased));
-      sealed = !erased;
-    }
-    if (newest_here) ack_offset_ = sealed ? port_.block_size : offset;
+    AckScan scan{this, b, false};
+    uint32_t end = 0;
+    const Status status = scan_log(port_, first_block_ + b, 0, kAckBody,
+                                   LogVisitor{nullptr, &ReportQueue::visit_ack, &scan}, &end);
+    // (A CRC-valid record without the magic seals the block: not an error.)
+    if (status != Status::kOk && status != Status::kStorageCorrupt) return status;
+    if (scan.newest_here) ack_offset_ = end;
+  }
+  return Status::kOk;
+}
+
+Status ReportQueue::visit_ack(void* context, const uint8_t* record, uint32_t, uint32_t) {
+  AckScan& scan = *static_cast<AckScan*>(context);
+  ReportQueue& q = *scan.queue;
+  if (load_le32(record) != kAckMagic) return Status::kStorageCorrupt;
+  const uint32_t sequence = load_le32(record + 4);
+  if (!q.has_ack_ || sequence_newer(sequence, q.ack_sequence_)) {
+    q.has_ack_ = true;
+    q.ack_sequence_ = sequence;
+    q.ack_floor_ = load_le64(record + 8);
+    q.ack_block_ = scan.block;
+    scan.newest_here = true;
   }
   return Status::kOk;
 }
@@ -253,16 +239,14 @@ Status ReportQueue::write_ack_record(uint64_t floor) {
   store_le32(record, kAckMagic);
   store_le32(record + 4, sequence);
   store_le64(record + 8, floor);
-  const uint32_t offset = ack_offset_;
-  ack_offset_ = port_.block_size;  // sealed until this record is known good
-  const Status status = write_record(port_, first_block_ + ack_block_, offset, record, sizeof record);
+  const Status status =
+      append_record(port_, first_block_ + ack_block_, &ack_offset_, record, sizeof record);
   if (status != Status::kOk) {
     open_ = false;
     return status;
   }
   has_ack_ = true;
   ack_sequence_ = sequence;
-  ack_offset_ = offset + span;
   return Status::kOk;
 }
 
@@ -283,11 +267,13 @@ uint32_t ReportQueue::max_report_size() const {
   return room > 0xFFFF ? 0xFFFF : room;
 }
 
-bool ReportQueue::segment_free(uint32_t index, bool* reusable) const {
+// The segment appends move to after the active one: kOk if it holds no
+// pending report (it may be erased), kQueueFull, or kStorageFailure.
+Status ReportQueue::next_segment(uint32_t* next) const {
+  *next = has_active_ ? (active_ + 1) % segment_count() : 0;
   Scan scan;
-  if (scan_block(index, &scan) != Status::kOk) return false;
-  *reusable = !scan.valid || scan.pending == 0;
-  return true;
+  BLUR_TRY(scan_block(*next, &scan));
+  return !scan.valid || scan.pending == 0 ? Status::kOk : Status::kQueueFull;
 }
 
 Status ReportQueue::has_room(size_t report_size) const {
@@ -297,19 +283,15 @@ Status ReportQueue::has_room(size_t report_size) const {
       write_offset_ + entry_span(static_cast<uint32_t>(report_size), kFormat) <= port_.block_size) {
     return Status::kOk;
   }
-  const uint32_t next = has_active_ ? (active_ + 1) % segment_count() : 0;
-  bool reusable = false;
-  if (!segment_free(next, &reusable)) return Status::kStorageFailure;
-  return reusable ? Status::kOk : Status::kQueueFull;
+  uint32_t next = 0;
+  return next_segment(&next);
 }
 
 // Starts the next segment: erase it (it holds no pending report) and write
 // its header.
 Status ReportQueue::rotate() {
-  const uint32_t next = has_active_ ? (active_ + 1) % segment_count() : 0;
-  bool reusable = false;
-  if (!segment_free(next, &reusable)) return Status::kStorageFailure;
-  if (!reusable) return Status::kQueueFull;
+  uint32_t next = 0;
+  BLUR_TRY(next_segment(&next));
   const uint32_t sequence = has_active_ ? active_sequence_ + 1 : 1;
   uint8_t header[kSegmentHeaderBody];
   store_le32(header, kMagic);
@@ -317,7 +299,8 @@ Status ReportQueue::rotate() {
   store_le32(header + 8, sequence);
   const uint32_t block = segment_block(next);
   Status status = storage_status(port_.erase(port_.context, block));
-  if (status == Status::kOk) status = write_record(port_, block, 0, header, sizeof header);
+  uint32_t end = 0;
+  if (status == Status::kOk) status = append_record(port_, block, &end, header, sizeof header);
   if (status != Status::kOk) {
     open_ = false;
     return status;
@@ -326,7 +309,7 @@ Status ReportQueue::rotate() {
   active_ = next;
   active_sequence_ = sequence;
   active_format_ = kFormat;
-  write_offset_ = record_span(port_, kSegmentHeaderBody);
+  write_offset_ = end;
   return Status::kOk;
 }
 
@@ -348,17 +331,11 @@ Status ReportQueue::append(uint64_t report_id, const uint8_t* report, size_t rep
   header[2] = static_cast<uint8_t>(size);
   header[3] = static_cast<uint8_t>(size >> 8);
   store_le64(header + 8, report_id);
-  const uint32_t offset = write_offset_;
-  write_offset_ = port_.block_size;  // sealed until this entry is known good
-  RecordWriter writer(port_, block, offset);
-  Status status = writer.append(header, sizeof header);
-  if (status == Status::kOk) status = writer.append(report, size);
-  if (status == Status::kOk) status = writer.commit();
+  const Status status = append_record(port_, block, &write_offset_, header, sizeof header, report, size);
   if (status != Status::kOk) {
     open_ = false;
     return status;
   }
-  write_offset_ = offset + total;
   last_report_id_ = report_id;
   has_report_ = true;
   ++pending_;

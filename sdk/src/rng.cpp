@@ -13,7 +13,8 @@ namespace {
 constexpr size_t kEntropyThreshold = 32;
 }  // namespace
 
-Rng::Rng() : port_(), seeded_(false), pool_(), pool_used_(kPoolSize) {
+// (pool_ is left unset: pool_used_ == kPoolSize refills it before any read.)
+Rng::Rng() : port_(), seeded_(false), pool_used_(kPoolSize) {
   mbedtls_entropy_init(&entropy_);
   mbedtls_ctr_drbg_init(&drbg_);
 }

@@ -3,7 +3,7 @@
 // anything is stored or spent, and the built ones work.
 #include <gtest/gtest.h>
 
-#include <new>
+#include "blur/compat/std_facilities.h"
 
 #include "blur/client.h"
 #include "sim_port.h"

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include <new>
+#include "blur/compat/std_facilities.h"
 
 #include "blur.pb.h"
 #include "pb_decode.h"

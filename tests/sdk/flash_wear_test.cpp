@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 #include <stdio.h>
 
-#include <new>
+#include "blur/compat/std_facilities.h"
 
 #include "blur/client.h"
 #include "blur/storage/ledger.h"

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include <new>
+#include "blur/compat/std_facilities.h"
 
 #include "blur/client.h"
 #include "sim_port.h"

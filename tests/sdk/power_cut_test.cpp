@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 #include <stdio.h>
 
-#include <new>
+#include "blur/compat/std_facilities.h"
 
 #include "blur/mechanisms/binary_randomized_response.h"
 #include "blur/storage/ledger.h"

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <type_traits>
+#include "blur/compat/std_facilities.h"
 
 #include "blur/discovery/fragment_puzzle.h"
 #include "blur/discovery/prefix_extension.h"

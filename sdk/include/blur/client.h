@@ -88,6 +88,8 @@ class Client {
   // record() and record_word(): Value is uint32_t or WordText.
   template <typename Value>
   Status record_value(uint32_t metric_id, const Value& value);
+  template <bool kMemoized>
+  Status record_drawn(const ReportDraw& draw, size_t bound);
 
   Port port_{};
   Partition ledger_partition_{};

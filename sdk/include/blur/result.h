@@ -3,7 +3,7 @@
 #ifndef BLUR_RESULT_H
 #define BLUR_RESULT_H
 
-#include <type_traits>
+#include "blur/compat/std_facilities.h"
 
 #include "blur/status.h"
 

@@ -9,8 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <new>
-#include <type_traits>
+#include "blur/compat/std_facilities.h"
 
 // The headers that specialize MechanismBuilder: one per mechanism (a
 // missing one fails the static_assert below).

@@ -5,8 +5,7 @@
 
 #include <stdint.h>
 
-#include <type_traits>
-#include <utility>
+#include "blur/compat/std_facilities.h"
 
 #include "blur/config.h"
 #include "blur/mechanisms/mechanism_table.h"
@@ -84,6 +83,24 @@ constexpr const char* mechanism_name(MechanismId id) {
 constexpr bool mechanism_built(MechanismId id) {
   return ((BLUR_MECHANISM_SET >> static_cast<unsigned>(id)) & 1u) != 0;
 }
+// Which payload forms a set of mechanisms puts on the wire, as a mask: bit
+// k for PayloadKind k, and kFragmentPuzzleWire for sfp's own message. The
+// report encoder a Client links converts only these (report_wire.h).
+inline constexpr uint32_t kFragmentPuzzleWire = 1u << 6;
+constexpr uint32_t built_wire_forms() {
+  uint32_t forms = 0;
+#define BLUR_X(id, Cpp, name, C, PROTO, Payload, max_domain)                    \
+  if (mechanism_built(MechanismId::k##Cpp)) {                                   \
+    forms |= 1u << static_cast<unsigned>(PayloadKind::k##Payload);              \
+    if (MechanismId::k##Cpp == MechanismId::kSequenceFragmentPuzzle) {          \
+      forms |= kFragmentPuzzleWire;                                             \
+    }                                                                           \
+  }
+  BLUR_MECHANISM_TABLE(BLUR_X)
+#undef BLUR_X
+  return forms;
+}
+
 // What a mechanism randomizes: an index into its domain (uint32_t) unless it
 // declares `using Value = ...` (the discovery mechanisms take a Word).
 template <typename Mechanism, typename = void>

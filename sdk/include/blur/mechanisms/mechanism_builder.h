@@ -14,8 +14,7 @@
 
 #include <stdint.h>
 
-#include <type_traits>
-#include <utility>
+#include "blur/compat/std_facilities.h"
 
 #include "blur/epsilon.h"
 #include "blur/mechanisms/mechanism.h"

@@ -64,6 +64,76 @@ Status randomize_payload(const Mechanism& mechanism, Random& random,
   }
 }
 
+// A report to make, its mechanism's type erased: what it charges and the
+// one typed step, the randomization (randomize_drawn<Mechanism>). Lets the
+// charge-then-randomize sequence below exist once per kind (one-shot or
+// memoized) rather than once per mechanism in firmware.
+struct ReportDraw {
+  const void* mechanism;
+  const void* value;  // a MechanismValueT<Mechanism>
+  // Memoized mechanisms also take the device secret.
+  Status (*randomize)(const void* mechanism, Rng& rng, const uint8_t* secret, const void* value,
+                      ReportPayload* out);
+  uint32_t metric_id;
+  MechanismId id;
+  uint32_t domain_size;
+  EpsilonMicros epsilon;       // charged per report
+  EpsilonMicros longitudinal;  // memoized: the permanent response's epsilon; else 0
+  uint32_t key_metric_id;      // memoized: the metric its streams are keyed to
+  uint32_t config_digest;      // memoized: the configuration its streams are keyed to
+};
+
+template <typename Mechanism>
+Status randomize_drawn(const void* mechanism, Rng& rng, const uint8_t* secret, const void* value,
+                       ReportPayload* out) {
+  const Mechanism& m = *static_cast<const Mechanism*>(mechanism);
+  const auto& v = *static_cast<const MechanismValueT<Mechanism>*>(value);
+  if constexpr (IsMemoized<Mechanism>::value) {
+    return m.randomize(rng, secret, v, out);
+  } else {
+    static_cast<void>(secret);
+    return randomize_payload(m, rng, v, out);
+  }
+}
+
+template <typename Mechanism>
+ReportDraw report_draw(const Mechanism& mechanism, uint32_t metric_id,
+                       const MechanismValueT<Mechanism>& value) {
+  ReportDraw draw{&mechanism, &value, &randomize_drawn<Mechanism>, metric_id, mechanism.id(),
+                  mechanism.domain_size(), mechanism.epsilon_charged(), 0, 0, 0};
+  if constexpr (IsMemoized<Mechanism>::value) {
+    draw.longitudinal = mechanism.longitudinal_epsilon();
+    draw.key_metric_id = mechanism.key().metric_id;
+    draw.config_digest = mechanism.key().config_digest;
+  }
+  return draw;
+}
+
+// make_report's sequence for a drawn report of either kind.
+template <bool kMemoized>
+Status make_drawn_report(Ledger& ledger, Rng& rng, const ReportDraw& draw, Report* out) {
+  if (!rng.seeded()) return Status::kEntropyFailure;  // before spending anything
+  Report report{};
+  if constexpr (kMemoized) {
+    if (ledger.secret() == nullptr || draw.metric_id != draw.key_metric_id) {
+      return Status::kInvalidArgument;
+    }
+    BLUR_TRY(ledger.charge_memoized(draw.epsilon, draw.metric_id, draw.config_digest,
+                                    &report.report_id));
+  } else {
+    BLUR_TRY(ledger.charge(draw.epsilon, draw.metric_id, &report.report_id));
+  }
+  BLUR_TRY(draw.randomize(draw.mechanism, rng, kMemoized ? ledger.secret() : nullptr, draw.value,
+                          &report.payload));
+  report.longitudinal_epsilon_micros = draw.longitudinal;
+  report.metric_id = draw.metric_id;
+  report.mechanism = draw.id;
+  report.epsilon_micros = draw.epsilon;
+  report.domain_size = draw.domain_size;
+  *out = report;
+  return Status::kOk;
+}
+
 // Charges mechanism.epsilon_charged() to `ledger`, then randomizes `value`
 // (which must be in the mechanism's domain: checked before any charge).
 // On any failure `*out` is untouched and no report exists.
@@ -77,26 +147,8 @@ template <typename Mechanism>
 Status make_report(Ledger& ledger, Rng& rng, const Mechanism& mechanism, uint32_t metric_id,
                    const MechanismValueT<Mechanism>& value, Report* out) {
   if (out == nullptr || !in_domain(mechanism, value)) return Status::kInvalidArgument;
-  if (!rng.seeded()) return Status::kEntropyFailure;  // before spending anything
-  Report report{};
-  if constexpr (IsMemoized<Mechanism>::value) {
-    if (ledger.secret() == nullptr || metric_id != mechanism.key().metric_id) {
-      return Status::kInvalidArgument;
-    }
-    BLUR_TRY(ledger.charge_memoized(mechanism.epsilon_charged(), metric_id,
-                                    mechanism.key().config_digest, &report.report_id));
-    BLUR_TRY(mechanism.randomize(rng, ledger.secret(), value, &report.payload));
-    report.longitudinal_epsilon_micros = mechanism.longitudinal_epsilon();
-  } else {
-    BLUR_TRY(ledger.charge(mechanism.epsilon_charged(), metric_id, &report.report_id));
-    BLUR_TRY(randomize_payload(mechanism, rng, value, &report.payload));
-  }
-  report.metric_id = metric_id;
-  report.mechanism = mechanism.id();
-  report.epsilon_micros = mechanism.epsilon_charged();
-  report.domain_size = mechanism.domain_size();
-  *out = report;
-  return Status::kOk;
+  return make_drawn_report<IsMemoized<Mechanism>::value>(
+      ledger, rng, report_draw(mechanism, metric_id, value), out);
 }
 
 }  // namespace blur

@@ -41,7 +41,9 @@ Status sample_bernoulli_exp_at_most_one(Random& random, uint64_t n, uint64_t d, 
   if (d == 0 || n > d || d > (UINT64_MAX / kMaxBernoulliExpTerms)) {
     return Status::kInvalidArgument;
   }
-  for (uint64_t k = 1; k <= kMaxBernoulliExpTerms; ++k) {
+  // 32-bit counters where the range allows (no 64-bit increments on
+  // Cortex-M); the products stay 64-bit.
+  for (uint32_t k = 1; k <= kMaxBernoulliExpTerms; ++k) {
     bool next = false;
     BLUR_TRY(sample_bernoulli(random, n, d * k, &next));
     if (!next) {
@@ -100,7 +102,7 @@ Status sample_discrete_laplace(Random& random, uint64_t t, uint64_t s, int64_t* 
       BLUR_TRY(sample_bernoulli_exp_at_most_one(random, u, t, &accepted));
     }
     if (!accepted) return Status::kIterationCap;
-    uint64_t v = 0;
+    uint32_t v = 0;
     for (;;) {
       bool success = false;
       BLUR_TRY(sample_bernoulli_exp_at_most_one(random, 1, 1, &success));
@@ -133,19 +135,21 @@ template <typename Random>
 Status sample_randomized_response(Random& random, uint64_t n, uint64_t d, uint32_t domain,
                                   uint32_t truth, uint32_t* out) {
   if (domain < 2 || truth >= domain || d == 0) return Status::kInvalidArgument;
-  const uint64_t max_rounds = uint64_t{kRandomizedResponseRoundsPerValue} * domain;
-  for (uint64_t round = 0; round < max_rounds; ++round) {
-    uint64_t proposal = 0;
-    BLUR_TRY(random.uniform(domain, &proposal));
-    if (proposal == truth) {
-      *out = truth;
-      return Status::kOk;
-    }
-    bool accept = false;
-    BLUR_TRY(sample_bernoulli_exp(random, n, d, &accept));
-    if (accept) {
-      *out = static_cast<uint32_t>(proposal);
-      return Status::kOk;
+  // The 45 k rounds as 45 passes of k: 32-bit counters (45 k may not fit).
+  for (uint32_t pass = 0; pass < kRandomizedResponseRoundsPerValue; ++pass) {
+    for (uint32_t round = 0; round < domain; ++round) {
+      uint64_t proposal = 0;
+      BLUR_TRY(random.uniform(domain, &proposal));
+      if (proposal == truth) {
+        *out = truth;
+        return Status::kOk;
+      }
+      bool accept = false;
+      BLUR_TRY(sample_bernoulli_exp(random, n, d, &accept));
+      if (accept) {
+        *out = static_cast<uint32_t>(proposal);
+        return Status::kOk;
+      }
     }
   }
   return Status::kIterationCap;

@@ -151,18 +151,18 @@ class Ledger {
   // else kConfigurationChanged (no write; Client::add_metric asks first).
   Status check_memoized_config(uint32_t metric_id, uint32_t config_digest) const;
   // The device secret (kLedgerSecretSize bytes), or nullptr without one.
-  const uint8_t* secret() const { return has_secret_ ? record_.secret : nullptr; }
+  const uint8_t* secret() const;
   // Whether the metric is recorded with this configuration digest.
   bool memoized(uint32_t metric_id, uint32_t config_digest) const;
 
   bool is_open() const { return open_; }
   uint64_t device_nonce() const { return record_.device_nonce; }
   uint64_t spent_micros() const { return record_.spent; }
-  uint64_t lifetime_cap_micros() const { return record_.policy.lifetime_cap_micros; }
-  uint64_t remaining_micros() const {
-    return open_ ? record_.policy.lifetime_cap_micros - record_.spent : 0;
-  }
-  const LedgerPolicy& policy() const { return record_.policy; }
+  uint64_t lifetime_cap_micros() const { return record_.lifetime_cap; }
+  uint64_t remaining_micros() const { return open_ ? record_.lifetime_cap - record_.spent : 0; }
+  // The policy provisioned (rebuilt from the record, which holds it in its
+  // byte order).
+  LedgerPolicy policy() const;
   // The window as of the last charge (window_start is in clock seconds).
   uint64_t window_start() const { return record_.window_start; }
   uint64_t window_spent_micros() const { return record_.window_spent; }
@@ -175,15 +175,26 @@ class Ledger {
   struct MemoMetric {
     uint32_t metric_id, config_digest;
   };
-  // What one persisted record holds (ledger.cpp has its byte layout).
+  // A metric cap and what it has spent: a snapshot's metric slot.
+  struct MetricSlot {
+    uint32_t metric_id;
+    uint32_t reserved;  // 0
+    uint64_t cap, spent;
+  };
+  // What one persisted record holds, its members in the snapshot body's
+  // order and widths (the byte layout above, after the 12-byte header), so
+  // the snapshot codec moves it in whole pieces (ledger.cpp).
   struct Record {
     uint32_t sequence;
+    uint32_t metric_cap_count;
     uint64_t device_nonce;
+    uint64_t lifetime_cap;
+    uint64_t spent, next_report_id;
+    uint64_t window_seconds, window_allowance;
+    uint64_t window_start, window_spent;
     uint64_t counter;  // the monotonic counter's value for this record (without one: carried)
-    LedgerPolicy policy;
-    uint64_t spent, next_report_id, window_start, window_spent;
-    uint64_t metric_spent[kMaxLedgerMetrics];  // parallel to policy.metric_caps
-    uint8_t secret[kLedgerSecretSize];         // all zero: no device secret
+    MetricSlot metrics[kMaxLedgerMetrics];
+    uint8_t secret[kLedgerSecretSize];  // all zero: no device secret
     uint32_t memo_count;
     MemoMetric memo[kMaxMemoValues];
   };
@@ -196,6 +207,7 @@ class Ledger {
     uint32_t memo_digest;  // with memo: metric_id's configuration digest, now recorded
     bool memo;
   };
+  static bool first_record(const LedgerPolicy& policy, Record* r);
   // Adds a charge to `r`, or returns the cap it would break (kMemoTableFull
   // when a new memoized metric has no room). The one arithmetic of charge()
   // and of replaying the log at open().
@@ -218,7 +230,6 @@ class Ledger {
   uint32_t append_offset_ = 0;  // where its next entry goes; block_size: full or sealed
   bool has_active_ = false;
   bool open_ = false;
-  bool has_secret_ = false;
   Record record_{};  // the newest durable record
 };
 

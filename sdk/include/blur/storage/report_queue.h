@@ -90,7 +90,12 @@ class ReportQueue {
 
  private:
   struct Scan;
+  struct AckScan;
   struct Batch;
+  // scan_log's callbacks (flash_write.h): segment entries, acknowledgements.
+  static uint32_t entry_record_span(void* scan, const uint8_t* entry, uint32_t* body);
+  static Status visit_entry(void* scan, const uint8_t* entry, uint32_t offset, uint32_t body);
+  static Status visit_ack(void* scan, const uint8_t* record, uint32_t offset, uint32_t body);
   // Reads segment `index`: its header and valid entries, counting the
   // pending ones; with a batch, also copies them into it while it has room.
   Status scan_block(uint32_t index, Scan* out, Batch* batch = nullptr) const;
@@ -104,7 +109,7 @@ class ReportQueue {
   uint32_t segment_block(uint32_t index) const { return first_block_ + 2 + index; }
   // Flash taken by an entry with a `length`-byte report in a segment of `format`.
   uint32_t entry_span(uint32_t length, uint32_t format) const;
-  bool segment_free(uint32_t index, bool* reusable) const;
+  Status next_segment(uint32_t* next) const;
 
   Port port_{};
   bool open_ = false;

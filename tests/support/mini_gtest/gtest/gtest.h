@@ -12,8 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <initializer_list>
-#include <type_traits>
+#include "blur/compat/std_facilities.h"
 
 namespace testing {
 

@@ -1,0 +1,22 @@
+# Fails unless the linked image's vector table starts at FLASH and its
+# stack top lies in [RAM, RAM + 4 MiB]: for the non-secure build of an
+# ARMv8-M image, that it links at the non-secure aliases of the memory.
+execute_process(COMMAND ${NM} ${ELF} OUTPUT_VARIABLE symbols RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${NM} ${ELF} failed")
+endif()
+foreach(symbol __weak_interrupt_vector __stack)
+  if(NOT symbols MATCHES "([0-9a-f]+) [A-Za-z] ${symbol}\n")
+    message(FATAL_ERROR "no ${symbol} in ${ELF}")
+  endif()
+  math(EXPR ${symbol} "0x${CMAKE_MATCH_1}" OUTPUT_FORMAT HEXADECIMAL)
+endforeach()
+math(EXPR flash "${FLASH}" OUTPUT_FORMAT HEXADECIMAL)
+math(EXPR ram_end "${RAM} + 0x400000" OUTPUT_FORMAT HEXADECIMAL)
+if(NOT __weak_interrupt_vector EQUAL flash)
+  message(FATAL_ERROR "the vector table is at ${__weak_interrupt_vector}, not ${flash}")
+endif()
+if(__stack LESS RAM OR __stack GREATER ram_end)
+  message(FATAL_ERROR "the stack top ${__stack} is outside ${RAM}..${ram_end}")
+endif()
+message("vector table at ${__weak_interrupt_vector}, stack top at ${__stack}: ${ELF}")
