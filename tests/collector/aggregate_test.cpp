@@ -12,6 +12,17 @@ namespace {
 
 using namespace blur::collector;
 
+// A pem metric: its tally (9 levels x 2^14 seeds x 64 buckets at epsilon 4)
+// is far longer than kSparseTallyCells, so it is kept sparse.
+MetricConfig sparse_pem_metric(uint32_t id, uint32_t domain_size) {
+  MetricConfig metric;
+  metric.id = id;
+  metric.mechanism = MechanismId::kPrefixExtension;
+  metric.epsilon_micros = 4000000;
+  metric.domain_size = domain_size;
+  return metric;
+}
+
 IncomingReport scalar(const MetricConfig& metric, uint32_t value) {
   IncomingReport r;
   r.metric_id = metric.id;
@@ -160,11 +171,7 @@ TEST(Aggregate, CorruptBytesAreRefused) {
 // sparse: the same tally, support and bytes as counting densely, merged and
 // round-tripped, and refused bytes change nothing.
 TEST(Aggregate, SparseTallyMatchesTheDenseCount) {
-  MetricConfig metric;
-  metric.id = 3;
-  metric.mechanism = MechanismId::kPrefixExtension;
-  metric.epsilon_micros = 4000000;
-  metric.domain_size = 10;
+  const MetricConfig metric = sparse_pem_metric(3, 10);
   std::mt19937_64 rng(13);
   Aggregate a(metric), b(metric);
   std::vector<uint64_t> dense(9u * 16384u * 64u, 0);
@@ -204,11 +211,7 @@ TEST(Aggregate, SparseTallyMatchesTheDenseCount) {
 TEST(Aggregate, SerializeAddedToEqualsTheMergedAggregate) {
   std::mt19937_64 rng(14);
   std::vector<MetricConfig> metrics = blur_test::one_metric_per_mechanism();
-  MetricConfig sparse;
-  sparse.id = 3;
-  sparse.mechanism = MechanismId::kPrefixExtension;
-  sparse.epsilon_micros = 4000000;
-  sparse.domain_size = 10;
+  const MetricConfig sparse = sparse_pem_metric(3, 10);
   metrics.push_back(sparse);
   for (const MetricConfig& metric : metrics) {
     SCOPED_TRACE(describe(metric));
@@ -263,12 +266,7 @@ TEST(Aggregate, SerializeAddedToEqualsTheMergedAggregate) {
 // one more report is added, to any bucket.
 TEST(Aggregate, FingerprintFollowsTheContent) {
   std::vector<MetricConfig> metrics = blur_test::one_metric_per_mechanism();
-  MetricConfig pem;
-  pem.id = 90;
-  pem.mechanism = MechanismId::kPrefixExtension;
-  pem.epsilon_micros = 4000000;
-  pem.domain_size = 16;
-  metrics.push_back(pem);
+  metrics.push_back(sparse_pem_metric(90, 16));
   for (const MetricConfig& metric : metrics) {
     std::mt19937_64 rng(metric.id);
     std::vector<IncomingReport> reports;

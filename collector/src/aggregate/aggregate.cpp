@@ -236,6 +236,23 @@ void Aggregate::reserve_serialized(size_t bytes) {
   if (sparse_length_ != 0) sparse_cells_.reserve(sparse_cells_.size() + bytes / 4);
 }
 
+Error Aggregate::corrupt(const char* what) const {
+  return invalid("stored aggregate of " + describe(metric_) + " is corrupt: " + what);
+}
+
+Outcome<uint64_t> Aggregate::read_header(std::string_view bytes, VarintReader* reader) const {
+  if (bytes.size() < 2) return corrupt("truncated header");
+  if (static_cast<uint8_t>(bytes[0]) != kFormatVersion) return corrupt("unknown format version");
+  if (static_cast<uint8_t>(bytes[1]) != static_cast<uint8_t>(metric_.mechanism)) {
+    return corrupt("another mechanism's aggregate");
+  }
+  *reader = VarintReader(bytes.substr(2));
+  uint64_t reports = 0;
+  if (!reader->next(&reports)) return corrupt("truncated report count");
+  if (reports_ + reports < reports_) return corrupt("report count overflows");
+  return reports;
+}
+
 Outcome<Aggregate> Aggregate::deserialize(const MetricConfig& metric, std::string_view bytes) {
   Aggregate aggregate(metric);
   if (auto added = aggregate.add_serialized(bytes); !added) return added.error();
@@ -245,18 +262,11 @@ Outcome<Aggregate> Aggregate::deserialize(const MetricConfig& metric, std::strin
 // One pass: the tally is added to in place as it is read; if the bytes turn
 // out bad part-way, a second reading of them takes back what was added.
 Fallible Aggregate::add_serialized(std::string_view bytes) {
-  auto bad = [&](const char* what) {
-    return invalid("stored aggregate of " + describe(metric_) + " is corrupt: " + what);
-  };
-  if (bytes.size() < 2) return bad("truncated header");
-  if (static_cast<uint8_t>(bytes[0]) != kFormatVersion) return bad("unknown format version");
-  if (static_cast<uint8_t>(bytes[1]) != static_cast<uint8_t>(metric_.mechanism)) {
-    return bad("another mechanism's aggregate");
-  }
-  VarintReader reader(bytes.substr(2));
-  uint64_t reports = 0;
-  if (!reader.next(&reports)) return bad("truncated report count");
-  if (reports_ + reports < reports_) return bad("report count overflows");
+  auto bad = [&](const char* what) { return corrupt(what); };
+  VarintReader reader(bytes);
+  auto header = read_header(bytes, &reader);
+  if (!header) return header.error();
+  const uint64_t reports = header.value();
   if (numeric()) {
     uint64_t entries = 0;
     if (!reader.next(&entries) || entries > bytes.size()) return bad("bad histogram size");
@@ -367,18 +377,12 @@ Outcome<Aggregate::SerializedSum> Aggregate::serialize_added_to(std::string_view
   }
   // A sparse tally: one pass over the stored cells (in order) and this
   // aggregate's (sorted), as serialize() of the sum writes them.
-  auto bad = [&](const char* what) {
-    return invalid("stored aggregate of " + describe(metric_) + " is corrupt: " + what);
-  };
-  if (stored.size() < 2) return bad("truncated header");
-  if (static_cast<uint8_t>(stored[0]) != kFormatVersion) return bad("unknown format version");
-  if (static_cast<uint8_t>(stored[1]) != static_cast<uint8_t>(metric_.mechanism)) {
-    return bad("another mechanism's aggregate");
-  }
-  VarintReader reader(stored.substr(2));
-  uint64_t stored_reports = 0, length = 0;
-  if (!reader.next(&stored_reports)) return bad("truncated report count");
-  if (reports_ + stored_reports < reports_) return bad("report count overflows");
+  auto bad = [&](const char* what) { return corrupt(what); };
+  VarintReader reader(stored);
+  auto header = read_header(stored, &reader);
+  if (!header) return header.error();
+  const uint64_t stored_reports = header.value();
+  uint64_t length = 0;
   if (!reader.next(&length) || length != sparse_length_) {
     return bad("tally length does not match the metric's shape");
   }

@@ -24,6 +24,8 @@
 
 namespace blur::collector {
 
+class VarintReader;
+
 struct MechanismSpec;
 
 class Aggregate {
@@ -107,6 +109,11 @@ class Aggregate {
   MetricConfig metric_;
   uint64_t reports_ = 0;
   Fallible add_sparse(std::string_view tally_bytes, uint64_t reports);
+  // kInvalid naming this metric and what is wrong with its stored bytes.
+  Error corrupt(const char* what) const;
+  // Stored bytes' header (format version, mechanism, report count) checked
+  // against this aggregate; `reader` is left at what follows it.
+  Outcome<uint64_t> read_header(std::string_view bytes, VarintReader* reader) const;
   std::vector<uint64_t> tally_;  // frequency oracles
   size_t sparse_length_ = 0;     // > 0: the tally is sparse_cells_ instead
   SparseCounts sparse_cells_;
