@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <new>
+#include "blur/compat/std_facilities.h"  // placement new, also where the toolchain has no <new>
 
 #include "blur/client.h"
 #include "sim_port.h"
