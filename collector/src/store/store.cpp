@@ -602,11 +602,13 @@ Fallible Store::add_to_own_rows(AggregateTable table,
   rows.reserve(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {
     const Aggregate& delta = *deltas[i];
-    Aggregate::SerializedSum total{delta.serialize(), delta.reports()};
+    Aggregate::SerializedSum total;
     if (const auto& row = stored_rows.value()[i]) {
       auto sum = delta.serialize_added_to(row->stats);
       if (!sum) return sum.error();
       total = std::move(sum).value();
+    } else {
+      total = {delta.serialize(), delta.reports()};
     }
     rotate_node_after_commit_ |= total.bytes.size() > kAggregateRowBytes;
     rows.push_back(AggregateRow{keys[i].first, keys[i].second, *node_id_, total.reports,
