@@ -55,7 +55,7 @@ constexpr uint32_t kValues[] = {1, 5, 17, 700, 42, 87};
 // The stand-in for the board's flash: in RAM on QEMU, in its own section so
 // the size report leaves it out of the image's RAM (size_breakdown.py).
 __attribute__((section(".bss.blur_emulated_storage"))) uint8_t g_flash[kBlockSize * kBlockCount];
-blur::cortex_m::BoardContext g_board;
+blur::bare_metal::BoardContext g_board;
 blur::Client g_client;
 #if defined(BLUR_FIRMWARE_MINIMAL)
 uint8_t g_batch[256];  // two reports and the batch header
@@ -91,10 +91,10 @@ int fail(const char* step, blur::Status status) {
 
 int run() {
 #if defined(BLUR_FIRMWARE_STORAGE_FILE)
-  const blur::Port port = blur::cortex_m::board_port_persistent(&g_board, g_flash, flash_config(),
+  const blur::Port port = blur::bare_metal::board_port_persistent(&g_board, g_flash, flash_config(),
                                                                 BLUR_FIRMWARE_STORAGE_FILE);
 #else
-  const blur::Port port = blur::cortex_m::board_port(&g_board, g_flash, flash_config());
+  const blur::Port port = blur::bare_metal::board_port(&g_board, g_flash, flash_config());
 #endif
   printf("blur firmware: flash of %u blocks of %u bytes, program unit %u bytes (%s)\n",
          static_cast<unsigned>(port.block_count), static_cast<unsigned>(port.block_size),
@@ -146,7 +146,7 @@ int main() {
 #if defined(__ARM_ARCH_7EM__) && defined(BLUR_FIRMWARE_DATA_CACHE)
   // Cortex-M7: data and instruction caches on, as firmware runs them.
   printf("blur firmware: data cache %s\n",
-         blur::cortex_m::enable_caches() ? "on" : "enabled, but the board model has none (reads 0)");
+         blur::bare_metal::enable_caches() ? "on" : "enabled, but the board model has none (reads 0)");
 #endif
   const int result = run();
   printf("blur firmware: stack high-water mark %lu bytes; client object %lu bytes\n",

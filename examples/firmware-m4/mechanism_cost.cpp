@@ -16,7 +16,7 @@
 
 namespace {
 uint8_t g_flash[2 * 256];
-blur::cortex_m::BoardContext g_board;
+blur::bare_metal::BoardContext g_board;
 blur::Rng g_rng;
 blur::ReportPayload g_payload;
 
@@ -55,7 +55,7 @@ blur::Status randomize_once() {
 }  // namespace
 
 int main() {
-  const blur::Port port = blur::cortex_m::board_port(&g_board, g_flash, 256, 2);
+  const blur::Port port = blur::bare_metal::board_port(&g_board, g_flash, 256, 2);
   if (g_rng.seed(port, nullptr, 0) != blur::Status::kOk) exit(1);
   blur::Status status = blur::Status::kOk;
 #if BLUR_COST_MECHANISM != 0

@@ -74,7 +74,7 @@ const char* const kCounterName = "SysTick";
 #endif
 
 uint8_t g_flash[blur::firmware::kBlockSize * blur::firmware::kBlockCount];
-blur::cortex_m::BoardContext g_board;
+blur::bare_metal::BoardContext g_board;
 blur::Client g_client;
 uint8_t g_batch[1024];
 
@@ -131,7 +131,7 @@ int run() {
          static_cast<unsigned long>(milli_instructions_per_tick / 1000),
          static_cast<unsigned long>(milli_instructions_per_tick % 1000));
 
-  blur::Port port = blur::cortex_m::board_port(&g_board, g_flash, blur::firmware::flash_config());
+  blur::Port port = blur::bare_metal::board_port(&g_board, g_flash, blur::firmware::flash_config());
   port.entropy = &fixed_entropy;
   blur::Status status = g_client.open(port);
   if (status != blur::Status::kNotProvisioned) return fail("opening blank storage", status);
@@ -180,7 +180,7 @@ int run() {
 
 int main() {
 #if defined(__ARM_ARCH_7EM__) && defined(BLUR_FIRMWARE_DATA_CACHE)
-  blur::cortex_m::enable_caches();
+  blur::bare_metal::enable_caches();
 #endif
   exit(run());
 }

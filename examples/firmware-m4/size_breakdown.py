@@ -30,7 +30,7 @@ GROUPS = (
     ("SDK (libblur_sdk, libblur_client)", ("libblur_sdk.a", "libblur_client")),
     ("mbedTLS", ("libblur_mbedtls.a",)),
     ("nanopb + schema", ("libblur_nanopb.a", "libblur_proto.a")),
-    ("board port", ("libblur_port_cortex_m.a",)),
+    ("board port", ("libblur_port_bare_metal.a",)),
     ("example", ("main.cpp.obj", "mechanism_cost.cpp.obj")),
 )
 

@@ -1,6 +1,6 @@
 // ports/flash: flash memory emulated in caller-owned RAM (the idea of
 // littlefs's emulated block device, bd/lfs_emubd), shared by the simulator
-// port (ports/sim) and the QEMU board port (ports/cortex-m). Device code:
+// port (ports/sim) and the QEMU board port (ports/bare-metal). Device code:
 // no heap, no exceptions, no floating point, errors are Status values.
 //
 // Memory: the caller owns the bytes (block_size * block_count) and,

@@ -472,7 +472,7 @@ TEST(SimPortFlash, PowerCutTearsThroughThePort) {
 #if defined(BLUR_TEST_BOARD_PORT)
 // The QEMU board port's storage is the same emulated flash.
 TEST(BoardPortFlash, TakesTheGeometryAndBehavesAsConfigured) {
-  static blur::cortex_m::BoardContext board;
+  static blur::bare_metal::BoardContext board;
   static uint8_t bytes[128 * 3];
   static uint32_t counts[3];
   Config c;
@@ -482,7 +482,7 @@ TEST(BoardPortFlash, TakesTheGeometryAndBehavesAsConfigured) {
   c.erase_value = 0x00;
   c.refuse_second_program = true;
   c.erase_cycles = 2;
-  const blur::Port port = blur::cortex_m::board_port(&board, bytes, c, counts);
+  const blur::Port port = blur::bare_metal::board_port(&board, bytes, c, counts);
   ASSERT_TRUE(board.flash.configured());
   EXPECT_EQ(port.block_size, 128u);
   EXPECT_EQ(port.block_count, 3u);
@@ -502,7 +502,7 @@ TEST(BoardPortFlash, TakesTheGeometryAndBehavesAsConfigured) {
   ASSERT_EQ(port.erase(port.context, 2), Status::kOk);
   EXPECT_EQ(port.erase(port.context, 2), Status::kStorageWornOut);
   // The old signature: byte-programmable NOR flash erased to 0xFF (ANDs).
-  const blur::Port nor = blur::cortex_m::board_port(&board, bytes, 128, 3);
+  const blur::Port nor = blur::bare_metal::board_port(&board, bytes, 128, 3);
   EXPECT_EQ(nor.prog_size, 1u);
   EXPECT_EQ(nor.erase_value, 0xFF);
   const uint8_t a = 0xF0, b = 0x3C;

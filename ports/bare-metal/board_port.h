@@ -1,4 +1,4 @@
-// ports/cortex-m: QEMU's Cortex-M boards (mps2-an386, -an385, -an500, -an505,
+// ports/bare-metal: QEMU's Cortex-M boards (mps2-an386, -an385, -an500, -an505,
 // microbit) and its RISC-V virt board (toolchains/riscv32.cmake), whose
 // semihosting differs only in its trap instruction (semihosting.h).
 //
@@ -25,7 +25,7 @@
 #include "emulated_flash.h"
 
 namespace blur {
-namespace cortex_m {
+namespace bare_metal {
 
 struct BoardContext {
   // All zero until board_port() sets them (a global context costs no .data).
@@ -56,7 +56,7 @@ Port board_port_persistent(BoardContext* context, uint8_t* flash, uint32_t block
                            uint32_t block_count, const char* path, uint32_t prog_size = 1,
                            uint8_t erase_value = 0xFF);
 
-}  // namespace cortex_m
+}  // namespace bare_metal
 }  // namespace blur
 
 #endif  // BLUR_PORTS_CORTEX_M_BOARD_PORT_H

@@ -3,7 +3,7 @@
 #include "semihosting.h"
 
 namespace blur {
-namespace cortex_m {
+namespace bare_metal {
 
 namespace {
 
@@ -143,5 +143,5 @@ Port board_port_persistent(BoardContext* context, uint8_t* flash, uint32_t block
                                nor_config(block_size, block_count, prog_size, erase_value), path);
 }
 
-}  // namespace cortex_m
+}  // namespace bare_metal
 }  // namespace blur

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 namespace blur {
-namespace cortex_m {
+namespace bare_metal {
 
 inline bool enable_caches() {
   volatile uint32_t* const ccr = reinterpret_cast<volatile uint32_t*>(0xE000ED14u);
@@ -41,7 +41,7 @@ inline bool enable_caches() {
   return (*ccr & kDataCache) != 0;
 }
 
-}  // namespace cortex_m
+}  // namespace bare_metal
 }  // namespace blur
 
 #endif  // BLUR_PORTS_CORTEX_M_CACHE_H

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 namespace blur {
-namespace cortex_m {
+namespace bare_metal {
 
 enum class SemihostingOp : uint32_t {
   kOpen = 0x01,
@@ -49,7 +49,7 @@ inline int32_t semihosting_call(SemihostingOp op, const void* args) {
 }
 #endif
 
-}  // namespace cortex_m
+}  // namespace bare_metal
 }  // namespace blur
 
 #endif  // BLUR_PORTS_CORTEX_M_SEMIHOSTING_H
