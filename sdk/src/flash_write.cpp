@@ -93,18 +93,10 @@ Status append_record(const Port& port, uint32_t block, uint32_t* offset, const u
   return Status::kOk;
 }
 
-Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
-                    RecordState* state) {
-  bool erased = false;
-  BLUR_TRY(flash_erased(port, block, offset, record_span(port, body_size), &erased));
-  if (erased) {
-    *state = RecordState::kErased;
-    return Status::kOk;
-  }
+Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size) {
   uint32_t crc = 0, mark = 0;
   BLUR_TRY(stored_crcs(port, block, offset, body_size, &crc, &mark));
-  *state = mark == crc ? RecordState::kValid : RecordState::kInvalid;
-  return Status::kOk;
+  return mark == crc ? Status::kOk : Status::kStorageCorrupt;
 }
 
 Status scan_log(const Port& port, uint32_t block, uint32_t offset, uint32_t head_size,
@@ -120,11 +112,12 @@ Status scan_log(const Port& port, uint32_t block, uint32_t offset, uint32_t head
     uint32_t body = head_size;
     const uint32_t span =
         visitor.span != nullptr ? visitor.span(visitor.context, head, &body) : record_span(port, body);
-    RecordState state = RecordState::kInvalid;
-    if (span != 0 && span <= block_size - offset) {
-      BLUR_TRY(check_record(port, block, offset, body, &state));
-    }
-    if (state != RecordState::kValid) {
+    // (The head is not erased, so neither is the record: its CRC decides.)
+    const Status checked = span != 0 && span <= block_size - offset
+                               ? check_record(port, block, offset, body)
+                               : Status::kStorageCorrupt;
+    if (checked == Status::kStorageFailure) return checked;
+    if (checked != Status::kOk) {
       sealed = true;  // torn: nothing valid follows in this block
       break;
     }

@@ -47,13 +47,10 @@ inline uint32_t record_span(const Port& port, uint32_t body_size) {
 Status append_record(const Port& port, uint32_t block, uint32_t* offset, const uint8_t* head,
                      uint32_t head_size, const uint8_t* tail = nullptr, uint32_t tail_size = 0);
 
-enum class RecordState : uint8_t { kValid, kErased, kInvalid };
-
-// The state of the record with a `body_size`-byte body at (block, offset):
-// kValid (its CRC matches), kErased (body and commit unit all erased: free
-// space), or kInvalid (anything else: torn or corrupt).
-Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
-                    RecordState* state);
+// Whether the record with a `body_size`-byte body at (block, offset) is
+// valid (its commit unit holds the body's CRC): kOk, kStorageCorrupt if not
+// (torn, corrupt or erased), kStorageFailure if the port failed.
+Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size);
 
 // The one reader of the SDK's logs: records appended one after another in a
 // block from `offset` (the ledger's entries after its snapshot, the

@@ -86,12 +86,12 @@ Status ReportQueue::copy_to_batch(uint32_t block, uint32_t offset, uint32_t leng
 Status ReportQueue::scan_block(uint32_t index, Scan* out, Batch* batch) const {
   const uint32_t block = segment_block(index);
   *out = Scan{false, 0, 0, 0, 0, 0, false, this, block, batch};
-  RecordState state;
-  BLUR_TRY(check_record(port_, block, 0, kSegmentHeaderBody, &state));
+  // A torn, corrupt or erased header: the block holds nothing.
+  const Status checked = check_record(port_, block, 0, kSegmentHeaderBody);
+  if (checked != Status::kOk) return checked == Status::kStorageCorrupt ? Status::kOk : checked;
   uint8_t header[kSegmentHeaderBody];
-  if (state != RecordState::kValid ||
-      port_.read(port_.context, block, 0, header, sizeof header) != Status::kOk) {
-    return state == RecordState::kValid ? Status::kStorageFailure : Status::kOk;
+  if (port_.read(port_.context, block, 0, header, sizeof header) != Status::kOk) {
+    return Status::kStorageFailure;
   }
   out->format = load_le32(header + 4);
   if (load_le32(header) != kMagic || (out->format != kFormat && out->format != kLegacyFormat)) {
