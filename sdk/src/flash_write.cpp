@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "blur/storage/block_log.h"
 #include "blur/storage/crc32.h"
 #include "little_endian.h"
 #include "mbedtls/platform_util.h"
@@ -175,6 +176,29 @@ Status flash_erased(const Port& port, uint32_t block, uint32_t offset, uint32_t 
     done += n;
   }
   return Status::kOk;
+}
+
+bool BlockLog::consider(uint32_t index, uint32_t newest, uint32_t end) {
+  if (has_active && !sequence_newer(newest, sequence)) return false;
+  has_active = true;
+  active = index;
+  sequence = newest;
+  offset = end;
+  return true;
+}
+
+Status BlockLog::move_on(const Port& port) {
+  const uint32_t target = next();
+  BLUR_TRY(storage_status(port.erase(port.context, block(target))));
+  has_active = true;
+  active = target;
+  offset = 0;
+  return Status::kOk;
+}
+
+Status BlockLog::append(const Port& port, const uint8_t* head, uint32_t head_size,
+                        const uint8_t* tail, uint32_t tail_size) {
+  return append_record(port, block(active), &offset, head, head_size, tail, tail_size);
 }
 
 }  // namespace blur

@@ -83,18 +83,16 @@ class LedgerRecordCodec {
     }
   }
 
-  // Programs `r` as the snapshot that starts a block; *end: where its log
-  // starts (block_size if it failed).
-  static Status write_snapshot(const Port& port, uint32_t block, Record& r, uint32_t* end) {
+  // Programs `r` as the snapshot that starts the log's active block.
+  static Status write_snapshot(const Port& port, BlockLog& log, Record& r) {
     uint8_t header[12];
     store_le32(header, kMagic);
     store_le32(header + 4, kFormat | (~kFormat & 0xFFFF) << 16);
     store_le32(header + 8, kMaxLedgerMetrics | kMaxMemoValues << 16);
-    *end = 0;
     swap_words(r);
-    const Status status = append_record(port, block, end, header, sizeof header,
-                                        reinterpret_cast<const uint8_t*>(&r),
-                                        Ledger::kSnapshotSize - sizeof header);
+    const Status status = log.append(port, header, sizeof header,
+                                     reinterpret_cast<const uint8_t*>(&r),
+                                     Ledger::kSnapshotSize - sizeof header);
     swap_words(r);
     return status;
   }
@@ -254,30 +252,29 @@ class LedgerRecordCodec {
   }
 
   // The newest state in the partition: the newest valid snapshot, then the
-  // entries of its block in order. *append: where the next entry goes
-  // (block_size when the log of that block cannot take one: full, or ended
+  // entries of its block in order; `log`: that block, and where the next
+  // entry goes (block_size when it cannot take one: full, or its log ended
   // by a torn entry). kOk, or kNotProvisioned (all blank), kStorageCorrupt
   // (nothing valid, or an inconsistent entry), kStorageIncompatible (a
   // record this build cannot hold), kStorageFailure (the port failed).
-  static Status load_newest(const Port& port, Partition partition, Record* newest,
-                            uint32_t* active, uint32_t* append, bool* holds_record) {
+  static Status load_newest(const Port& port, Partition partition, Record* newest, BlockLog* log,
+                            bool* holds_record) {
     Record record;
-    bool found = false, blank = true, incompatible = false;
-    uint32_t entries = 0, newest_entries = 0;
+    bool blank = true, incompatible = false;
+    uint32_t entries = 0;
     Status status = Status::kOk;
+    log->reset(partition);
     for (uint32_t i = 0; i < partition.block_count && status == Status::kOk; ++i) {
       Snapshot state;
-      status = read_snapshot(port, partition.first_block + i, &record, &state, &entries);
+      status = read_snapshot(port, log->block(i), &record, &state, &entries);
       blank = blank && state == Snapshot::kBlank;
       incompatible = incompatible || state == Snapshot::kIncompatible;
       if (status == Status::kOk && state == Snapshot::kValid &&
-          (!found || sequence_newer(record.sequence, newest->sequence))) {
+          log->consider(i, record.sequence, entries)) {
         *newest = record;
-        *active = i;
-        newest_entries = entries;
-        found = true;
       }
     }
+    const bool found = log->has_active;
     mbedtls_platform_zeroize(&record, sizeof record);  // a stack copy of the secret
     if (status != Status::kOk) return status;
     *holds_record = found || incompatible;
@@ -285,7 +282,7 @@ class LedgerRecordCodec {
     // a readable one: it may be the newest.
     if (incompatible) return Status::kStorageIncompatible;
     if (!found) return blank ? Status::kNotProvisioned : Status::kStorageCorrupt;
-    return replay(port, partition.first_block + *active, newest_entries, newest, append);
+    return replay(port, log->block(log->active), log->offset, newest, &log->offset);
   }
 
   // The entries of the snapshot's block, each through apply_entry.
@@ -306,10 +303,9 @@ Status Ledger::open(const Port& port, Partition partition) {
   open_ = false;
   if (!geometry_ok(port, partition)) return Status::kInvalidArgument;
   Record newest;
-  uint32_t active = 0, append = 0;
+  BlockLog log;
   bool holds_record = false;
-  Status status =
-      LedgerRecordCodec::load_newest(port, partition, &newest, &active, &append, &holds_record);
+  Status status = LedgerRecordCodec::load_newest(port, partition, &newest, &log, &holds_record);
   if (status == Status::kOk && has_counter(port)) {
     uint64_t counter = 0;
     if (port.counter_read(port.context, &counter) != Status::kOk) {
@@ -324,10 +320,7 @@ Status Ledger::open(const Port& port, Partition partition) {
   }
   if (status == Status::kOk) {
     port_ = port;
-    partition_ = partition;
-    active_ = active;
-    append_offset_ = append;
-    has_active_ = true;
+    log_ = log;
     record_ = newest;
     open_ = true;
   }
@@ -378,10 +371,9 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
       (policy.window_seconds != 0 && port.now == nullptr)) {
     return Status::kInvalidArgument;
   }
-  uint32_t active = 0, append = 0;
+  BlockLog log;
   bool holds_record = false;
-  const Status existing =
-      LedgerRecordCodec::load_newest(port, partition, &first, &active, &append, &holds_record);
+  const Status existing = LedgerRecordCodec::load_newest(port, partition, &first, &log, &holds_record);
   mbedtls_platform_zeroize(&first, sizeof first);  // a stack copy of a stored secret
   if (existing == Status::kStorageFailure) return existing;
   // Any valid record, even one this build cannot read or one followed by a
@@ -400,8 +392,7 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
   memcpy(first.secret, secret, sizeof first.secret);
   open_ = false;
   port_ = port;
-  partition_ = partition;
-  has_active_ = false;  // the first snapshot goes to the partition's first block
+  log_.reset(partition);  // the first snapshot goes to the partition's first block
   record_ = Record{};
   const Status written = write(first, nullptr);
   mbedtls_platform_zeroize(first.secret, sizeof first.secret);
@@ -553,25 +544,17 @@ Status Ledger::write(Record& next, const Charge* charge) {
   next.counter = has_counter(port_) ? next.counter + 1 : record_.counter;
   const uint32_t entry_span = record_span(port_, LedgerRecordCodec::kEntrySize);
   Status status;
-  if (charge != nullptr && has_active_ && append_offset_ + entry_span <= port_.block_size) {
+  if (charge != nullptr && log_.has_room(port_, entry_span)) {
     // Append an entry to the active block's log: no erase.
     const LedgerRecordCodec::Entry entry = LedgerRecordCodec::encode_entry(next, *charge);
-    status = append_record(port_, partition_.first_block + active_, &append_offset_,
-                           reinterpret_cast<const uint8_t*>(&entry), sizeof entry);
+    status = log_.append(port_, reinterpret_cast<const uint8_t*>(&entry), sizeof entry);
   } else {
     // The log moves on: erase the next block of the partition and start it
-    // with a snapshot. Until that snapshot is valid, the active block still
-    // holds the newest state (a torn move leaves the previous record).
-    const uint32_t target = has_active_ ? (active_ + 1) % partition_.block_count : 0;
-    const uint32_t block = partition_.first_block + target;
-    uint32_t end = 0;
-    status = storage_status(port_.erase(port_.context, block));
-    if (status == Status::kOk) status = LedgerRecordCodec::write_snapshot(port_, block, next, &end);
-    if (status == Status::kOk) {
-      has_active_ = true;
-      active_ = target;
-      append_offset_ = end;
-    }
+    // with a snapshot. Until that snapshot is valid, the block before still
+    // holds the newest state on flash (a torn move leaves the previous
+    // record); a failure closes the ledger, and open() finds it.
+    status = log_.move_on(port_);
+    if (status == Status::kOk) status = LedgerRecordCodec::write_snapshot(port_, log_, next);
   }
   // The record is durable; now the counter, so an older image is refused.
   if (status == Status::kOk && has_counter(port_) &&
