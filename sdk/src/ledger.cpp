@@ -303,9 +303,9 @@ Status Ledger::open(const Port& port, Partition partition) {
   open_ = false;
   if (!geometry_ok(port, partition)) return Status::kInvalidArgument;
   Record newest;
-  BlockLog log;
   bool holds_record = false;
-  Status status = LedgerRecordCodec::load_newest(port, partition, &newest, &log, &holds_record);
+  // (log_ matters only once open: a failure leaves the ledger closed.)
+  Status status = LedgerRecordCodec::load_newest(port, partition, &newest, &log_, &holds_record);
   if (status == Status::kOk && has_counter(port)) {
     uint64_t counter = 0;
     if (port.counter_read(port.context, &counter) != Status::kOk) {
@@ -320,7 +320,6 @@ Status Ledger::open(const Port& port, Partition partition) {
   }
   if (status == Status::kOk) {
     port_ = port;
-    log_ = log;
     record_ = newest;
     open_ = true;
   }
@@ -366,20 +365,20 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
                          uint64_t device_nonce, const uint8_t secret[kLedgerSecretSize]) {
   // Every refusal below leaves the ledger as it was (open or not); only a
   // provisioning that goes ahead replaces its state.
+  if (secret == nullptr || !geometry_ok(port, partition)) return Status::kInvalidArgument;
+  // What the partition holds (read into `first`, which first_record() then
+  // overwrites whole: no stack copy of a stored secret is left).
   Record first;
-  if (secret == nullptr || !geometry_ok(port, partition) || !first_record(policy, &first) ||
-      (policy.window_seconds != 0 && port.now == nullptr)) {
-    return Status::kInvalidArgument;
-  }
   BlockLog log;
   bool holds_record = false;
   const Status existing = LedgerRecordCodec::load_newest(port, partition, &first, &log, &holds_record);
-  mbedtls_platform_zeroize(&first, sizeof first);  // a stack copy of a stored secret
+  if (!first_record(policy, &first) || (policy.window_seconds != 0 && port.now == nullptr)) {
+    return Status::kInvalidArgument;
+  }
   if (existing == Status::kStorageFailure) return existing;
   // Any valid record, even one this build cannot read or one followed by a
   // corrupt entry, is a budget that must not be reset.
   if (holds_record) return Status::kAlreadyProvisioned;
-  static_cast<void>(first_record(policy, &first));  // valid: checked above
   if (policy.window_seconds != 0 && port.now(port.context, &first.window_start) != Status::kOk) {
     return Status::kClockFailure;
   }
@@ -393,7 +392,6 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
   open_ = false;
   port_ = port;
   log_.reset(partition);  // the first snapshot goes to the partition's first block
-  record_ = Record{};
   const Status written = write(first, nullptr);
   mbedtls_platform_zeroize(first.secret, sizeof first.secret);
   if (written != Status::kOk) return written;
@@ -538,10 +536,12 @@ Status Ledger::write(Record& next, const Charge* charge) {
   // reported durable. Only a forged or corrupt record gets there (found by
   // ledger_storage_fuzz); fail closed like any failed counter.
   if (has_counter(port_) && next.counter == UINT64_MAX) return Status::kStorageFailure;
-  next.sequence = record_.sequence + 1;  // 1 for the first record (record_ is zero then)
+  // `next` starts as the current record (or provision()'s first, with
+  // sequence 0): the following sequence, and the counter's next value.
   // Without a counter the record carries the value it had (a replayed entry
   // never goes below the record before it).
-  next.counter = has_counter(port_) ? next.counter + 1 : record_.counter;
+  next.sequence += 1;
+  next.counter += has_counter(port_) ? 1 : 0;
   const uint32_t entry_span = record_span(port_, LedgerRecordCodec::kEntrySize);
   Status status;
   if (charge != nullptr && log_.has_room(port_, entry_span)) {
