@@ -29,14 +29,14 @@ bool partition_fits(const Port& port, Partition partition, uint32_t min_blocks) 
 }
 
 namespace {
-// The CRC of the `body_size` bytes at (block, offset) and the one its
-// commit unit holds.
+// The CRC of the `body_size` bytes at (block, offset) and the one stored at
+// `mark_at` (0: in its commit unit, after the body's units).
 Status stored_crcs(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
-                   uint32_t* body_crc, uint32_t* mark) {
+                   uint32_t mark_at, uint32_t* body_crc, uint32_t* mark) {
   uint8_t bytes[4];
   BLUR_TRY(crc_of_flash(port, block, offset, body_size, body_crc));
-  if (port.read(port.context, block, offset + unit_align(port, body_size), bytes, sizeof bytes) !=
-      Status::kOk) {
+  if (mark_at == 0) mark_at = offset + unit_align(port, body_size);
+  if (port.read(port.context, block, mark_at, bytes, sizeof bytes) != Status::kOk) {
     return Status::kStorageFailure;
   }
   *mark = load_le32(bytes);
@@ -46,57 +46,55 @@ Status stored_crcs(const Port& port, uint32_t block, uint32_t offset, uint32_t b
 
 Status append_record(const Port& port, uint32_t block, uint32_t* offset, const uint8_t* head,
                      uint32_t head_size, const uint8_t* tail, uint32_t tail_size) {
-  // Bytes are staged so that every program covers whole aligned units
-  // (and, for small units, several at once); the stage is wiped after (it
-  // may hold the device secret).
+  // The record's bytes (body, erased padding, commit unit) go through a
+  // stage so that every program covers whole aligned units (and, for small
+  // units, several at once); the stage is wiped after (it may hold the
+  // device secret). A program ends at the stage's end, at the body's last
+  // unit (the commit unit goes on its own, last) and at the record's end.
   constexpr uint32_t kStageSize = BLUR_MAX_PROG_SIZE < 32 ? 32 : BLUR_MAX_PROG_SIZE;
   uint8_t stage[kStageSize];
   const uint32_t at = *offset;
   *offset = port.block_size;  // sealed until the record is known good
-  uint32_t to = at, staged = 0;
-  Status status = Status::kOk;
-  // Programs stage[0..size) (whole units) at `to`.
-  auto flush = [&](uint32_t size) {
-    if (status == Status::kOk) {
-      status = storage_status(port.prog(port.context, block, to, stage, size));
-    }
-    to += size;
-    staged = 0;
-  };
   const uint32_t body_size = head_size + tail_size;
-  uint32_t crc = crc32_update(crc32_update(crc32_start(), head, head_size), tail, tail_size);
-  const uint8_t* data = head;
-  for (uint32_t done = 0; done < body_size && status == Status::kOk; ++done) {
-    if (done == head_size) data = tail;
-    stage[staged++] = *data++;
-    if (staged == kStageSize) flush(kStageSize);
+  const uint32_t crc =
+      crc32_finish(crc32_update(crc32_update(crc32_start(), head, head_size), tail, tail_size));
+  const uint32_t padded = unit_align(port, body_size);
+  const uint32_t total = padded + unit_align(port, 4);
+  Status status = Status::kOk;
+  uint32_t staged = 0;
+  for (uint32_t i = 0; i < total && status == Status::kOk; ++i) {
+    uint8_t byte = port.erase_value;
+    if (i < head_size) {
+      byte = head[i];
+    } else if (i < body_size) {
+      byte = tail[i - head_size];
+    } else if (i - padded < 4) {  // (unsigned: false before the commit unit)
+      byte = static_cast<uint8_t>(crc >> 8 * (i - padded));
+    }
+    stage[staged++] = byte;
+    if (staged == kStageSize || i + 1 == padded || i + 1 == total) {
+      status = storage_status(port.prog(port.context, block, at + i + 1 - staged, stage, staged));
+      staged = 0;
+    }
   }
-  // The body's last unit, padded with the erased value, then the commit
-  // unit on its own after the whole body.
-  const uint32_t padded = unit_align(port, staged);
-  memset(stage + staged, port.erase_value, padded - staged);
-  if (padded != 0) flush(padded);
-  crc = crc32_finish(crc);
-  memset(stage, port.erase_value, unit_align(port, 4));
-  store_le32(stage, crc);
-  flush(unit_align(port, 4));
   mbedtls_platform_zeroize(stage, sizeof stage);
   if (status != Status::kOk) return status;
   if (port.sync(port.context) != Status::kOk) return Status::kStorageFailure;
   // Read back: the body's CRC and the commit unit. A mismatch with the power
   // on means the block does not hold what it was given: it is worn.
   uint32_t stored = 0, mark = 0;
-  if (stored_crcs(port, block, at, body_size, &stored, &mark) != Status::kOk) {
+  if (stored_crcs(port, block, at, body_size, 0, &stored, &mark) != Status::kOk) {
     return Status::kStorageFailure;
   }
   if (stored != crc || mark != crc) return Status::kStorageWornOut;
-  *offset = to;
+  *offset = at + total;
   return Status::kOk;
 }
 
-Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size) {
+Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
+                    uint32_t mark_at) {
   uint32_t crc = 0, mark = 0;
-  BLUR_TRY(stored_crcs(port, block, offset, body_size, &crc, &mark));
+  BLUR_TRY(stored_crcs(port, block, offset, body_size, mark_at, &crc, &mark));
   return mark == crc ? Status::kOk : Status::kStorageCorrupt;
 }
 

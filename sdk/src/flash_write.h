@@ -49,8 +49,10 @@ Status append_record(const Port& port, uint32_t block, uint32_t* offset, const u
 
 // Whether the record with a `body_size`-byte body at (block, offset) is
 // valid (its commit unit holds the body's CRC): kOk, kStorageCorrupt if not
-// (torn, corrupt or erased), kStorageFailure if the port failed.
-Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size);
+// (torn, corrupt or erased), kStorageFailure if the port failed. With
+// `mark_at`, the CRC is read there instead (an older format's layout).
+Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
+                    uint32_t mark_at = 0);
 
 // The one reader of the SDK's logs: records appended one after another in a
 // block from `offset` (the ledger's entries after its snapshot, the

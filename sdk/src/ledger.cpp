@@ -135,13 +135,8 @@ class LedgerRecordCodec {
     // Format 3 put its CRC right after the body; format 4 in its own unit.
     const uint32_t mark = format == kLegacyFormat ? size : unit_align(port, size);
     if (mark + 4 > port.block_size) return Status::kOk;
-    uint32_t crc = 0;
-    uint8_t stored[4];
-    BLUR_TRY(crc_of_flash(port, block, 0, size, &crc));
-    if (port.read(port.context, block, mark, stored, sizeof stored) != Status::kOk) {
-      return Status::kStorageFailure;
-    }
-    if (load_le32(stored) != crc) return Status::kOk;
+    const Status checked = check_record(port, block, 0, size, mark);
+    if (checked != Status::kOk) return checked == Status::kStorageCorrupt ? Status::kOk : checked;
     // The body in four pieces: the fixed fields, the metric slots this
     // build has room for (the others must be unused: checked against
     // metric_cap_count below), the secret and memo count, the memo slots.
