@@ -29,6 +29,39 @@ bool partition_fits(const Port& port, Partition partition, uint32_t min_blocks) 
 }
 
 namespace {
+// CRC-32 of `size` bytes at `offset` of `block`, read in small chunks.
+Status crc_of_flash(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
+                    uint32_t* crc) {
+  uint32_t state = crc32_start();
+  uint8_t chunk[kChunk];
+  for (uint32_t done = 0; done < size;) {
+    const uint32_t n = size - done < kChunk ? size - done : kChunk;
+    if (port.read(port.context, block, offset + done, chunk, n) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    state = crc32_update(state, chunk, n);
+    done += n;
+  }
+  *crc = crc32_finish(state);
+  return Status::kOk;
+}
+
+// Whether `size` bytes at `offset` of `block` are all erased.
+Status flash_erased(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
+                    bool* erased) {
+  uint8_t chunk[kChunk];
+  *erased = true;
+  for (uint32_t done = 0; done < size && *erased;) {
+    const uint32_t n = size - done < kChunk ? size - done : kChunk;
+    if (port.read(port.context, block, offset + done, chunk, n) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    *erased = is_erased(chunk, n, port.erase_value);
+    done += n;
+  }
+  return Status::kOk;
+}
+
 // The CRC of the `body_size` bytes at (block, offset) and the one stored at
 // `mark_at` (0: in its commit unit, after the body's units).
 Status stored_crcs(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
@@ -138,42 +171,11 @@ Status scan_log(const Port& port, uint32_t block, uint32_t offset, uint32_t head
   return Status::kOk;
 }
 
-Status crc_of_flash(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
-                    uint32_t* crc) {
-  uint32_t state = crc32_start();
-  uint8_t chunk[kChunk];
-  for (uint32_t done = 0; done < size;) {
-    const uint32_t n = size - done < kChunk ? size - done : kChunk;
-    if (port.read(port.context, block, offset + done, chunk, n) != Status::kOk) {
-      return Status::kStorageFailure;
-    }
-    state = crc32_update(state, chunk, n);
-    done += n;
-  }
-  *crc = crc32_finish(state);
-  return Status::kOk;
-}
-
 bool is_erased(const uint8_t* bytes, size_t length, uint8_t erase_value) {
   for (size_t i = 0; i < length; ++i) {
     if (bytes[i] != erase_value) return false;
   }
   return true;
-}
-
-Status flash_erased(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
-                    bool* erased) {
-  uint8_t chunk[kChunk];
-  *erased = true;
-  for (uint32_t done = 0; done < size && *erased;) {
-    const uint32_t n = size - done < kChunk ? size - done : kChunk;
-    if (port.read(port.context, block, offset + done, chunk, n) != Status::kOk) {
-      return Status::kStorageFailure;
-    }
-    *erased = is_erased(chunk, n, port.erase_value);
-    done += n;
-  }
-  return Status::kOk;
 }
 
 bool BlockLog::consider(uint32_t index, uint32_t newest, uint32_t end) {

@@ -76,16 +76,8 @@ struct LogVisitor {
 Status scan_log(const Port& port, uint32_t block, uint32_t offset, uint32_t head_size,
                 const LogVisitor& visitor, uint32_t* end);
 
-// CRC-32 of `size` bytes at `offset` of `block`, read in small chunks.
-Status crc_of_flash(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
-                    uint32_t* crc);
-
 // All `length` bytes equal the erased value.
 bool is_erased(const uint8_t* bytes, size_t length, uint8_t erase_value);
-// Whether `size` bytes at `offset` of `block` are all erased.
-Status flash_erased(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
-                    bool* erased);
-
 // A port's program or erase status as the SDK reports it: kOk, kStorageWornOut
 // (the port says the block wore out), or kStorageFailure.
 inline Status storage_status(Status port_status) {

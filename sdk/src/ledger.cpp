@@ -31,6 +31,13 @@ bool is_zero(const uint8_t* bytes, size_t length) {
   return any == 0;
 }
 
+// Adds `amount` to *spent if the total stays within `cap`.
+bool spend(uint64_t amount, uint64_t cap, uint64_t* spent) {
+  if (amount > cap - *spent) return false;
+  *spent += amount;
+  return true;
+}
+
 bool has_counter(const Port& port) {
   return port.counter_read != nullptr && port.counter_advance != nullptr;
 }
@@ -297,28 +304,26 @@ Ledger::~Ledger() { mbedtls_platform_zeroize(record_.secret, sizeof record_.secr
 Status Ledger::open(const Port& port, Partition partition) {
   open_ = false;
   if (!geometry_ok(port, partition)) return Status::kInvalidArgument;
-  Record newest;
+  // Loaded in place: a failure leaves the ledger closed, and what its
+  // record and log then hold is never used (provision() starts anew).
   bool holds_record = false;
-  // (log_ matters only once open: a failure leaves the ledger closed.)
-  Status status = LedgerRecordCodec::load_newest(port, partition, &newest, &log_, &holds_record);
+  Status status = LedgerRecordCodec::load_newest(port, partition, &record_, &log_, &holds_record);
   if (status == Status::kOk && has_counter(port)) {
     uint64_t counter = 0;
     if (port.counter_read(port.context, &counter) != Status::kOk) {
       status = Status::kStorageFailure;
-    } else if (newest.counter < counter) {
+    } else if (record_.counter < counter) {
       status = Status::kStorageRollback;
-    } else if (newest.counter > counter &&
-               port.counter_advance(port.context, newest.counter) != Status::kOk) {
+    } else if (record_.counter > counter &&
+               port.counter_advance(port.context, record_.counter) != Status::kOk) {
       // (A write that reached flash but not the counter is completed here.)
       status = Status::kStorageFailure;
     }
   }
   if (status == Status::kOk) {
     port_ = port;
-    record_ = newest;
     open_ = true;
   }
-  mbedtls_platform_zeroize(&newest, sizeof newest);
   return status;
 }
 
@@ -473,24 +478,26 @@ Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, u
 
 Status Ledger::apply(const Charge& c, Record* r) {
   if (c.memo && r->memo_count == kMaxMemoValues) return Status::kMemoTableFull;
-  if (c.amount > r->lifetime_cap - r->spent) return Status::kBudgetExhausted;
+  // (A refusal may leave `r` half changed: callers drop it, a copy or the
+  // record of a ledger that stays closed.)
+  if (!spend(c.amount, r->lifetime_cap, &r->spent)) return Status::kBudgetExhausted;
   if (r->window_seconds != 0) {
     if (c.window_start < r->window_start) return Status::kInvalidArgument;
     if (c.window_start != r->window_start) {
       r->window_start = c.window_start;
       r->window_spent = 0;
     }
-    if (c.amount > r->window_allowance - r->window_spent) return Status::kWindowBudgetExhausted;
-    r->window_spent += c.amount;
+    if (!spend(c.amount, r->window_allowance, &r->window_spent)) {
+      return Status::kWindowBudgetExhausted;
+    }
   }
   for (uint32_t i = 0; i < r->metric_cap_count; ++i) {
     MetricSlot& slot = r->metrics[i];
-    if (slot.metric_id != c.metric_id) continue;
-    if (c.amount > slot.cap - slot.spent) return Status::kMetricBudgetExhausted;
-    slot.spent += c.amount;
+    if (slot.metric_id == c.metric_id && !spend(c.amount, slot.cap, &slot.spent)) {
+      return Status::kMetricBudgetExhausted;
+    }
   }
   if (c.memo) r->memo[r->memo_count++] = MemoMetric{c.metric_id, c.memo_digest};
-  r->spent += c.amount;
   r->next_report_id += 1;
   return Status::kOk;
 }

@@ -211,7 +211,7 @@ class Ledger {
   static bool first_record(const LedgerPolicy& policy, Record* r);
   // Adds a charge to `r`, or returns the cap it would break (kMemoTableFull
   // when a new memoized metric has no room). The one arithmetic of charge()
-  // and of replaying the log at open().
+  // and of replaying the log at open(). A refusal may leave `r` half changed.
   static Status apply(const Charge& charge, Record* r);
   // The record a charge would produce, or the cap it would break.
   Status charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, uint32_t digest,
