@@ -144,25 +144,20 @@ class LedgerRecordCodec {
     if (mark + 4 > port.block_size) return Status::kOk;
     const Status checked = check_record(port, block, 0, size, mark);
     if (checked != Status::kOk) return checked == Status::kStorageCorrupt ? Status::kOk : checked;
-    // The body in four pieces: the fixed fields, the metric slots this
+    // The body in two reads: the fixed fields with the metric slots this
     // build has room for (the others must be unused: checked against
-    // metric_cap_count below), the secret and memo count, the memo slots.
+    // metric_cap_count below, and skipped), then the secret, memo count and
+    // the memo slots it has room for. The Record's pieces lie in the same
+    // order as on flash.
     *r = Record{};
     const uint32_t metrics = metric_slots < kMaxLedgerMetrics ? metric_slots : kMaxLedgerMetrics;
     const uint32_t memos = memo_slots < kMaxMemoValues ? memo_slots : kMaxMemoValues;
-    // Each piece: where it goes in the Record, its bytes read, its bytes on
-    // flash (the metric slots this build has no room for are skipped).
-    const uint32_t pieces[4][3] = {{0, kFixedSize, kFixedSize},
-                                   {kFixedSize, 24 * metrics, 24 * metric_slots},
-                                   {offsetof(Record, secret), kTailSize, kTailSize},
-                                   {offsetof(Record, memo), 8 * memos, 8 * memo_slots}};
-    uint32_t at = format == kLegacyFormat ? 8 : 12;
-    for (const auto& piece : pieces) {
-      if (port.read(port.context, block, at, reinterpret_cast<uint8_t*>(r) + piece[0], piece[1]) !=
-          Status::kOk) {
-        return Status::kStorageFailure;
-      }
-      at += piece[2];
+    const uint32_t at = format == kLegacyFormat ? 8 : 12;
+    if (port.read(port.context, block, at, reinterpret_cast<uint8_t*>(r),
+                  kFixedSize + 24 * metrics) != Status::kOk ||
+        port.read(port.context, block, at + kFixedSize + 24 * metric_slots, r->secret,
+                  kTailSize + 8 * memos) != Status::kOk) {
+      return Status::kStorageFailure;
     }
     swap_words(*r);
     *entries = unit_align(port, mark + 4);

@@ -59,21 +59,17 @@ struct ReportQueue::Batch {
 // at most 3 bytes, entries being < 64 KiB).
 Status ReportQueue::copy_to_batch(uint32_t block, uint32_t offset, uint32_t length, uint64_t id,
                                   Batch* batch) const {
-  uint8_t field[4];
-  size_t prefix = 0;
-  field[prefix++] = 0x1A;
-  for (uint32_t v = length;; v >>= 7) {
-    field[prefix++] = static_cast<uint8_t>(v >= 0x80 ? (v & 0x7F) | 0x80 : v);
-    if (v < 0x80) break;
-  }
+  const uint32_t prefix = 2 + (length >= 0x80 ? 1 : 0) + (length >= 0x4000 ? 1 : 0);
   if (prefix + length > batch->capacity - batch->length) {
     batch->full = true;
     return Status::kOk;
   }
   uint8_t* out = batch->buffer + batch->length;
-  memcpy(out, field, prefix);
-  if (port_.read(port_.context, block, offset + kEntryHeaderSize, out + prefix, length) !=
-      Status::kOk) {
+  *out++ = 0x1A;
+  uint32_t v = length;
+  for (; v >= 0x80; v >>= 7) *out++ = static_cast<uint8_t>(v | 0x80);
+  *out++ = static_cast<uint8_t>(v);
+  if (port_.read(port_.context, block, offset + kEntryHeaderSize, out, length) != Status::kOk) {
     return Status::kStorageFailure;
   }
   batch->length += prefix + length;
