@@ -15,16 +15,15 @@ constexpr uint32_t kChunk = 32;  // bytes per read: stack, not RAM buffers
 bool power_of_two(uint32_t x) { return x != 0 && (x & (x - 1)) == 0; }
 }  // namespace
 
-bool storage_geometry_ok(const Port& port) {
+bool storage_fits(const Port& port, Partition partition, uint32_t min_blocks,
+                  uint32_t min_block_size) {
   return port.read != nullptr && port.prog != nullptr && port.erase != nullptr &&
          port.sync != nullptr && power_of_two(port.prog_size) &&
          port.prog_size <= BLUR_MAX_PROG_SIZE && port.block_size % port.prog_size == 0 &&
+         port.block_size >= min_block_size &&
          (port.erase_value == 0xFF || port.erase_value == 0x00) &&
-         (port.counter_read == nullptr) == (port.counter_advance == nullptr);
-}
-
-bool partition_fits(const Port& port, Partition partition, uint32_t min_blocks) {
-  return partition.block_count >= min_blocks && partition.first_block <= port.block_count &&
+         (port.counter_read == nullptr) == (port.counter_advance == nullptr) &&
+         partition.block_count >= min_blocks && partition.first_block <= port.block_count &&
          partition.block_count <= port.block_count - partition.first_block;
 }
 

@@ -20,12 +20,13 @@
 
 namespace blur {
 
-// Callbacks present, prog_size a power of two up to BLUR_MAX_PROG_SIZE,
-// block_size a multiple of it, erase_value 0xFF or 0x00, and the counter
-// callbacks both present or both absent.
-bool storage_geometry_ok(const Port& port);
-// At least `min_blocks` blocks, all inside the port's storage.
-bool partition_fits(const Port& port, Partition partition, uint32_t min_blocks);
+// The one check of a log's storage: callbacks present, prog_size a power
+// of two up to BLUR_MAX_PROG_SIZE, block_size a multiple of it and at least
+// `min_block_size`, erase_value 0xFF or 0x00, the counter callbacks both
+// present or both absent; and a partition of at least `min_blocks` blocks,
+// all inside the port's storage.
+bool storage_fits(const Port& port, Partition partition, uint32_t min_blocks,
+                  uint32_t min_block_size);
 
 // `bytes` rounded up to whole program units.
 inline uint32_t unit_align(const Port& port, uint32_t bytes) {

@@ -52,8 +52,7 @@ static_assert(snapshot_size(kFormat, kMaxLedgerMetrics, kMaxMemoValues) == Ledge
               "the snapshot layout of ledger.h");
 
 bool geometry_ok(const Port& port, Partition partition) {
-  return storage_geometry_ok(port) && partition_fits(port, partition, kMinBlocks) &&
-         record_span(port, Ledger::kSnapshotSize) <= port.block_size;
+  return storage_fits(port, partition, kMinBlocks, record_span(port, Ledger::kSnapshotSize));
 }
 
 }  // namespace

@@ -135,10 +135,10 @@ Status ReportQueue::open(const Port& port, Partition partition) {
   open_ = false;
   const uint32_t first_block = partition.first_block;
   const uint32_t block_count = partition.block_count;
-  if (!storage_geometry_ok(port) || !partition_fits(port, partition, 3) ||
-      block_count > kMaxBlocks || port.block_size > 65536 ||
-      port.block_size < record_span(port, kSegmentHeaderBody) +
-                            record_span(port, kEntryHeaderSize + kMinReportRoom)) {
+  if (!storage_fits(port, partition, 3,
+                    record_span(port, kSegmentHeaderBody) +
+                        record_span(port, kEntryHeaderSize + kMinReportRoom)) ||
+      block_count > kMaxBlocks || port.block_size > 65536) {
     return Status::kInvalidArgument;
   }
   port_ = port;
