@@ -255,29 +255,27 @@ class LedgerRecordCodec {
   // record this build cannot hold), kStorageFailure (the port failed).
   static Status load_newest(const Port& port, Partition partition, Record* newest, BlockLog* log,
                             bool* holds_record) {
-    Record record;
+    // Every snapshot is read into *newest (no second Record on the stack);
+    // the newest valid one is read again before its entries are replayed.
     bool blank = true, incompatible = false;
     uint32_t entries = 0;
-    Status status = Status::kOk;
+    Snapshot state;
     log->reset(partition);
-    for (uint32_t i = 0; i < partition.block_count && status == Status::kOk; ++i) {
-      Snapshot state;
-      status = read_snapshot(port, log->block(i), &record, &state, &entries);
+    for (uint32_t i = 0; i < partition.block_count; ++i) {
+      BLUR_TRY(read_snapshot(port, log->block(i), newest, &state, &entries));
       blank = blank && state == Snapshot::kBlank;
       incompatible = incompatible || state == Snapshot::kIncompatible;
-      if (status == Status::kOk && state == Snapshot::kValid &&
-          log->consider(i, record.sequence, entries)) {
-        *newest = record;
-      }
+      if (state == Snapshot::kValid) log->consider(i, newest->sequence, entries);
     }
     const bool found = log->has_active;
-    mbedtls_platform_zeroize(&record, sizeof record);  // a stack copy of the secret
-    if (status != Status::kOk) return status;
     *holds_record = found || incompatible;
     // Any record this build cannot read keeps the ledger closed, even beside
     // a readable one: it may be the newest.
     if (incompatible) return Status::kStorageIncompatible;
     if (!found) return blank ? Status::kNotProvisioned : Status::kStorageCorrupt;
+    BLUR_TRY(read_snapshot(port, log->block(log->active), newest, &state, &entries));
+    // (Valid a moment ago: other bytes now are a failing port.)
+    if (state != Snapshot::kValid) return Status::kStorageFailure;
     return replay(port, log->block(log->active), log->offset, newest, &log->offset);
   }
 
