@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "blur/storage/block_log.h"
 #include "blur/storage/crc32.h"
 #include "little_endian.h"
 #include "mbedtls/platform_util.h"
@@ -14,28 +15,60 @@ constexpr uint32_t kChunk = 32;  // bytes per read: stack, not RAM buffers
 bool power_of_two(uint32_t x) { return x != 0 && (x & (x - 1)) == 0; }
 }  // namespace
 
-bool storage_geometry_ok(const Port& port) {
+bool storage_fits(const Port& port, Partition partition, uint32_t min_blocks,
+                  uint32_t min_block_size) {
   return port.read != nullptr && port.prog != nullptr && port.erase != nullptr &&
          port.sync != nullptr && power_of_two(port.prog_size) &&
          port.prog_size <= BLUR_MAX_PROG_SIZE && port.block_size % port.prog_size == 0 &&
+         port.block_size >= min_block_size &&
          (port.erase_value == 0xFF || port.erase_value == 0x00) &&
-         (port.counter_read == nullptr) == (port.counter_advance == nullptr);
-}
-
-bool partition_fits(const Port& port, Partition partition, uint32_t min_blocks) {
-  return partition.block_count >= min_blocks && partition.first_block <= port.block_count &&
+         (port.counter_read == nullptr) == (port.counter_advance == nullptr) &&
+         partition.block_count >= min_blocks && partition.first_block <= port.block_count &&
          partition.block_count <= port.block_count - partition.first_block;
 }
 
 namespace {
-// The CRC of the `body_size` bytes at (block, offset) and the one its
-// commit unit holds.
+// CRC-32 of `size` bytes at `offset` of `block`, read in small chunks.
+Status crc_of_flash(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
+                    uint32_t* crc) {
+  uint32_t state = crc32_start();
+  uint8_t chunk[kChunk];
+  for (uint32_t done = 0; done < size;) {
+    const uint32_t n = size - done < kChunk ? size - done : kChunk;
+    if (port.read(port.context, block, offset + done, chunk, n) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    state = crc32_update(state, chunk, n);
+    done += n;
+  }
+  *crc = crc32_finish(state);
+  return Status::kOk;
+}
+
+// Whether `size` bytes at `offset` of `block` are all erased.
+Status flash_erased(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
+                    bool* erased) {
+  uint8_t chunk[kChunk];
+  *erased = true;
+  for (uint32_t done = 0; done < size && *erased;) {
+    const uint32_t n = size - done < kChunk ? size - done : kChunk;
+    if (port.read(port.context, block, offset + done, chunk, n) != Status::kOk) {
+      return Status::kStorageFailure;
+    }
+    *erased = is_erased(chunk, n, port.erase_value);
+    done += n;
+  }
+  return Status::kOk;
+}
+
+// The CRC of the `body_size` bytes at (block, offset) and the one stored at
+// `mark_at` (0: in its commit unit, after the body's units).
 Status stored_crcs(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
-                   uint32_t* body_crc, uint32_t* mark) {
+                   uint32_t mark_at, uint32_t* body_crc, uint32_t* mark) {
   uint8_t bytes[4];
   BLUR_TRY(crc_of_flash(port, block, offset, body_size, body_crc));
-  if (port.read(port.context, block, offset + unit_align(port, body_size), bytes, sizeof bytes) !=
-      Status::kOk) {
+  if (mark_at == 0) mark_at = offset + unit_align(port, body_size);
+  if (port.read(port.context, block, mark_at, bytes, sizeof bytes) != Status::kOk) {
     return Status::kStorageFailure;
   }
   *mark = load_le32(bytes);
@@ -45,66 +78,56 @@ Status stored_crcs(const Port& port, uint32_t block, uint32_t offset, uint32_t b
 
 Status append_record(const Port& port, uint32_t block, uint32_t* offset, const uint8_t* head,
                      uint32_t head_size, const uint8_t* tail, uint32_t tail_size) {
-  // Bytes are staged so that every program covers whole aligned units
-  // (and, for small units, several at once); the stage is wiped after (it
-  // may hold the device secret).
+  // The record's bytes (body, erased padding, commit unit) go through a
+  // stage so that every program covers whole aligned units (and, for small
+  // units, several at once); the stage is wiped after (it may hold the
+  // device secret). A program ends at the stage's end, at the body's last
+  // unit (the commit unit goes on its own, last) and at the record's end.
   constexpr uint32_t kStageSize = BLUR_MAX_PROG_SIZE < 32 ? 32 : BLUR_MAX_PROG_SIZE;
   uint8_t stage[kStageSize];
   const uint32_t at = *offset;
   *offset = port.block_size;  // sealed until the record is known good
-  uint32_t to = at, staged = 0;
-  Status status = Status::kOk;
-  // Programs stage[0..size) (whole units) at `to`.
-  auto flush = [&](uint32_t size) {
-    if (status == Status::kOk) {
-      status = storage_status(port.prog(port.context, block, to, stage, size));
-    }
-    to += size;
-    staged = 0;
-  };
   const uint32_t body_size = head_size + tail_size;
-  uint32_t crc = crc32_update(crc32_update(crc32_start(), head, head_size), tail, tail_size);
-  const uint8_t* data = head;
-  for (uint32_t done = 0; done < body_size && status == Status::kOk; ++done) {
-    if (done == head_size) data = tail;
-    stage[staged++] = *data++;
-    if (staged == kStageSize) flush(kStageSize);
+  const uint32_t crc =
+      crc32_finish(crc32_update(crc32_update(crc32_start(), head, head_size), tail, tail_size));
+  const uint32_t padded = unit_align(port, body_size);
+  const uint32_t total = padded + unit_align(port, 4);
+  Status status = Status::kOk;
+  uint32_t staged = 0;
+  for (uint32_t i = 0; i < total && status == Status::kOk; ++i) {
+    uint8_t byte = port.erase_value;
+    if (i < head_size) {
+      byte = head[i];
+    } else if (i < body_size) {
+      byte = tail[i - head_size];
+    } else if (i - padded < 4) {  // (unsigned: false before the commit unit)
+      byte = static_cast<uint8_t>(crc >> 8 * (i - padded));
+    }
+    stage[staged++] = byte;
+    if (staged == kStageSize || i + 1 == padded || i + 1 == total) {
+      status = storage_status(port.prog(port.context, block, at + i + 1 - staged, stage, staged));
+      staged = 0;
+    }
   }
-  // The body's last unit, padded with the erased value, then the commit
-  // unit on its own after the whole body.
-  const uint32_t padded = unit_align(port, staged);
-  memset(stage + staged, port.erase_value, padded - staged);
-  if (padded != 0) flush(padded);
-  crc = crc32_finish(crc);
-  memset(stage, port.erase_value, unit_align(port, 4));
-  store_le32(stage, crc);
-  flush(unit_align(port, 4));
   mbedtls_platform_zeroize(stage, sizeof stage);
   if (status != Status::kOk) return status;
   if (port.sync(port.context) != Status::kOk) return Status::kStorageFailure;
   // Read back: the body's CRC and the commit unit. A mismatch with the power
   // on means the block does not hold what it was given: it is worn.
   uint32_t stored = 0, mark = 0;
-  if (stored_crcs(port, block, at, body_size, &stored, &mark) != Status::kOk) {
+  if (stored_crcs(port, block, at, body_size, 0, &stored, &mark) != Status::kOk) {
     return Status::kStorageFailure;
   }
   if (stored != crc || mark != crc) return Status::kStorageWornOut;
-  *offset = to;
+  *offset = at + total;
   return Status::kOk;
 }
 
 Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
-                    RecordState* state) {
-  bool erased = false;
-  BLUR_TRY(flash_erased(port, block, offset, record_span(port, body_size), &erased));
-  if (erased) {
-    *state = RecordState::kErased;
-    return Status::kOk;
-  }
+                    uint32_t mark_at) {
   uint32_t crc = 0, mark = 0;
-  BLUR_TRY(stored_crcs(port, block, offset, body_size, &crc, &mark));
-  *state = mark == crc ? RecordState::kValid : RecordState::kInvalid;
-  return Status::kOk;
+  BLUR_TRY(stored_crcs(port, block, offset, body_size, mark_at, &crc, &mark));
+  return mark == crc ? Status::kOk : Status::kStorageCorrupt;
 }
 
 Status scan_log(const Port& port, uint32_t block, uint32_t offset, uint32_t head_size,
@@ -120,11 +143,12 @@ Status scan_log(const Port& port, uint32_t block, uint32_t offset, uint32_t head
     uint32_t body = head_size;
     const uint32_t span =
         visitor.span != nullptr ? visitor.span(visitor.context, head, &body) : record_span(port, body);
-    RecordState state = RecordState::kInvalid;
-    if (span != 0 && span <= block_size - offset) {
-      BLUR_TRY(check_record(port, block, offset, body, &state));
-    }
-    if (state != RecordState::kValid) {
+    // (The head is not erased, so neither is the record: its CRC decides.)
+    const Status checked = span != 0 && span <= block_size - offset
+                               ? check_record(port, block, offset, body)
+                               : Status::kStorageCorrupt;
+    if (checked == Status::kStorageFailure) return checked;
+    if (checked != Status::kOk) {
       sealed = true;  // torn: nothing valid follows in this block
       break;
     }
@@ -146,22 +170,6 @@ Status scan_log(const Port& port, uint32_t block, uint32_t offset, uint32_t head
   return Status::kOk;
 }
 
-Status crc_of_flash(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
-                    uint32_t* crc) {
-  uint32_t state = crc32_start();
-  uint8_t chunk[kChunk];
-  for (uint32_t done = 0; done < size;) {
-    const uint32_t n = size - done < kChunk ? size - done : kChunk;
-    if (port.read(port.context, block, offset + done, chunk, n) != Status::kOk) {
-      return Status::kStorageFailure;
-    }
-    state = crc32_update(state, chunk, n);
-    done += n;
-  }
-  *crc = crc32_finish(state);
-  return Status::kOk;
-}
-
 bool is_erased(const uint8_t* bytes, size_t length, uint8_t erase_value) {
   for (size_t i = 0; i < length; ++i) {
     if (bytes[i] != erase_value) return false;
@@ -169,19 +177,27 @@ bool is_erased(const uint8_t* bytes, size_t length, uint8_t erase_value) {
   return true;
 }
 
-Status flash_erased(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
-                    bool* erased) {
-  uint8_t chunk[kChunk];
-  *erased = true;
-  for (uint32_t done = 0; done < size && *erased;) {
-    const uint32_t n = size - done < kChunk ? size - done : kChunk;
-    if (port.read(port.context, block, offset + done, chunk, n) != Status::kOk) {
-      return Status::kStorageFailure;
-    }
-    *erased = is_erased(chunk, n, port.erase_value);
-    done += n;
-  }
+bool BlockLog::consider(uint32_t index, uint32_t newest, uint32_t end) {
+  if (has_active && !sequence_newer(newest, sequence)) return false;
+  has_active = true;
+  active = index;
+  sequence = newest;
+  offset = end;
+  return true;
+}
+
+Status BlockLog::move_on(const Port& port) {
+  const uint32_t target = next();
+  BLUR_TRY(storage_status(port.erase(port.context, block(target))));
+  has_active = true;
+  active = target;
+  offset = 0;
   return Status::kOk;
+}
+
+Status BlockLog::append(const Port& port, const uint8_t* head, uint32_t head_size,
+                        const uint8_t* tail, uint32_t tail_size) {
+  return append_record(port, block(active), &offset, head, head_size, tail, tail_size);
 }
 
 }  // namespace blur

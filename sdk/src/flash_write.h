@@ -20,12 +20,13 @@
 
 namespace blur {
 
-// Callbacks present, prog_size a power of two up to BLUR_MAX_PROG_SIZE,
-// block_size a multiple of it, erase_value 0xFF or 0x00, and the counter
-// callbacks both present or both absent.
-bool storage_geometry_ok(const Port& port);
-// At least `min_blocks` blocks, all inside the port's storage.
-bool partition_fits(const Port& port, Partition partition, uint32_t min_blocks);
+// The one check of a log's storage: callbacks present, prog_size a power
+// of two up to BLUR_MAX_PROG_SIZE, block_size a multiple of it and at least
+// `min_block_size`, erase_value 0xFF or 0x00, the counter callbacks both
+// present or both absent; and a partition of at least `min_blocks` blocks,
+// all inside the port's storage.
+bool storage_fits(const Port& port, Partition partition, uint32_t min_blocks,
+                  uint32_t min_block_size);
 
 // `bytes` rounded up to whole program units.
 inline uint32_t unit_align(const Port& port, uint32_t bytes) {
@@ -47,13 +48,12 @@ inline uint32_t record_span(const Port& port, uint32_t body_size) {
 Status append_record(const Port& port, uint32_t block, uint32_t* offset, const uint8_t* head,
                      uint32_t head_size, const uint8_t* tail = nullptr, uint32_t tail_size = 0);
 
-enum class RecordState : uint8_t { kValid, kErased, kInvalid };
-
-// The state of the record with a `body_size`-byte body at (block, offset):
-// kValid (its CRC matches), kErased (body and commit unit all erased: free
-// space), or kInvalid (anything else: torn or corrupt).
+// Whether the record with a `body_size`-byte body at (block, offset) is
+// valid (its commit unit holds the body's CRC): kOk, kStorageCorrupt if not
+// (torn, corrupt or erased), kStorageFailure if the port failed. With
+// `mark_at`, the CRC is read there instead (an older format's layout).
 Status check_record(const Port& port, uint32_t block, uint32_t offset, uint32_t body_size,
-                    RecordState* state);
+                    uint32_t mark_at = 0);
 
 // The one reader of the SDK's logs: records appended one after another in a
 // block from `offset` (the ledger's entries after its snapshot, the
@@ -77,16 +77,8 @@ struct LogVisitor {
 Status scan_log(const Port& port, uint32_t block, uint32_t offset, uint32_t head_size,
                 const LogVisitor& visitor, uint32_t* end);
 
-// CRC-32 of `size` bytes at `offset` of `block`, read in small chunks.
-Status crc_of_flash(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
-                    uint32_t* crc);
-
 // All `length` bytes equal the erased value.
 bool is_erased(const uint8_t* bytes, size_t length, uint8_t erase_value);
-// Whether `size` bytes at `offset` of `block` are all erased.
-Status flash_erased(const Port& port, uint32_t block, uint32_t offset, uint32_t size,
-                    bool* erased);
-
 // A port's program or erase status as the SDK reports it: kOk, kStorageWornOut
 // (the port says the block wore out), or kStorageFailure.
 inline Status storage_status(Status port_status) {

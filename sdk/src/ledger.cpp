@@ -31,6 +31,13 @@ bool is_zero(const uint8_t* bytes, size_t length) {
   return any == 0;
 }
 
+// Adds `amount` to *spent if the total stays within `cap`.
+bool spend(uint64_t amount, uint64_t cap, uint64_t* spent) {
+  if (amount > cap - *spent) return false;
+  *spent += amount;
+  return true;
+}
+
 bool has_counter(const Port& port) {
   return port.counter_read != nullptr && port.counter_advance != nullptr;
 }
@@ -45,8 +52,7 @@ static_assert(snapshot_size(kFormat, kMaxLedgerMetrics, kMaxMemoValues) == Ledge
               "the snapshot layout of ledger.h");
 
 bool geometry_ok(const Port& port, Partition partition) {
-  return storage_geometry_ok(port) && partition_fits(port, partition, kMinBlocks) &&
-         record_span(port, Ledger::kSnapshotSize) <= port.block_size;
+  return storage_fits(port, partition, kMinBlocks, record_span(port, Ledger::kSnapshotSize));
 }
 
 }  // namespace
@@ -83,18 +89,16 @@ class LedgerRecordCodec {
     }
   }
 
-  // Programs `r` as the snapshot that starts a block; *end: where its log
-  // starts (block_size if it failed).
-  static Status write_snapshot(const Port& port, uint32_t block, Record& r, uint32_t* end) {
+  // Programs `r` as the snapshot that starts the log's active block.
+  static Status write_snapshot(const Port& port, BlockLog& log, Record& r) {
     uint8_t header[12];
     store_le32(header, kMagic);
     store_le32(header + 4, kFormat | (~kFormat & 0xFFFF) << 16);
     store_le32(header + 8, kMaxLedgerMetrics | kMaxMemoValues << 16);
-    *end = 0;
     swap_words(r);
-    const Status status = append_record(port, block, end, header, sizeof header,
-                                        reinterpret_cast<const uint8_t*>(&r),
-                                        Ledger::kSnapshotSize - sizeof header);
+    const Status status = log.append(port, header, sizeof header,
+                                     reinterpret_cast<const uint8_t*>(&r),
+                                     Ledger::kSnapshotSize - sizeof header);
     swap_words(r);
     return status;
   }
@@ -137,32 +141,22 @@ class LedgerRecordCodec {
     // Format 3 put its CRC right after the body; format 4 in its own unit.
     const uint32_t mark = format == kLegacyFormat ? size : unit_align(port, size);
     if (mark + 4 > port.block_size) return Status::kOk;
-    uint32_t crc = 0;
-    uint8_t stored[4];
-    BLUR_TRY(crc_of_flash(port, block, 0, size, &crc));
-    if (port.read(port.context, block, mark, stored, sizeof stored) != Status::kOk) {
-      return Status::kStorageFailure;
-    }
-    if (load_le32(stored) != crc) return Status::kOk;
-    // The body in four pieces: the fixed fields, the metric slots this
+    const Status checked = check_record(port, block, 0, size, mark);
+    if (checked != Status::kOk) return checked == Status::kStorageCorrupt ? Status::kOk : checked;
+    // The body in two reads: the fixed fields with the metric slots this
     // build has room for (the others must be unused: checked against
-    // metric_cap_count below), the secret and memo count, the memo slots.
+    // metric_cap_count below, and skipped), then the secret, memo count and
+    // the memo slots it has room for. The Record's pieces lie in the same
+    // order as on flash.
     *r = Record{};
     const uint32_t metrics = metric_slots < kMaxLedgerMetrics ? metric_slots : kMaxLedgerMetrics;
     const uint32_t memos = memo_slots < kMaxMemoValues ? memo_slots : kMaxMemoValues;
-    // Each piece: where it goes in the Record, its bytes read, its bytes on
-    // flash (the metric slots this build has no room for are skipped).
-    const uint32_t pieces[4][3] = {{0, kFixedSize, kFixedSize},
-                                   {kFixedSize, 24 * metrics, 24 * metric_slots},
-                                   {offsetof(Record, secret), kTailSize, kTailSize},
-                                   {offsetof(Record, memo), 8 * memos, 8 * memo_slots}};
-    uint32_t at = format == kLegacyFormat ? 8 : 12;
-    for (const auto& piece : pieces) {
-      if (port.read(port.context, block, at, reinterpret_cast<uint8_t*>(r) + piece[0], piece[1]) !=
-          Status::kOk) {
-        return Status::kStorageFailure;
-      }
-      at += piece[2];
+    const uint32_t at = format == kLegacyFormat ? 8 : 12;
+    if (port.read(port.context, block, at, reinterpret_cast<uint8_t*>(r),
+                  kFixedSize + 24 * metrics) != Status::kOk ||
+        port.read(port.context, block, at + kFixedSize + 24 * metric_slots, r->secret,
+                  kTailSize + 8 * memos) != Status::kOk) {
+      return Status::kStorageFailure;
     }
     swap_words(*r);
     *entries = unit_align(port, mark + 4);
@@ -254,38 +248,35 @@ class LedgerRecordCodec {
   }
 
   // The newest state in the partition: the newest valid snapshot, then the
-  // entries of its block in order. *append: where the next entry goes
-  // (block_size when the log of that block cannot take one: full, or ended
+  // entries of its block in order; `log`: that block, and where the next
+  // entry goes (block_size when it cannot take one: full, or its log ended
   // by a torn entry). kOk, or kNotProvisioned (all blank), kStorageCorrupt
   // (nothing valid, or an inconsistent entry), kStorageIncompatible (a
   // record this build cannot hold), kStorageFailure (the port failed).
-  static Status load_newest(const Port& port, Partition partition, Record* newest,
-                            uint32_t* active, uint32_t* append, bool* holds_record) {
-    Record record;
-    bool found = false, blank = true, incompatible = false;
-    uint32_t entries = 0, newest_entries = 0;
-    Status status = Status::kOk;
-    for (uint32_t i = 0; i < partition.block_count && status == Status::kOk; ++i) {
-      Snapshot state;
-      status = read_snapshot(port, partition.first_block + i, &record, &state, &entries);
+  static Status load_newest(const Port& port, Partition partition, Record* newest, BlockLog* log,
+                            bool* holds_record) {
+    // Every snapshot is read into *newest (no second Record on the stack);
+    // the newest valid one is read again before its entries are replayed.
+    bool blank = true, incompatible = false;
+    uint32_t entries = 0;
+    Snapshot state;
+    log->reset(partition);
+    for (uint32_t i = 0; i < partition.block_count; ++i) {
+      BLUR_TRY(read_snapshot(port, log->block(i), newest, &state, &entries));
       blank = blank && state == Snapshot::kBlank;
       incompatible = incompatible || state == Snapshot::kIncompatible;
-      if (status == Status::kOk && state == Snapshot::kValid &&
-          (!found || sequence_newer(record.sequence, newest->sequence))) {
-        *newest = record;
-        *active = i;
-        newest_entries = entries;
-        found = true;
-      }
+      if (state == Snapshot::kValid) log->consider(i, newest->sequence, entries);
     }
-    mbedtls_platform_zeroize(&record, sizeof record);  // a stack copy of the secret
-    if (status != Status::kOk) return status;
+    const bool found = log->has_active;
     *holds_record = found || incompatible;
     // Any record this build cannot read keeps the ledger closed, even beside
     // a readable one: it may be the newest.
     if (incompatible) return Status::kStorageIncompatible;
     if (!found) return blank ? Status::kNotProvisioned : Status::kStorageCorrupt;
-    return replay(port, partition.first_block + *active, newest_entries, newest, append);
+    BLUR_TRY(read_snapshot(port, log->block(log->active), newest, &state, &entries));
+    // (Valid a moment ago: other bytes now are a failing port.)
+    if (state != Snapshot::kValid) return Status::kStorageFailure;
+    return replay(port, log->block(log->active), log->offset, newest, &log->offset);
   }
 
   // The entries of the snapshot's block, each through apply_entry.
@@ -305,33 +296,26 @@ Ledger::~Ledger() { mbedtls_platform_zeroize(record_.secret, sizeof record_.secr
 Status Ledger::open(const Port& port, Partition partition) {
   open_ = false;
   if (!geometry_ok(port, partition)) return Status::kInvalidArgument;
-  Record newest;
-  uint32_t active = 0, append = 0;
+  // Loaded in place: a failure leaves the ledger closed, and what its
+  // record and log then hold is never used (provision() starts anew).
   bool holds_record = false;
-  Status status =
-      LedgerRecordCodec::load_newest(port, partition, &newest, &active, &append, &holds_record);
+  Status status = LedgerRecordCodec::load_newest(port, partition, &record_, &log_, &holds_record);
   if (status == Status::kOk && has_counter(port)) {
     uint64_t counter = 0;
     if (port.counter_read(port.context, &counter) != Status::kOk) {
       status = Status::kStorageFailure;
-    } else if (newest.counter < counter) {
+    } else if (record_.counter < counter) {
       status = Status::kStorageRollback;
-    } else if (newest.counter > counter &&
-               port.counter_advance(port.context, newest.counter) != Status::kOk) {
+    } else if (record_.counter > counter &&
+               port.counter_advance(port.context, record_.counter) != Status::kOk) {
       // (A write that reached flash but not the counter is completed here.)
       status = Status::kStorageFailure;
     }
   }
   if (status == Status::kOk) {
     port_ = port;
-    partition_ = partition;
-    active_ = active;
-    append_offset_ = append;
-    has_active_ = true;
-    record_ = newest;
     open_ = true;
   }
-  mbedtls_platform_zeroize(&newest, sizeof newest);
   return status;
 }
 
@@ -373,21 +357,20 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
                          uint64_t device_nonce, const uint8_t secret[kLedgerSecretSize]) {
   // Every refusal below leaves the ledger as it was (open or not); only a
   // provisioning that goes ahead replaces its state.
+  if (secret == nullptr || !geometry_ok(port, partition)) return Status::kInvalidArgument;
+  // What the partition holds (read into `first`, which first_record() then
+  // overwrites whole: no stack copy of a stored secret is left).
   Record first;
-  if (secret == nullptr || !geometry_ok(port, partition) || !first_record(policy, &first) ||
-      (policy.window_seconds != 0 && port.now == nullptr)) {
+  BlockLog log;
+  bool holds_record = false;
+  const Status existing = LedgerRecordCodec::load_newest(port, partition, &first, &log, &holds_record);
+  if (!first_record(policy, &first) || (policy.window_seconds != 0 && port.now == nullptr)) {
     return Status::kInvalidArgument;
   }
-  uint32_t active = 0, append = 0;
-  bool holds_record = false;
-  const Status existing =
-      LedgerRecordCodec::load_newest(port, partition, &first, &active, &append, &holds_record);
-  mbedtls_platform_zeroize(&first, sizeof first);  // a stack copy of a stored secret
   if (existing == Status::kStorageFailure) return existing;
   // Any valid record, even one this build cannot read or one followed by a
   // corrupt entry, is a budget that must not be reset.
   if (holds_record) return Status::kAlreadyProvisioned;
-  static_cast<void>(first_record(policy, &first));  // valid: checked above
   if (policy.window_seconds != 0 && port.now(port.context, &first.window_start) != Status::kOk) {
     return Status::kClockFailure;
   }
@@ -400,9 +383,7 @@ Status Ledger::provision(const Port& port, Partition partition, const LedgerPoli
   memcpy(first.secret, secret, sizeof first.secret);
   open_ = false;
   port_ = port;
-  partition_ = partition;
-  has_active_ = false;  // the first snapshot goes to the partition's first block
-  record_ = Record{};
+  log_.reset(partition);  // the first snapshot goes to the partition's first block
   const Status written = write(first, nullptr);
   mbedtls_platform_zeroize(first.secret, sizeof first.secret);
   if (written != Status::kOk) return written;
@@ -489,24 +470,26 @@ Status Ledger::charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, u
 
 Status Ledger::apply(const Charge& c, Record* r) {
   if (c.memo && r->memo_count == kMaxMemoValues) return Status::kMemoTableFull;
-  if (c.amount > r->lifetime_cap - r->spent) return Status::kBudgetExhausted;
+  // (A refusal may leave `r` half changed: callers drop it, a copy or the
+  // record of a ledger that stays closed.)
+  if (!spend(c.amount, r->lifetime_cap, &r->spent)) return Status::kBudgetExhausted;
   if (r->window_seconds != 0) {
     if (c.window_start < r->window_start) return Status::kInvalidArgument;
     if (c.window_start != r->window_start) {
       r->window_start = c.window_start;
       r->window_spent = 0;
     }
-    if (c.amount > r->window_allowance - r->window_spent) return Status::kWindowBudgetExhausted;
-    r->window_spent += c.amount;
+    if (!spend(c.amount, r->window_allowance, &r->window_spent)) {
+      return Status::kWindowBudgetExhausted;
+    }
   }
   for (uint32_t i = 0; i < r->metric_cap_count; ++i) {
     MetricSlot& slot = r->metrics[i];
-    if (slot.metric_id != c.metric_id) continue;
-    if (c.amount > slot.cap - slot.spent) return Status::kMetricBudgetExhausted;
-    slot.spent += c.amount;
+    if (slot.metric_id == c.metric_id && !spend(c.amount, slot.cap, &slot.spent)) {
+      return Status::kMetricBudgetExhausted;
+    }
   }
   if (c.memo) r->memo[r->memo_count++] = MemoMetric{c.metric_id, c.memo_digest};
-  r->spent += c.amount;
   r->next_report_id += 1;
   return Status::kOk;
 }
@@ -547,31 +530,25 @@ Status Ledger::write(Record& next, const Charge* charge) {
   // reported durable. Only a forged or corrupt record gets there (found by
   // ledger_storage_fuzz); fail closed like any failed counter.
   if (has_counter(port_) && next.counter == UINT64_MAX) return Status::kStorageFailure;
-  next.sequence = record_.sequence + 1;  // 1 for the first record (record_ is zero then)
+  // `next` starts as the current record (or provision()'s first, with
+  // sequence 0): the following sequence, and the counter's next value.
   // Without a counter the record carries the value it had (a replayed entry
   // never goes below the record before it).
-  next.counter = has_counter(port_) ? next.counter + 1 : record_.counter;
+  next.sequence += 1;
+  next.counter += has_counter(port_) ? 1 : 0;
   const uint32_t entry_span = record_span(port_, LedgerRecordCodec::kEntrySize);
   Status status;
-  if (charge != nullptr && has_active_ && append_offset_ + entry_span <= port_.block_size) {
+  if (charge != nullptr && log_.has_room(port_, entry_span)) {
     // Append an entry to the active block's log: no erase.
     const LedgerRecordCodec::Entry entry = LedgerRecordCodec::encode_entry(next, *charge);
-    status = append_record(port_, partition_.first_block + active_, &append_offset_,
-                           reinterpret_cast<const uint8_t*>(&entry), sizeof entry);
+    status = log_.append(port_, reinterpret_cast<const uint8_t*>(&entry), sizeof entry);
   } else {
     // The log moves on: erase the next block of the partition and start it
-    // with a snapshot. Until that snapshot is valid, the active block still
-    // holds the newest state (a torn move leaves the previous record).
-    const uint32_t target = has_active_ ? (active_ + 1) % partition_.block_count : 0;
-    const uint32_t block = partition_.first_block + target;
-    uint32_t end = 0;
-    status = storage_status(port_.erase(port_.context, block));
-    if (status == Status::kOk) status = LedgerRecordCodec::write_snapshot(port_, block, next, &end);
-    if (status == Status::kOk) {
-      has_active_ = true;
-      active_ = target;
-      append_offset_ = end;
-    }
+    // with a snapshot. Until that snapshot is valid, the block before still
+    // holds the newest state on flash (a torn move leaves the previous
+    // record); a failure closes the ledger, and open() finds it.
+    status = log_.move_on(port_);
+    if (status == Status::kOk) status = LedgerRecordCodec::write_snapshot(port_, log_, next);
   }
   // The record is durable; now the counter, so an older image is refused.
   if (status == Status::kOk && has_counter(port_) &&

@@ -6,6 +6,7 @@
 #define BLUR_SRC_LITTLE_ENDIAN_H
 
 #include <stdint.h>
+#include <string.h>
 
 namespace blur {
 
@@ -26,6 +27,12 @@ inline void reverse_words(void* words, uint32_t width, uint32_t count) {
 }
 
 inline void store_le32(uint8_t* out, uint32_t v) {
+  if constexpr (kLittleEndianCpu) {
+    // (GCC does not merge the byte stores below into one: a word copy is
+    // one store where the CPU allows unaligned ones.)
+    memcpy(out, &v, sizeof v);
+    return;
+  }
   out[0] = static_cast<uint8_t>(v);
   out[1] = static_cast<uint8_t>(v >> 8);
   out[2] = static_cast<uint8_t>(v >> 16);

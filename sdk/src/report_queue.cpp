@@ -41,7 +41,6 @@ struct ReportQueue::Scan {
 struct ReportQueue::AckScan {
   ReportQueue* queue;
   uint32_t block;    // 0 or 1
-  bool newest_here;  // the newest record so far is in this block
 };
 
 // The blur.ReportBatch pending_batch() is filling.
@@ -60,21 +59,17 @@ struct ReportQueue::Batch {
 // at most 3 bytes, entries being < 64 KiB).
 Status ReportQueue::copy_to_batch(uint32_t block, uint32_t offset, uint32_t length, uint64_t id,
                                   Batch* batch) const {
-  uint8_t field[4];
-  size_t prefix = 0;
-  field[prefix++] = 0x1A;
-  for (uint32_t v = length;; v >>= 7) {
-    field[prefix++] = static_cast<uint8_t>(v >= 0x80 ? (v & 0x7F) | 0x80 : v);
-    if (v < 0x80) break;
-  }
+  const uint32_t prefix = 2 + (length >= 0x80 ? 1 : 0) + (length >= 0x4000 ? 1 : 0);
   if (prefix + length > batch->capacity - batch->length) {
     batch->full = true;
     return Status::kOk;
   }
   uint8_t* out = batch->buffer + batch->length;
-  memcpy(out, field, prefix);
-  if (port_.read(port_.context, block, offset + kEntryHeaderSize, out + prefix, length) !=
-      Status::kOk) {
+  *out++ = 0x1A;
+  uint32_t v = length;
+  for (; v >= 0x80; v >>= 7) *out++ = static_cast<uint8_t>(v | 0x80);
+  *out++ = static_cast<uint8_t>(v);
+  if (port_.read(port_.context, block, offset + kEntryHeaderSize, out, length) != Status::kOk) {
     return Status::kStorageFailure;
   }
   batch->length += prefix + length;
@@ -86,12 +81,12 @@ Status ReportQueue::copy_to_batch(uint32_t block, uint32_t offset, uint32_t leng
 Status ReportQueue::scan_block(uint32_t index, Scan* out, Batch* batch) const {
   const uint32_t block = segment_block(index);
   *out = Scan{false, 0, 0, 0, 0, 0, false, this, block, batch};
-  RecordState state;
-  BLUR_TRY(check_record(port_, block, 0, kSegmentHeaderBody, &state));
+  // A torn, corrupt or erased header: the block holds nothing.
+  const Status checked = check_record(port_, block, 0, kSegmentHeaderBody);
+  if (checked != Status::kOk) return checked == Status::kStorageCorrupt ? Status::kOk : checked;
   uint8_t header[kSegmentHeaderBody];
-  if (state != RecordState::kValid ||
-      port_.read(port_.context, block, 0, header, sizeof header) != Status::kOk) {
-    return state == RecordState::kValid ? Status::kStorageFailure : Status::kOk;
+  if (port_.read(port_.context, block, 0, header, sizeof header) != Status::kOk) {
+    return Status::kStorageFailure;
   }
   out->format = load_le32(header + 4);
   if (load_le32(header) != kMagic || (out->format != kFormat && out->format != kLegacyFormat)) {
@@ -140,16 +135,15 @@ Status ReportQueue::open(const Port& port, Partition partition) {
   open_ = false;
   const uint32_t first_block = partition.first_block;
   const uint32_t block_count = partition.block_count;
-  if (!storage_geometry_ok(port) || !partition_fits(port, partition, 3) ||
-      block_count > kMaxBlocks || port.block_size > 65536 ||
-      port.block_size < record_span(port, kSegmentHeaderBody) +
-                            record_span(port, kEntryHeaderSize + kMinReportRoom)) {
+  if (!storage_fits(port, partition, 3,
+                    record_span(port, kSegmentHeaderBody) +
+                        record_span(port, kEntryHeaderSize + kMinReportRoom)) ||
+      block_count > kMaxBlocks || port.block_size > 65536) {
     return Status::kInvalidArgument;
   }
   port_ = port;
-  first_block_ = first_block;
-  block_count_ = block_count;
-  has_active_ = false;
+  acks_.reset(Partition{first_block, 2});
+  segments_.reset(Partition{first_block + 2, block_count - 2});
   ack_floor_ = 0;
   has_report_ = false;
   last_report_id_ = 0;
@@ -163,13 +157,7 @@ Status ReportQueue::open(const Port& port, Partition partition) {
       last_report_id_ = scan.last_report;
       has_report_ = true;
     }
-    if (!has_active_ || sequence_newer(scan.sequence, active_sequence_)) {
-      has_active_ = true;
-      active_ = i;
-      active_sequence_ = scan.sequence;
-      active_format_ = scan.format;
-      write_offset_ = scan.end;
-    }
+    if (segments_.consider(i, scan.sequence, scan.end)) active_format_ = scan.format;
   }
   // Pass 2: what is still pending under the floor.
   BLUR_TRY(count_pending());
@@ -190,17 +178,14 @@ Status ReportQueue::count_pending() {
 
 // The acknowledgement log: the newest valid record in either block.
 Status ReportQueue::open_ack_log() {
-  has_ack_ = false;
-  ack_block_ = 0;
-  ack_offset_ = 0;
   for (uint32_t b = 0; b < 2; ++b) {
-    AckScan scan{this, b, false};
+    AckScan scan{this, b};
     uint32_t end = 0;
-    const Status status = scan_log(port_, first_block_ + b, 0, kAckBody,
+    const Status status = scan_log(port_, acks_.block(b), 0, kAckBody,
                                    LogVisitor{nullptr, &ReportQueue::visit_ack, &scan}, &end);
     // (A CRC-valid record without the magic seals the block: not an error.)
     if (status != Status::kOk && status != Status::kStorageCorrupt) return status;
-    if (scan.newest_here) ack_offset_ = end;
+    if (acks_.has_active && acks_.active == b) acks_.offset = end;  // the newest record is here
   }
   return Status::kOk;
 }
@@ -210,43 +195,26 @@ Status ReportQueue::visit_ack(void* context, const uint8_t* record, uint32_t, ui
   ReportQueue& q = *scan.queue;
   if (load_le32(record) != kAckMagic) return Status::kStorageCorrupt;
   const uint32_t sequence = load_le32(record + 4);
-  if (!q.has_ack_ || sequence_newer(sequence, q.ack_sequence_)) {
-    q.has_ack_ = true;
-    q.ack_sequence_ = sequence;
-    q.ack_floor_ = load_le64(record + 8);
-    q.ack_block_ = scan.block;
-    scan.newest_here = true;
-  }
+  if (q.acks_.consider(scan.block, sequence, 0)) q.ack_floor_ = load_le64(record + 8);
   return Status::kOk;
 }
 
 Status ReportQueue::write_ack_record(uint64_t floor) {
-  const uint32_t span = record_span(port_, kAckBody);
-  if (!has_ack_ || ack_offset_ + span > port_.block_size) {
-    // Continue in the other block (or start the log): erase it first. The
-    // block in use keeps the previous floor until the new record is valid.
-    const uint32_t next = has_ack_ ? 1 - ack_block_ : 0;
-    const Status erased = storage_status(port_.erase(port_.context, first_block_ + next));
-    if (erased != Status::kOk) {
-      open_ = false;
-      return erased;
-    }
-    ack_block_ = next;
-    ack_offset_ = 0;
-  }
-  const uint32_t sequence = has_ack_ ? ack_sequence_ + 1 : 1;
+  // Continue in the other block (or start the log) when this one is full.
+  // The block in use keeps the previous floor until the new record is valid.
+  const uint32_t sequence = acks_.sequence + 1;  // 1 for the first (reset() zeroes it)
+  Status status = Status::kOk;
+  if (!acks_.has_room(port_, record_span(port_, kAckBody))) status = acks_.move_on(port_);
   uint8_t record[kAckBody];
   store_le32(record, kAckMagic);
   store_le32(record + 4, sequence);
   store_le64(record + 8, floor);
-  const Status status =
-      append_record(port_, first_block_ + ack_block_, &ack_offset_, record, sizeof record);
+  if (status == Status::kOk) status = acks_.append(port_, record, sizeof record);
   if (status != Status::kOk) {
     open_ = false;
     return status;
   }
-  has_ack_ = true;
-  ack_sequence_ = sequence;
+  acks_.sequence = sequence;
   return Status::kOk;
 }
 
@@ -270,7 +238,7 @@ uint32_t ReportQueue::max_report_size() const {
 // The segment appends move to after the active one: kOk if it holds no
 // pending report (it may be erased), kQueueFull, or kStorageFailure.
 Status ReportQueue::next_segment(uint32_t* next) const {
-  *next = has_active_ ? (active_ + 1) % segment_count() : 0;
+  *next = segments_.next();
   Scan scan;
   BLUR_TRY(scan_block(*next, &scan));
   return !scan.valid || scan.pending == 0 ? Status::kOk : Status::kQueueFull;
@@ -279,8 +247,7 @@ Status ReportQueue::next_segment(uint32_t* next) const {
 Status ReportQueue::has_room(size_t report_size) const {
   if (!open_) return Status::kInvalidArgument;
   if (report_size == 0 || report_size > max_report_size()) return Status::kInvalidArgument;
-  if (has_active_ &&
-      write_offset_ + entry_span(static_cast<uint32_t>(report_size), kFormat) <= port_.block_size) {
+  if (segments_.has_room(port_, entry_span(static_cast<uint32_t>(report_size), kFormat))) {
     return Status::kOk;
   }
   uint32_t next = 0;
@@ -292,24 +259,19 @@ Status ReportQueue::has_room(size_t report_size) const {
 Status ReportQueue::rotate() {
   uint32_t next = 0;
   BLUR_TRY(next_segment(&next));
-  const uint32_t sequence = has_active_ ? active_sequence_ + 1 : 1;
+  const uint32_t sequence = segments_.sequence + 1;  // 1 for the first (reset() zeroes it)
   uint8_t header[kSegmentHeaderBody];
   store_le32(header, kMagic);
   store_le32(header + 4, kFormat);
   store_le32(header + 8, sequence);
-  const uint32_t block = segment_block(next);
-  Status status = storage_status(port_.erase(port_.context, block));
-  uint32_t end = 0;
-  if (status == Status::kOk) status = append_record(port_, block, &end, header, sizeof header);
+  Status status = segments_.move_on(port_);
+  if (status == Status::kOk) status = segments_.append(port_, header, sizeof header);
   if (status != Status::kOk) {
     open_ = false;
     return status;
   }
-  has_active_ = true;
-  active_ = next;
-  active_sequence_ = sequence;
+  segments_.sequence = sequence;
   active_format_ = kFormat;
-  write_offset_ = end;
   return Status::kOk;
 }
 
@@ -321,17 +283,15 @@ Status ReportQueue::append(uint64_t report_id, const uint8_t* report, size_t rep
   }
   const uint32_t size = static_cast<uint32_t>(report_size);
   // A legacy segment is never appended to: its padding differs.
-  if (has_active_ && active_format_ != kFormat) write_offset_ = port_.block_size;
-  const uint32_t total = entry_span(size, kFormat);
-  if (!has_active_ || write_offset_ + total > port_.block_size) BLUR_TRY(rotate());
-  const uint32_t block = segment_block(active_);
+  if (active_format_ != kFormat) segments_.offset = port_.block_size;
+  if (!segments_.has_room(port_, entry_span(size, kFormat))) BLUR_TRY(rotate());
   uint8_t header[kEntryHeaderSize];
   memset(header, 0, sizeof header);
   header[0] = kReportEntry;
   header[2] = static_cast<uint8_t>(size);
   header[3] = static_cast<uint8_t>(size >> 8);
   store_le64(header + 8, report_id);
-  const Status status = append_record(port_, block, &write_offset_, header, sizeof header, report, size);
+  const Status status = segments_.append(port_, header, sizeof header, report, size);
   if (status != Status::kOk) {
     open_ = false;
     return status;
@@ -363,7 +323,7 @@ Status ReportQueue::pending_batch(uint64_t device_nonce, size_t max_reports, uin
   // Segments oldest first: the one after the active segment, around the ring.
   for (uint32_t step = 1; step <= segment_count() && !batch.full; ++step) {
     Scan scan;
-    BLUR_TRY(scan_block((active_ + step) % segment_count(), &scan, &batch));
+    BLUR_TRY(scan_block((segments_.active + step) % segment_count(), &scan, &batch));
   }
   *written = batch.length;
   *count = batch.count;

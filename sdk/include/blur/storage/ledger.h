@@ -71,6 +71,7 @@
 #include "blur/config.h"
 #include "blur/epsilon.h"
 #include "blur/port.h"
+#include "blur/storage/block_log.h"
 #include "blur/status.h"
 
 namespace blur {
@@ -210,7 +211,7 @@ class Ledger {
   static bool first_record(const LedgerPolicy& policy, Record* r);
   // Adds a charge to `r`, or returns the cap it would break (kMemoTableFull
   // when a new memoized metric has no room). The one arithmetic of charge()
-  // and of replaying the log at open().
+  // and of replaying the log at open(). A refusal may leave `r` half changed.
   static Status apply(const Charge& charge, Record* r);
   // The record a charge would produce, or the cap it would break.
   Status charged_record(uint64_t epsilon, uint32_t metric_id, bool memo, uint32_t digest,
@@ -225,10 +226,7 @@ class Ledger {
   Status write(Record& next, const Charge* charge);
 
   Port port_{};
-  Partition partition_{};
-  uint32_t active_ = 0;         // the block (index in the partition) the log is in
-  uint32_t append_offset_ = 0;  // where its next entry goes; block_size: full or sealed
-  bool has_active_ = false;
+  BlockLog log_;  // the block the log is in, where its next entry goes
   bool open_ = false;
   Record record_{};  // the newest durable record
 };

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "blur/port.h"
+#include "blur/storage/block_log.h"
 #include "blur/status.h"
 
 namespace blur {
@@ -105,26 +106,18 @@ class ReportQueue {
   Status open_ack_log();
   Status count_pending();
   Status write_ack_record(uint64_t floor);
-  uint32_t segment_count() const { return block_count_ - 2; }
-  uint32_t segment_block(uint32_t index) const { return first_block_ + 2 + index; }
+  uint32_t segment_count() const { return segments_.block_count; }
+  uint32_t segment_block(uint32_t index) const { return segments_.block(index); }
   // Flash taken by an entry with a `length`-byte report in a segment of `format`.
   uint32_t entry_span(uint32_t length, uint32_t format) const;
   Status next_segment(uint32_t* next) const;
 
   Port port_{};
   bool open_ = false;
-  uint32_t first_block_ = 0;
-  uint32_t block_count_ = 0;
-  uint32_t active_ = 0;  // index of the segment appends go to
-  uint32_t active_sequence_ = 0;
+  BlockLog acks_;      // the acknowledgement log: the partition's first two blocks
+  BlockLog segments_;  // the report segments (their sequence: the active one's)
   uint32_t active_format_ = 0;
-  uint32_t write_offset_ = 0;  // in the active block; block_size when sealed
-  bool has_active_ = false;    // false: no segment formatted yet
   uint64_t ack_floor_ = 0;
-  uint32_t ack_block_ = 0;  // 0 or 1: the acknowledgement block in use
-  uint32_t ack_sequence_ = 0;
-  uint32_t ack_offset_ = 0;  // next record offset; block_size when sealed
-  bool has_ack_ = false;
   uint64_t last_report_id_ = 0;
   bool has_report_ = false;
   uint32_t pending_ = 0;
