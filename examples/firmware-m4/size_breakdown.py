@@ -18,6 +18,18 @@ IMAGE=FLASH,RAM, the whole image must fit a part of FLASH bytes of flash
 and RAM bytes of RAM: its flash, and its static RAM plus the peak stack it
 prints ("stack high-water mark N bytes") when run under the emulator
 (IMAGE.elf beside IMAGE.map).
+
+    python3 size_breakdown.py --compare WITHOUT.map WITH.map
+
+Checks the SDK's line of an image linked without and with BLUR_SDK_LTO
+(link-time optimization of the SDK's code, whose output the linker map
+names after GCC's temporary partitions): every input section (a function or
+an object, with -ffunction-sections and -fdata-sections) outside the SDK
+must be in both, with the same size (on RISC-V within a few bytes of
+linker relaxation), and the whole image must shrink by at least what the
+SDK's line shrinks (less what relaxation or alignment padding between
+sections grew), so nothing moved
+into or out of the SDK's line. Exit status 1 if not.
 """
 import re
 import shlex
@@ -27,10 +39,13 @@ import sys
 STORAGE = "emulated storage (QEMU's stand-in for flash)"
 
 GROUPS = (
-    ("SDK (libblur_sdk, libblur_client)", ("libblur_sdk.a", "libblur_client")),
+    # (With BLUR_SDK_LTO the SDK's code comes out of GCC's link-time
+    # partitions, temporary objects named *.ltrans<N>.ltrans.o: only the
+    # SDK's objects carry intermediate code, so those are the SDK's.)
+    ("SDK (libblur_sdk, libblur_client)", ("libblur_sdk.a", "libblur_client", ".ltrans.o")),
     ("mbedTLS", ("libblur_mbedtls.a",)),
     ("nanopb + schema", ("libblur_nanopb.a", "libblur_proto.a")),
-    ("board port", ("libblur_port_bare_metal.a",)),
+    ("board port", ("libblur_port_bare_metal.a", "libblur_emulated_flash.a")),
     ("example", ("main.cpp.obj", "mechanism_cost.cpp.obj")),
 )
 
@@ -40,10 +55,9 @@ def group_of(path):
             return name
     return "C runtime (picolibc, libgcc, libstdc++)"
 
-def breakdown(path):
-    whole = open(path).read()
+def input_sections(whole):
+    """The input sections the linker kept, as (name, size, group, origin)."""
     text = whole[whole.index("Linker script and memory map"):]
-    flash, ram = {}, {}
     # An input section: name, then (maybe on the next line) address, size, file.
     pattern = re.compile(r"^ (\.[\w.$]+)\s*\n?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)$", re.M)
     for name, address, size, origin in pattern.findall(text):
@@ -51,6 +65,12 @@ def breakdown(path):
         if size == 0 or int(address, 16) == 0:
             continue
         group = STORAGE if name.startswith(".bss.blur_emulated_storage") else group_of(origin)
+        yield name, size, group, origin
+
+def breakdown(path):
+    whole = open(path).read()
+    flash, ram = {}, {}
+    for name, size, group, _ in input_sections(whole):
         if name.startswith((".text", ".rodata", ".ARM.exidx", ".data")):
             flash[group] = flash.get(group, 0) + size
         if name.startswith((".data", ".bss")):
@@ -67,7 +87,7 @@ def breakdown(path):
     total_flash, total_ram = image_totals(whole, ram.get(STORAGE, 0))
     print(f"    whole image: flash {total_flash} B, static RAM {total_ram} B (without the emulated "
           "storage and the reserved stack)")
-    return image, flash.get(GROUPS[0][0], 0), total_flash, total_ram
+    return image, flash.get(GROUPS[0][0], 0), total_flash, total_ram, sum(flash.values())
 
 NOT_LOADED = (".debug", ".comment", ".ARM.attributes", ".stab", ".gnu.build.attributes")
 
@@ -102,7 +122,54 @@ def peak_stack(emulator, elf):
                  f"mark:\n{run.stdout}{run.stderr}")
     return int(found.group(1))
 
+SDK = GROUPS[0][0]
+
+LOADED = (".text", ".rodata", ".ARM.exidx", ".data", ".bss", ".srodata", ".sdata", ".sbss")
+# RISC-V's linker shortens calls and address loads whose targets are near
+# enough ("relaxation"): code whose neighbours moved changes by a few bytes.
+RELAXATION = 8
+
+def outside_sdk(path):
+    """Loaded input sections outside the SDK's line: {(group, name, object): size}."""
+    kept = {}
+    for name, size, group, origin in input_sections(open(path).read()):
+        if group != SDK and name.startswith(LOADED):
+            key = (group, name, origin.rsplit("/", 1)[-1])
+            kept[key] = kept.get(key, 0) + size
+    return kept
+
+def compare(without_map, with_map):
+    """Fails unless only the SDK's line differs between the two links."""
+    totals = {}
+    for path in (without_map, with_map):
+        _, sdk, flash, _, sections = breakdown(path)
+        totals[path] = sdk, flash, flash - sections  # (the last: padding between sections)
+    before, after = outside_sdk(without_map), outside_sdk(with_map)
+    moved = sorted(set(before) ^ set(after))
+    resized = sorted(k for k in set(before) & set(after) if before[k] != after[k])
+    for group, name, origin in moved:
+        side = "only without" if (group, name, origin) in before else "only with"
+        print(f"    {side} link-time optimization: {group}: {name} ({origin})")
+    relaxes = "riscv" in open(with_map).read()
+    for key in resized:
+        print(f"    resized{' (linker relaxation)' if relaxes else ''}: {key[0]}: {key[1]} "
+              f"({key[2]}): {before[key]} B -> {after[key]} B")
+    grown = sum(after[k] - before[k] for k in resized)
+    sdk_drop = totals[without_map][0] - totals[with_map][0]
+    image_drop = totals[without_map][1] - totals[with_map][1]
+    padding = totals[with_map][2] - totals[without_map][2]
+    print(f"  outside the SDK: {len(before)} input sections without, {len(after)} with link-time "
+          f"optimization, {len(moved)} only in one, {len(resized)} resized ({grown:+} B); SDK "
+          f"{sdk_drop} B smaller, whole image {image_drop} B smaller (alignment padding between "
+          f"sections {padding:+} B)")
+    relaxed = relaxes and all(abs(after[k] - before[k]) <= RELAXATION for k in resized)
+    if moved or (resized and not relaxed) or image_drop + max(grown, 0) + max(padding, 0) < sdk_drop:
+        sys.exit("the SDK's line is not the SDK's alone (above)")
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--compare"] and len(sys.argv) == 4:
+        compare(sys.argv[2], sys.argv[3])
+        sys.exit(0)
     args, budgets, image_budgets, emulator = sys.argv[1:], {}, {}, None
     while args and args[0] in ("--budget", "--image-budget", "--emulator"):
         option, value, args = args[0], args[1], args[2:]
@@ -118,7 +185,7 @@ if __name__ == "__main__":
         sys.exit("--image-budget needs --emulator (the peak stack is measured by running the image)")
     over = []
     for map_file in args:
-        image, sdk_flash, total_flash, total_ram = breakdown(map_file)
+        image, sdk_flash, total_flash, total_ram, _ = breakdown(map_file)
         if image in budgets:
             verdict = "within" if sdk_flash <= budgets[image] else "OVER"
             print(f"    budget: SDK {sdk_flash} B, {verdict} its {budgets[image]} B "
