@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test, on every target: host, host with ASan+UBSan, Cortex-M4 on
+# Every test, on every target: host, host with ASan+UBSan, the SDK's
+# tests built by clang (the Android NDK's compiler), Cortex-M4 on
 # QEMU (mps2-an386), aarch64, s390x (big-endian) and armhf (32-bit Arm)
 # Linux under qemu-user, and the libFuzzer fuzzers; the device subset
 # (BLUR_TEST_SET=device, tests/CMakeLists.txt) on Cortex-M0+ (QEMU
@@ -15,7 +16,7 @@ toolchains/setup.sh
 
 presets=("$@")
 [ ${#presets[@]} -gt 0 ] ||
-  presets=(host host-asan cortex-m4 cortex-m0plus cortex-m33 cortex-m7 riscv32 aarch64 s390x armhf fuzz)
+  presets=(host host-asan host-clang cortex-m4 cortex-m0plus cortex-m33 cortex-m7 riscv32 aarch64 s390x armhf fuzz)
 jobs=$(nproc)
 # Line tables only (-g1): ASan and gdb backtraces keep file:line, and the
 # template-heavy sources (Boost.Beast, Eigen) compile about 30% faster than -g.
