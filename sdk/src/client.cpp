@@ -120,7 +120,9 @@ Status Client::record_value(uint32_t metric_id, const Value& input) {
       return Status::kInvalidArgument;
     } else {
       MechanismValueT<M> value{};
-      if constexpr (kWordMetric) {
+      // Decided on Value (equal to kWordMetric here): clang type-checks
+      // `input.text` for an index metric unless the branch is discarded by it.
+      if constexpr (std::is_same_v<Value, WordText>) {
         value = Word::fitted(input.text, input.size, mechanism.domain_size());
       } else {
         value = input;

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +84,8 @@ class Tokens {
  public:
   void number(long long value) { append("%lld", value); }
   void hashed(uint32_t seed, uint32_t bucket) {
-    append("%u:%u:%u", seed >> 16, seed & 0xFFFFu, bucket);
+    append("%u:%u:%u", static_cast<unsigned>(seed >> 16), static_cast<unsigned>(seed & 0xFFFFu),
+           static_cast<unsigned>(bucket));  // uint32_t is unsigned long on some targets
   }
   void bytes(const uint8_t* data, size_t length, long long cohort) {
     if (cohort >= 0) append("%lld:", cohort);
@@ -97,9 +99,12 @@ class Tokens {
   size_t length() const { return used_; }
 
  private:
-  template <typename... Args>
-  void append(const char* format, Args... args) {
-    const int n = snprintf(text_ + used_, sizeof text_ - used_, format, args...);
+  // printf's format, checked against the arguments by the compiler.
+  __attribute__((format(printf, 2, 3))) void append(const char* format, ...) {
+    va_list args;
+    va_start(args, format);
+    const int n = vsnprintf(text_ + used_, sizeof text_ - used_, format, args);
+    va_end(args);
     if (n > 0) used_ += static_cast<size_t>(n);
   }
   char text_[8192];
