@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Day roll-ups in a serving collector, end to end on SQLite: a fleet of
 # NONCES crafted-report devices (each 4 binary-rr reports in every hourly
-# bucket of the last 24 hours, so yesterday has reports), then a restart:
+# bucket of 24 hours, at least 12 of them yesterday's), then a restart:
 # the new collector's first pass rolls yesterday up (its log line, and
 # blur_collector_rollup_days_total 1 on /metrics); the daily series and
 # `verify` answer the same as before the roll-up. Then late reports for
@@ -37,7 +37,11 @@ stop() { kill "$collector_pid"; wait "$collector_pid" || true; collector_pid="";
 
 start_collector "$collector" "$work/first.log" "${serve[@]}"
 url=http://127.0.0.1:$collector_port
+# The 24 hours of reports end now, or 12 hours ago in the day's second half,
+# so that at least 12 of them fall on yesterday at any time of day (the
+# oldest 36 hours back, within the 3 days a report may be late).
 minute=$(( $(date +%s) / 60 ))
+[ $(( minute % 1440 )) -lt 720 ] || minute=$(( minute - 720 ))
 "$poster" "$url" 1 1000000 1000 "$nonces" 96 "$minute/4/60" 2 > "$work/first.json"
 cat "$work/first.json"
 stop
